@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+#ifndef VSTEER_GLUE_H
+#define VSTEER_GLUE_H
+
+/*
+ * Every non-inline verbs / mlx5dv call the driver makes goes through one of
+ * these tables: vsteer_glue_rdma (libibverbs + libmlx5) or vsteer_glue_soft
+ * (lib/softverbs). Inline verbs calls (ibv_create_flow, ibv_create_wq,
+ * ibv_post_wq_recv, ibv_start_poll, ...) dispatch through the objects' own
+ * function pointers and need no entry here.
+ *
+ * Semantics and errno are those of the rdma-core function of the same name.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+struct vsteer_glue {
+	const char *name; /* "rdma-core" or "softverbs" */
+	struct ibv_device **(*get_device_list)(int *num_devices);
+	void (*free_device_list)(struct ibv_device **list);
+	const char *(*get_device_name)(struct ibv_device *device);
+	struct ibv_context *(*open_device)(struct ibv_device *device);
+	int (*close_device)(struct ibv_context *context);
+	int (*query_device)(struct ibv_context *context,
+			    struct ibv_device_attr *attr);
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr);
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 int access);
+	int (*dereg_mr)(struct ibv_mr *mr);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	/* Port's Ethernet address (rdma-core: from the bound netdev). */
+	int (*port_mac)(struct ibv_context *context, uint8_t port,
+			uint8_t mac[6]);
+	/* mlx5dv */
+	bool (*dv_is_supported)(struct ibv_device *device);
+	struct mlx5dv_flow_matcher *(*dv_create_flow_matcher)(
+		struct ibv_context *context,
+		struct mlx5dv_flow_matcher_attr *attr);
+	int (*dv_destroy_flow_matcher)(struct mlx5dv_flow_matcher *matcher);
+	struct ibv_flow *(*dv_create_flow)(
+		struct mlx5dv_flow_matcher *matcher,
+		struct mlx5dv_flow_match_parameters *value, size_t num_actions,
+		struct mlx5dv_flow_action_attr actions[]);
+	struct mlx5dv_devx_obj *(*devx_obj_create)(struct ibv_context *context,
+						   const void *in, size_t inlen,
+						   void *out, size_t outlen);
+	int (*devx_obj_query)(struct mlx5dv_devx_obj *obj, const void *in,
+			      size_t inlen, void *out, size_t outlen);
+	int (*devx_obj_destroy)(struct mlx5dv_devx_obj *obj);
+	int (*devx_general_cmd)(struct ibv_context *context, const void *in,
+				size_t inlen, void *out, size_t outlen);
+};
+
+extern const struct vsteer_glue vsteer_glue_rdma;
+extern const struct vsteer_glue vsteer_glue_soft;
+
+#endif /* VSTEER_GLUE_H */

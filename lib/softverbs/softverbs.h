@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+#ifndef SOFTVERBS_H
+#define SOFTVERBS_H
+
+/*
+ * softverbs: a user-space verbs device.
+ *
+ * Objects handed out are real verbs objects (struct ibv_context inside a
+ * struct verbs_context, struct ibv_cq_ex, struct ibv_wq, ...) with their
+ * function pointers filled, so the inline verbs calls of <infiniband/verbs.h>
+ * (ibv_create_flow, ibv_create_wq, ibv_post_wq_recv, ibv_start_poll, ...)
+ * dispatch into softverbs exactly as into an rdma-core provider.
+ *
+ * The entry points below are the ones rdma-core exports from libibverbs and
+ * libmlx5 (which inline verbs cannot reach); each has the signature and the
+ * errno semantics of its rdma-core namesake. Functions returning int return 0
+ * or a positive errno, like rdma-core; functions returning a pointer return
+ * NULL and set errno.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Restrictions a device enforces on top of the man pages. */
+enum sv_profile {
+	/* The man pages alone. */
+	SV_PROFILE_GENERIC = 0,
+	/* Also what rdma-core 44 + the mlx5 kernel driver refuse. */
+	SV_PROFILE_MLX5 = 1,
+};
+
+struct sv_device_opts {
+	enum sv_profile profile;
+};
+
+/*
+ * Create a device on a wire, or return the existing one.
+ *   "if:<ifname>"  a Linux interface, through AF_PACKET (needs CAP_NET_RAW);
+ *   "mem:<link>"   one end of an in-memory link; the first device created on
+ *                  a link is end 0, the second end 1, a third fails (EBUSY).
+ *                  Frames sent on one end arrive on the other.
+ * The device name (as ibv_get_device_name() gives it) is written to name
+ * ("soft:<ifname>" or "mem:<link>.<end>").
+ * Returns 0 or a positive errno (ENODEV: no such interface).
+ */
+int softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
+			 char *name, size_t name_len);
+
+/* Remove a device created by softverbs_device_add(); EBUSY while open. */
+int softverbs_device_remove(const char *name);
+
+/* Ethernet address of a port (1-based) of an open device. */
+int softverbs_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6]);
+
+/* Wire-level counters of a port, for xstats. */
+struct sv_port_stats {
+	uint64_t rx_frames;     /* frames taken from the wire */
+	uint64_t rx_no_buffer;  /* steered to a WQ with no posted buffer */
+	uint64_t rx_unsteered;  /* matched no rule */
+	uint64_t rx_dropped;    /* dropped by a DROP rule */
+	uint64_t tx_frames;     /* frames put on the wire */
+	uint64_t tx_errors;     /* frames the wire refused */
+};
+int softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
+			 struct sv_port_stats *stats);
+
+/* libibverbs exported entry points. */
+struct ibv_device **sv_get_device_list(int *num_devices);
+void sv_free_device_list(struct ibv_device **list);
+const char *sv_get_device_name(struct ibv_device *device);
+struct ibv_context *sv_open_device(struct ibv_device *device);
+int sv_close_device(struct ibv_context *context);
+int sv_query_device(struct ibv_context *context,
+		    struct ibv_device_attr *device_attr);
+int sv_query_port(struct ibv_context *context, uint8_t port_num,
+		  struct ibv_port_attr *port_attr);
+struct ibv_pd *sv_alloc_pd(struct ibv_context *context);
+int sv_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *sv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			 int access);
+int sv_dereg_mr(struct ibv_mr *mr);
+struct ibv_cq *sv_create_cq(struct ibv_context *context, int cqe,
+			    void *cq_context, struct ibv_comp_channel *channel,
+			    int comp_vector);
+int sv_destroy_cq(struct ibv_cq *cq);
+struct ibv_qp *sv_create_qp(struct ibv_pd *pd,
+			    struct ibv_qp_init_attr *qp_init_attr);
+int sv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int sv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		struct ibv_qp_init_attr *init_attr);
+int sv_destroy_qp(struct ibv_qp *qp);
+
+/* libmlx5 exported entry points (devices with the mlx5 profile). */
+bool sv_mlx5dv_is_supported(struct ibv_device *device);
+int sv_mlx5dv_query_device(struct ibv_context *ctx,
+			   struct mlx5dv_context *attrs_out);
+struct mlx5dv_flow_matcher *
+sv_mlx5dv_create_flow_matcher(struct ibv_context *context,
+			      struct mlx5dv_flow_matcher_attr *matcher_attr);
+int sv_mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher);
+struct ibv_flow *
+sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
+		      struct mlx5dv_flow_match_parameters *match_value,
+		      size_t num_actions,
+		      struct mlx5dv_flow_action_attr actions_attr[]);
+struct mlx5dv_devx_obj *
+sv_mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
+			  size_t inlen, void *out, size_t outlen);
+int sv_mlx5dv_devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in,
+			     size_t inlen, void *out, size_t outlen);
+int sv_mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj);
+int sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
+			       size_t inlen, void *out, size_t outlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SOFTVERBS_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+#ifndef SV_WIRE_H
+#define SV_WIRE_H
+
+/*
+ * A wire moves Ethernet frames between a softverbs port and the outside:
+ * a Linux interface through AF_PACKET (sv_wire_packet.c) or one end of an
+ * in-memory link (sv_wire_mem.c).
+ *
+ * Concurrency: sv_wire_rx() is called by one thread at a time (the device
+ * serialises it with a try-lock); sv_wire_tx() may be called from several
+ * threads at once and serialises internally.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct sv_wire;
+
+/* Delivered frames are complete Ethernet frames without FCS; VLAN tags that
+ * the kernel moved into metadata are put back in the frame. The pointer is
+ * valid only during the callback. */
+typedef void (*sv_wire_rx_cb)(void *arg, const uint8_t *frame, uint32_t len);
+
+struct sv_wire_stats {
+	uint64_t rx_frames;
+	uint64_t rx_kernel_drops; /* lost before we could read them */
+	uint64_t tx_frames;
+	uint64_t tx_errors;
+};
+
+/*
+ * Open a wire. spec is "if:<ifname>" or "mem:<link>". For "mem:", end is
+ * set to 0 for the first opener of the link and 1 for the second (EBUSY for
+ * a third); for "if:", end is 0. mac receives the wire's Ethernet address
+ * (the interface's, or a locally administered one derived from the link
+ * name and end). Returns 0 or a positive errno (ENODEV: no such interface,
+ * EPERM: no CAP_NET_RAW).
+ */
+int sv_wire_open(const char *spec, struct sv_wire **wire, int *end,
+		 uint8_t mac[6]);
+void sv_wire_close(struct sv_wire *wire);
+
+/* Pull up to max frames, calling cb for each; returns how many. Never
+ * blocks. */
+unsigned int sv_wire_rx(struct sv_wire *wire, unsigned int max,
+			sv_wire_rx_cb cb, void *arg);
+
+/*
+ * Send n frames, frame i gathered from iov[first[i] .. first[i+1]-1]
+ * (first has n + 1 entries). One kick of the wire for the whole batch.
+ * Returns how many frames were accepted (the rest count as tx_errors).
+ */
+unsigned int sv_wire_tx(struct sv_wire *wire, const struct iovec *iov,
+			const unsigned int *first, unsigned int n);
+
+/* MTU of the wire (L3 payload bytes), link state. */
+unsigned int sv_wire_mtu(const struct sv_wire *wire);
+int sv_wire_set_mtu(struct sv_wire *wire, unsigned int mtu);
+bool sv_wire_link_up(const struct sv_wire *wire);
+void sv_wire_get_stats(const struct sv_wire *wire,
+		       struct sv_wire_stats *stats);
+
+#endif /* SV_WIRE_H */
