@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+#ifndef SV_INTERNAL_H
+#define SV_INTERNAL_H
+
+/*
+ * softverbs internals: the device model's objects and the calls between its
+ * files. Each verbs object embeds the rdma-core struct it stands for, so a
+ * pointer handed to the application is a pointer to that member and
+ * container_of() gets back here.
+ *
+ * Files and what they own:
+ *   sv_device.c   device list, softverbs_device_add/remove, open/close,
+ *                 query_device(_ex)/query_port, PD, MR (lkey table), the
+ *                 verbs_context ops table, port MAC and stats
+ *   sv_cq.c       CQ and CQ-ex (start/next/end_poll, wc_read_*), sv_cq_push
+ *   sv_wq.c       WQ (post_wq_recv), RWQ indirection tables, sv_wq_deliver
+ *   sv_qp.c       QPs (hash QPs, raw-packet send QPs), state machine,
+ *                 post_send
+ *   sv_steer.c    the rule table per port and direction, ibv_create_flow /
+ *                 ibv_destroy_flow, the rx pump and the tx egress hook
+ *   sv_counters.c ibv_counters objects
+ *   sv_toeplitz.c Toeplitz hash and the rx_hash_fields input
+ *   sv_dv.c       mlx5dv matchers, flows and DevX flow counters
+ *   sv_parse.c, sv_spec.c, sv_fte.c: see sv_key.h
+ *   sv_wire_*.c   see sv_wire.h
+ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+#include "softverbs.h"
+#include "sv_key.h"
+#include "sv_wire.h"
+
+#define sv_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Device limits (reported by query_device / query_device_ex). */
+#define SV_MAX_QP        1024
+#define SV_MAX_QP_WR     8192
+#define SV_MAX_SGE       32
+#define SV_MAX_CQE       65536
+#define SV_MAX_MR        4096
+#define SV_MAX_PD        64
+#define SV_MAX_WQ        1024
+#define SV_MAX_IND_LOG   9      /* 512-entry indirection tables */
+#define SV_RSS_KEY_LEN   40
+#define SV_MAX_PRIO_MLX5 15     /* kernel: priority > 15 -> ENOMEM */
+#define SV_MAX_PRIO      0xfff  /* generic profile */
+#define SV_RX_BATCH      32     /* frames pulled per pump */
+
+struct sv_context;
+struct sv_port;
+struct sv_qp;
+
+/* A rule in a port's table: a verbs flow or an mlx5dv flow. */
+struct sv_rule {
+	struct sv_match match;
+	struct sv_actions act;
+	uint32_t priority;
+	enum ibv_flow_attr_type type;
+	uint32_t flags;              /* IBV_FLOW_ATTR_FLAGS_* */
+	struct sv_qp *qp;            /* destination (hash QP); NULL: none */
+	/* Owned by sv_steer.c. */
+	void *tbl_;
+	TAILQ_ENTRY(sv_rule) link_;
+};
+
+struct sv_port {
+	struct sv_device *dev;
+	uint8_t port_num;            /* 1 */
+	struct sv_wire *wire;
+	int wire_end;
+	uint8_t mac[6];
+	/* One pump at a time; try-locked by pollers that find their CQ
+	 * empty. */
+	pthread_mutex_t pump_lock;
+	/* Rule tables: classification readers vs flow create/destroy. */
+	pthread_rwlock_t rules_lock;
+	void *rx_table;              /* sv_steer.c */
+	void *tx_table;              /* egress rules, sv_steer.c */
+	atomic_uint_fast64_t rx_frames;
+	atomic_uint_fast64_t rx_no_buffer;
+	atomic_uint_fast64_t rx_unsteered;
+	atomic_uint_fast64_t rx_dropped;
+	atomic_uint_fast64_t tx_frames;
+	atomic_uint_fast64_t tx_errors;
+};
+
+struct sv_device {
+	struct ibv_device ibdev;     /* name = "soft:<if>" / "mem:<l>.<e>" */
+	TAILQ_ENTRY(sv_device) next;
+	struct sv_caps caps;
+	int open_count;
+	struct sv_port port;         /* one physical port, number 1 */
+};
+
+struct sv_mr {
+	struct ibv_mr mr;
+	uintptr_t start;
+	size_t len;
+	int access;
+};
+
+struct sv_pd {
+	struct ibv_pd pd;
+	atomic_int usecnt;           /* MRs, QPs, WQs: dealloc_pd -> EBUSY */
+};
+
+struct sv_context {
+	struct sv_device *dev;
+	pthread_mutex_t lock;
+	/* lkey = index << 8 | generation: O(1) lookup on the data path. */
+	struct sv_mr *mrs[SV_MAX_MR];
+	uint8_t mr_gen[SV_MAX_MR];
+	atomic_int nobjs;            /* live objects: close_device -> EBUSY */
+	uint32_t next_qpn;
+	struct verbs_context vctx;   /* must be last: ibv_context ends it */
+};
+
+static inline struct sv_context *
+sv_ctx(struct ibv_context *c)
+{
+	return sv_container_of(c, struct sv_context, vctx.context);
+}
+
+/* A completion as the device writes it. */
+struct sv_cqe {
+	uint64_t wr_id;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode;
+	uint32_t byte_len;
+	uint32_t flow_tag;
+	unsigned int wc_flags;       /* IBV_WC_IP_CSUM_OK, ... */
+	uint32_t qp_num;
+	uint16_t cvlan;
+};
+
+struct sv_cq {
+	struct ibv_cq_ex cqx;        /* ibv_cq_ex begins like ibv_cq */
+	struct sv_context *ctx;
+	uint64_t wc_flags;           /* IBV_WC_EX_WITH_* asked for */
+	pthread_spinlock_t lock;
+	struct sv_cqe *ring;
+	uint32_t size;               /* power of two */
+	uint32_t head, tail;         /* consumer, producer */
+	struct sv_cqe *cur;          /* completion being read */
+	atomic_int usecnt;           /* WQs, QPs: destroy_cq -> EBUSY */
+	uint64_t overruns;
+};
+
+/* Push a completion; false when the CQ is full (counted as overrun). */
+bool sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe);
+struct sv_cq *sv_cq_from_ibv(struct ibv_cq *cq);
+struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
+				  struct ibv_cq_init_attr_ex *attr);
+
+struct sv_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct ibv_sge sge[SV_MAX_SGE];
+};
+
+struct sv_wq {
+	struct ibv_wq wq;
+	struct sv_context *ctx;
+	struct sv_cq *cq;
+	struct sv_pd *pd;
+	pthread_spinlock_t lock;
+	struct sv_rwqe *ring;
+	uint32_t size, max_sge;
+	uint32_t head, tail;         /* consumer (device), producer (post) */
+	atomic_int usecnt;           /* indirection tables */
+};
+
+/*
+ * Deliver one frame into the next posted buffer of wq and complete it on
+ * the WQ's CQ. Returns 0, or ENOBUFS when nothing is posted (the caller
+ * counts rx_no_buffer). An SGE outside registered memory completes with
+ * IBV_WC_LOC_PROT_ERR, a frame longer than the buffers with
+ * IBV_WC_LOC_LEN_ERR.
+ */
+int sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
+		  const struct sv_actions *act, unsigned int wc_flags);
+struct ibv_wq *sv_create_wq(struct ibv_context *context,
+			    struct ibv_wq_init_attr *attr);
+int sv_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int sv_destroy_wq(struct ibv_wq *wq);
+struct ibv_rwq_ind_table *
+sv_create_rwq_ind_table(struct ibv_context *context,
+			struct ibv_rwq_ind_table_init_attr *attr);
+int sv_destroy_rwq_ind_table(struct ibv_rwq_ind_table *tbl);
+
+struct sv_ind {
+	struct ibv_rwq_ind_table ind;
+	struct sv_context *ctx;
+	uint32_t log_size;
+	struct sv_wq **wqs;          /* 1 << log_size entries */
+	atomic_int usecnt;           /* hash QPs */
+};
+
+enum sv_qp_kind {
+	SV_QP_HASH,                  /* RX: hash over an indirection table */
+	SV_QP_RAW,                   /* raw packet QP (send side) */
+};
+
+struct sv_qp {
+	struct ibv_qp qp;
+	struct ibv_qp_ex qpx;        /* only ops the driver may use */
+	struct sv_context *ctx;
+	struct sv_pd *pd;
+	enum sv_qp_kind kind;
+	uint8_t port_num;
+	/* hash QP */
+	struct sv_ind *ind;
+	uint8_t hash_key[SV_RSS_KEY_LEN];
+	uint64_t hash_fields;        /* IBV_RX_HASH_* */
+	/* send side */
+	struct sv_cq *scq;
+	uint32_t max_send_wr, max_send_sge, max_inline;
+	int sq_sig_all;
+	atomic_uint outstanding;     /* posted, not yet completed */
+	atomic_int usecnt;           /* flows attached: destroy -> EBUSY */
+};
+
+static inline struct sv_qp *
+sv_qp(struct ibv_qp *qp)
+{
+	return sv_container_of(qp, struct sv_qp, qp);
+}
+
+struct ibv_qp *sv_create_qp_ex(struct ibv_context *context,
+			       struct ibv_qp_init_attr_ex *attr);
+int sv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad_wr);
+
+/* Look up the MR covering [addr, addr + len) under lkey, or NULL. */
+const struct sv_mr *sv_mr_lookup(struct sv_context *ctx, uint32_t lkey,
+				 uint64_t addr, uint64_t len);
+
+/* Toeplitz (sv_toeplitz.c). */
+uint32_t sv_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in,
+		     size_t in_len);
+/* Hash of a parsed frame under IBV_RX_HASH_* fields (0 when the frame
+ * lacks the fields' layers, as hardware does). */
+uint32_t sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
+		    const struct sv_key *k);
+
+/* Steering (sv_steer.c). */
+int sv_steer_init(struct sv_port *port);
+void sv_steer_fini(struct sv_port *port);
+/* Insert a rule under the port's write lock; EEXIST for the same match at
+ * the same priority and type with a different fate or tag. */
+int sv_steer_insert(struct sv_port *port, struct sv_rule *rule);
+void sv_steer_remove(struct sv_port *port, struct sv_rule *rule);
+/* Pull up to SV_RX_BATCH frames from the wire and dispatch them; no-op if
+ * another thread is pumping. Returns the number of frames taken. */
+unsigned int sv_port_pump(struct sv_port *port);
+/* Run a frame about to be sent through the egress rules: false = drop. */
+bool sv_port_egress(struct sv_port *port, const uint8_t *frame,
+		    uint32_t len);
+struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
+				struct ibv_flow_attr *attr);
+int sv_destroy_flow(struct ibv_flow *flow);
+
+/* Counters (sv_counters.c). */
+struct sv_counters {
+	struct ibv_counters c;
+	struct sv_context *ctx;
+	atomic_uint_fast64_t packets;
+	atomic_uint_fast64_t bytes;
+	int packets_idx;             /* attach index, -1 if not attached */
+	int bytes_idx;
+	atomic_int bound;            /* flows using it: attach -> EBUSY */
+};
+void sv_counters_add(struct sv_counters *c, uint32_t bytes);
+struct ibv_counters *sv_create_counters(struct ibv_context *context,
+					struct ibv_counters_init_attr *attr);
+int sv_destroy_counters(struct ibv_counters *counters);
+int sv_attach_counters_point_flow(struct ibv_counters *counters,
+				  struct ibv_counter_attach_attr *attr,
+				  struct ibv_flow *flow);
+int sv_read_counters(struct ibv_counters *counters, uint64_t *values,
+		     uint32_t ncounters, uint32_t flags);
+
+#endif /* SV_INTERNAL_H */
