@@ -4,28 +4,46 @@
 #
 # Install what vsteer needs on Debian 12 and fetch the DPDK driver-SDK
 # headers that Debian's libdpdk-dev leaves out. Idempotent: a second run
-# with everything present only checks and returns.
+# with everything present only checks and returns. Run it as root, or as a
+# user who may use sudo (asked only when something must be installed).
 #
 # usage: devtools/setup.sh [sdk-dir]   (default: build-sdk)
 set -eu
 
 SDK_DIR=${1:-build-sdk}
 PKGS="libdpdk-dev dpdk dpdk-dev libibverbs-dev ibverbs-providers rdma-core \
-meson ninja-build pkg-config gcc clang python3-scapy python3-pyelftools \
-iproute2 dpkg-dev xz-utils clang-format"
+meson ninja-build pkg-config gcc clang python3 python3-scapy \
+python3-pyelftools iproute2 dpkg-dev xz-utils clang-format shellcheck"
 
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
+# Run a command as root: directly, or through sudo.
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		echo "setup: need root for: $*" >&2
+		echo "setup: run this script as root or install sudo" >&2
+		exit 1
+	fi
+}
 
+# One query for all packages; a package not installed prints nothing.
+# shellcheck disable=SC2086 # the list is meant to be split
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null |
+	awk '/ ok installed$/ { print $1 }')
 missing=
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
+	case " $(echo "$installed" | tr '\n' ' ') " in
+	*" $p "*) ;;
+	*) missing="$missing $p" ;;
+	esac
 done
 if [ -n "$missing" ]; then
 	echo "setup: installing:$missing"
-	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+	as_root apt-get update -qq
+	# shellcheck disable=SC2086
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $missing >/dev/null
 fi
 
@@ -44,23 +62,33 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ]; then
 fi
 
 # apt-get source needs a deb-src entry for the configured archive.
-if ! apt-get indextargets 2>/dev/null | grep -q 'Identifier: Sources' ; then
+if ! apt-get indextargets 2>/dev/null | grep -q 'Identifier: Sources'; then
 	echo "setup: adding deb-src entries"
 	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
 		sed 's/^Types: deb$/Types: deb-src/' \
 			/etc/apt/sources.list.d/debian.sources |
-			$SUDO tee /etc/apt/sources.list.d/vsteer-src.sources >/dev/null
+			as_root tee /etc/apt/sources.list.d/vsteer-src.sources >/dev/null
 	else
 		grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
-			$SUDO tee /etc/apt/sources.list.d/vsteer-src.list >/dev/null
+			as_root tee /etc/apt/sources.list.d/vsteer-src.list >/dev/null
 	fi
-	$SUDO apt-get update -qq
+	as_root apt-get update -qq
 fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$work" && apt-get source -qq --download-only "dpdk=$ver" >/dev/null)
-tarball=$(ls "$work"/dpdk_*.orig.tar.* | head -n 1)
+# The source of the installed version; if the archive moved on, the
+# current one (the same LTS branch keeps the driver ABI).
+if ! (cd "$work" && apt-get source -qq --download-only "dpdk=$ver" \
+		>/dev/null 2>&1); then
+	echo "setup: source of dpdk $ver not available, taking the archive's"
+	(cd "$work" && apt-get source -qq --download-only dpdk >/dev/null)
+fi
+tarball=$(find "$work" -maxdepth 1 -name 'dpdk_*.orig.tar.*' | head -n 1)
+if [ -z "$tarball" ]; then
+	echo "setup: no DPDK source tarball downloaded" >&2
+	exit 1
+fi
 mkdir -p "$SDK_DIR"
 # Only the five headers, nothing else from DPDK lands in the tree.
 tar -xf "$tarball" -C "$work" --wildcards \

@@ -1,3 +1,397 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * Completion queues: ibv_create_cq(3), ibv_create_cq_ex(3), ibv_poll_cq(3)
+ * and the ibv_start_poll / ibv_next_poll / ibv_end_poll iterator.
+ *
+ * The ring has many producers (a pump delivering frames into any CQ of the
+ * port, senders posting on any thread), serialised by a spinlock, and one
+ * consumer at a time, which needs no lock: it publishes the slots it is
+ * done with by moving head, producers publish new ones by moving tail.
+ *
+ * The device has no thread of its own. A poller that finds its CQ empty
+ * pumps the port once (pulls frames from the wire and steers them) before
+ * answering ENOENT.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_internal.h"
+
+/* What ibv_wc_read_* can return on this device. SLID, SL and DLID path
+ * bits are InfiniBand fields and there is no device clock. */
+#define SV_CQ_WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM | \
+			IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_CVLAN | \
+			IBV_WC_EX_WITH_FLOW_TAG)
+#define SV_CQ_FLAGS (IBV_CREATE_CQ_ATTR_SINGLE_THREADED | \
+		     IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+
+static inline struct sv_cq *
+sv_cq_of(struct ibv_cq_ex *cqx)
+{
+	return sv_container_of(cqx, struct sv_cq, cqx);
+}
+
+struct sv_cq *
+sv_cq_from_ibv(struct ibv_cq *cq)
+{
+	return sv_cq_of((struct ibv_cq_ex *)cq);
+}
+
+bool
+sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe)
+{
+	uint32_t tail, head;
+
+	pthread_spin_lock(&cq->lock);
+	tail = cq->tail;
+	head = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE);
+	if (tail - head >= cq->size) {
+		cq->overruns++;
+		pthread_spin_unlock(&cq->lock);
+		return false;
+	}
+	cq->ring[tail & (cq->size - 1)] = *cqe;
+	__atomic_store_n(&cq->tail, tail + 1, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&cq->lock);
+	return true;
+}
+
+void
+sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding)
+{
+	uint32_t i;
+
+	pthread_spin_lock(&cq->lock);
+	for (i = cq->head; i != cq->tail; i++) {
+		struct sv_cqe *e = &cq->ring[i & (cq->size - 1)];
+
+		if (e->sq_outstanding == sq_outstanding)
+			e->sq_outstanding = NULL;
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+/* The oldest completion, or NULL. Consumer side only. */
+static inline struct sv_cqe *
+sv_cq_peek(struct sv_cq *cq)
+{
+	uint32_t head = cq->head;
+
+	if (head == __atomic_load_n(&cq->tail, __ATOMIC_ACQUIRE))
+		return NULL;
+	return &cq->ring[head & (cq->size - 1)];
+}
+
+/* Give the oldest completion's slot back to producers. */
+static inline void
+sv_cq_release(struct sv_cq *cq)
+{
+	__atomic_store_n(&cq->head, cq->head + 1, __ATOMIC_RELEASE);
+}
+
+/* A send completion frees the send queue slots it stands for when it is
+ * read, as hardware frees them when the CQE is polled. */
+static inline void
+sv_cq_retire(const struct sv_cqe *e)
+{
+	if (e->sq_outstanding != NULL)
+		atomic_fetch_sub_explicit(e->sq_outstanding, e->sq_retire,
+					  memory_order_release);
+}
+
+static struct sv_cqe *
+sv_cq_peek_or_pump(struct sv_cq *cq)
+{
+	struct sv_cqe *e = sv_cq_peek(cq);
+
+	if (e == NULL && sv_port_pump(&cq->ctx->dev->port) > 0)
+		e = sv_cq_peek(cq);
+	return e;
+}
+
+static inline void
+sv_cq_set_cur(struct sv_cq *cq, struct sv_cqe *e)
+{
+	cq->cur = e;
+	cq->cqx.wr_id = e->wr_id;
+	cq->cqx.status = e->status;
+	sv_cq_retire(e);
+}
+
+static int
+sv_cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct sv_cq *cq = sv_cq_of(cqx);
+	struct sv_cqe *e;
+
+	if (attr != NULL && attr->comp_mask != 0)
+		return EINVAL;
+	e = sv_cq_peek_or_pump(cq);
+	if (e == NULL)
+		return ENOENT;
+	sv_cq_set_cur(cq, e);
+	return 0;
+}
+
+static int
+sv_cq_next_poll(struct ibv_cq_ex *cqx)
+{
+	struct sv_cq *cq = sv_cq_of(cqx);
+	struct sv_cqe *e;
+
+	if (cq->cur != NULL) {
+		cq->cur = NULL;
+		sv_cq_release(cq);
+	}
+	e = sv_cq_peek(cq);
+	if (e == NULL)
+		return ENOENT;
+	sv_cq_set_cur(cq, e);
+	return 0;
+}
+
+static void
+sv_cq_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct sv_cq *cq = sv_cq_of(cqx);
+
+	if (cq->cur != NULL) {
+		cq->cur = NULL;
+		sv_cq_release(cq);
+	}
+}
+
+static enum ibv_wc_opcode
+sv_cq_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return sv_cq_of(cqx)->cur->opcode;
+}
+
+static uint32_t
+sv_cq_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	/* No vendor syndrome: the status says it all. */
+	return sv_cq_of(cqx)->cur->status == IBV_WC_SUCCESS ? 0 : 1;
+}
+
+static uint32_t
+sv_cq_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return sv_cq_of(cqx)->cur->byte_len;
+}
+
+static uint32_t
+sv_cq_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return sv_cq_of(cqx)->cur->qp_num;
+}
+
+static uint32_t
+sv_cq_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	/* Raw Ethernet frames come from no QP. */
+	return 0;
+}
+
+static unsigned int
+sv_cq_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return sv_cq_of(cqx)->cur->wc_flags;
+}
+
+static uint16_t
+sv_cq_read_cvlan(struct ibv_cq_ex *cqx)
+{
+	return sv_cq_of(cqx)->cur->cvlan;
+}
+
+static uint32_t
+sv_cq_read_flow_tag(struct ibv_cq_ex *cqx)
+{
+	return sv_cq_of(cqx)->cur->flow_tag;
+}
+
+int
+sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct sv_cq *cq;
+	struct sv_cqe *e;
+	int n;
+
+	if (ibcq == NULL || num_entries < 0 ||
+	    (num_entries > 0 && wc == NULL))
+		return -EINVAL;
+	cq = sv_cq_from_ibv(ibcq);
+	for (n = 0; n < num_entries; n++) {
+		e = n == 0 ? sv_cq_peek_or_pump(cq) : sv_cq_peek(cq);
+		if (e == NULL)
+			break;
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = e->wr_id;
+		wc[n].status = e->status;
+		wc[n].opcode = e->opcode;
+		wc[n].vendor_err = e->status == IBV_WC_SUCCESS ? 0 : 1;
+		wc[n].byte_len = e->byte_len;
+		wc[n].qp_num = e->qp_num;
+		wc[n].wc_flags = e->wc_flags;
+		sv_cq_retire(e);
+		sv_cq_release(cq);
+	}
+	return n;
+}
+
+static struct sv_cq *
+sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
+	  struct ibv_comp_channel *channel, int comp_vector,
+	  uint64_t wc_flags)
+{
+	struct sv_context *ctx = sv_ctx(context);
+	struct sv_cq *cq;
+	uint32_t size;
+
+	if (cqe == 0 || cqe > SV_MAX_CQE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Completion channels are libibverbs objects (an fd the kernel
+	 * signals): this device has no events to raise on them. */
+	if (channel != NULL) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (comp_vector < 0 || comp_vector >= context->num_comp_vectors) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (size = 1; size < cqe; size <<= 1)
+		;
+	cq->ring = calloc(size, sizeof(*cq->ring));
+	if (cq->ring == NULL) {
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->n_cq >= SV_MAX_CQ) {
+		pthread_mutex_unlock(&ctx->lock);
+		free(cq->ring);
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->n_cq++;
+	cq->cqx.handle = ctx->next_qpn++;
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_add(&ctx->nobjs, 1);
+
+	cq->ctx = ctx;
+	cq->size = size;
+	cq->wc_flags = wc_flags;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	atomic_init(&cq->usecnt, 0);
+	cq->cqx.context = context;
+	cq->cqx.channel = NULL;
+	cq->cqx.cq_context = cq_context;
+	/* The actual size: "greater than or equal to the requested". */
+	cq->cqx.cqe = (int)size;
+	pthread_mutex_init(&cq->cqx.mutex, NULL);
+	pthread_cond_init(&cq->cqx.cond, NULL);
+	cq->cqx.start_poll = sv_cq_start_poll;
+	cq->cqx.next_poll = sv_cq_next_poll;
+	cq->cqx.end_poll = sv_cq_end_poll;
+	cq->cqx.read_opcode = sv_cq_read_opcode;
+	cq->cqx.read_vendor_err = sv_cq_read_vendor_err;
+	cq->cqx.read_wc_flags = sv_cq_read_wc_flags;
+	/* Like rdma-core providers, only the fields asked for can be
+	 * read. */
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cq->cqx.read_byte_len = sv_cq_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cq->cqx.read_qp_num = sv_cq_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cq->cqx.read_src_qp = sv_cq_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_CVLAN)
+		cq->cqx.read_cvlan = sv_cq_read_cvlan;
+	if (wc_flags & IBV_WC_EX_WITH_FLOW_TAG)
+		cq->cqx.read_flow_tag = sv_cq_read_flow_tag;
+	return cq;
+}
+
+struct ibv_cq_ex *
+sv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
+{
+	struct sv_cq *cq;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Unknown comp_mask bits, parent domains (no such object here),
+	 * unknown creation flags and fields this device cannot report are
+	 * all "not supported". */
+	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)SV_CQ_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->wc_flags & ~(uint64_t)SV_CQ_WC_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = sv_cq_new(context, attr->cqe, attr->cq_context, attr->channel,
+		       (int)attr->comp_vector, attr->wc_flags);
+	return cq == NULL ? NULL : &cq->cqx;
+}
+
+struct ibv_cq *
+sv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+	     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct sv_cq *cq;
+
+	if (context == NULL || cqe < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = sv_cq_new(context, (uint32_t)cqe, cq_context, channel,
+		       comp_vector, SV_CQ_WC_FLAGS);
+	return cq == NULL ? NULL : ibv_cq_ex_to_cq(&cq->cqx);
+}
+
+int
+sv_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sv_context *ctx;
+	struct sv_cq *cq;
+
+	if (ibcq == NULL)
+		return EINVAL;
+	cq = sv_cq_from_ibv(ibcq);
+	ctx = cq->ctx;
+	if (atomic_load(&cq->usecnt) > 0)
+		return EBUSY;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->n_cq--;
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_sub(&ctx->nobjs, 1);
+	pthread_spin_destroy(&cq->lock);
+	pthread_mutex_destroy(&cq->cqx.mutex);
+	pthread_cond_destroy(&cq->cqx.cond);
+	free(cq->ring);
+	free(cq);
+	return 0;
+}

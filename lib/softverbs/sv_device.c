@@ -1,3 +1,742 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * The device registry and the device-level verbs: device list, open and
+ * close (with the verbs_context ops table that the inline verbs of
+ * <infiniband/verbs.h> dispatch through), query_device(_ex), query_port,
+ * protection domains and memory regions.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sv_internal.h"
+
+/* A registered device. refs counts the device lists that still hold it: a
+ * removed device is freed when the last of them is released. */
+struct sv_dev_node {
+	struct sv_device dev;
+	int refs;
+	bool removed;
+};
+
+static TAILQ_HEAD(, sv_device) sv_devices = TAILQ_HEAD_INITIALIZER(sv_devices);
+static pthread_mutex_t sv_devices_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline struct sv_dev_node *
+sv_node(struct sv_device *dev)
+{
+	return sv_container_of(dev, struct sv_dev_node, dev);
+}
+
+static struct sv_device *
+sv_find_by_name(const char *name)
+{
+	struct sv_device *dev;
+
+	TAILQ_FOREACH(dev, &sv_devices, next)
+		if (strcmp(dev->ibdev.name, name) == 0)
+			return dev;
+	return NULL;
+}
+
+static struct sv_device *
+sv_find_by_ibdev(const struct ibv_device *ibdev)
+{
+	struct sv_device *dev;
+
+	TAILQ_FOREACH(dev, &sv_devices, next)
+		if (&dev->ibdev == ibdev)
+			return dev;
+	return NULL;
+}
+
+static int
+sv_put_name(char *out, size_t out_len, const char *name)
+{
+	if (out == NULL || out_len == 0)
+		return 0;
+	if (strlen(name) >= out_len)
+		return ENAMETOOLONG;
+	strcpy(out, name);
+	return 0;
+}
+
+int
+softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
+		     char *name, size_t name_len)
+{
+	enum sv_profile profile = SV_PROFILE_GENERIC;
+	char devname[IBV_SYSFS_NAME_MAX];
+	struct sv_dev_node *node;
+	struct sv_device *dev;
+	struct sv_wire *w;
+	uint8_t mac[6];
+	int end, rc, n;
+
+	if (wire == NULL)
+		return EINVAL;
+	if (opts != NULL) {
+		if (opts->profile != SV_PROFILE_GENERIC &&
+		    opts->profile != SV_PROFILE_MLX5)
+			return EINVAL;
+		profile = opts->profile;
+	}
+	if (strncmp(wire, "if:", 3) == 0 && wire[3] != '\0') {
+		n = snprintf(devname, sizeof(devname), "soft:%s", wire + 3);
+	} else if (strncmp(wire, "mem:", 4) == 0 && wire[4] != '\0') {
+		/* The end number is not known yet: room for one digit. */
+		n = snprintf(devname, sizeof(devname), "%s.0", wire);
+	} else {
+		return EINVAL;
+	}
+	if (n < 0 || (size_t)n >= sizeof(devname))
+		return ENAMETOOLONG;
+	if (name != NULL && name_len > 0 && (size_t)n >= name_len)
+		return ENAMETOOLONG;
+
+	pthread_mutex_lock(&sv_devices_lock);
+	/* One device per interface. */
+	if (wire[0] == 'i') {
+		dev = sv_find_by_name(devname);
+		if (dev != NULL) {
+			rc = sv_put_name(name, name_len, devname);
+			pthread_mutex_unlock(&sv_devices_lock);
+			return rc;
+		}
+	}
+	rc = sv_wire_open(wire, &w, &end, mac);
+	if (rc != 0) {
+		pthread_mutex_unlock(&sv_devices_lock);
+		return rc;
+	}
+	if (wire[0] == 'm')
+		snprintf(devname, sizeof(devname), "%s.%d", wire, end);
+	node = calloc(1, sizeof(*node));
+	if (node == NULL) {
+		rc = ENOMEM;
+		goto err_alloc;
+	}
+	dev = &node->dev;
+	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "%s", devname);
+	snprintf(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name), "%s",
+		 devname);
+	dev->ibdev.node_type = IBV_NODE_CA;
+	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
+	dev->caps.profile = profile;
+	dev->caps.max_priority = profile == SV_PROFILE_MLX5 ?
+				 SV_MAX_PRIO_MLX5 : SV_MAX_PRIO;
+	dev->port.dev = dev;
+	dev->port.port_num = 1;
+	dev->port.wire = w;
+	dev->port.wire_end = end;
+	memcpy(dev->port.mac, mac, sizeof(mac));
+	pthread_mutex_init(&dev->port.pump_lock, NULL);
+	pthread_rwlock_init(&dev->port.rules_lock, NULL);
+	atomic_init(&dev->port.rx_frames, 0);
+	atomic_init(&dev->port.rx_no_buffer, 0);
+	atomic_init(&dev->port.rx_unsteered, 0);
+	atomic_init(&dev->port.rx_dropped, 0);
+	atomic_init(&dev->port.tx_frames, 0);
+	atomic_init(&dev->port.tx_errors, 0);
+	rc = sv_steer_init(&dev->port);
+	if (rc != 0)
+		goto err_steer;
+	TAILQ_INSERT_TAIL(&sv_devices, dev, next);
+	rc = sv_put_name(name, name_len, devname);
+	pthread_mutex_unlock(&sv_devices_lock);
+	return rc;
+
+err_steer:
+	pthread_rwlock_destroy(&dev->port.rules_lock);
+	pthread_mutex_destroy(&dev->port.pump_lock);
+	free(node);
+err_alloc:
+	sv_wire_close(w);
+	pthread_mutex_unlock(&sv_devices_lock);
+	return rc;
+}
+
+static void
+sv_device_free(struct sv_device *dev)
+{
+	sv_steer_fini(&dev->port);
+	sv_wire_close(dev->port.wire);
+	pthread_rwlock_destroy(&dev->port.rules_lock);
+	pthread_mutex_destroy(&dev->port.pump_lock);
+	free(sv_node(dev));
+}
+
+int
+softverbs_device_remove(const char *name)
+{
+	struct sv_device *dev;
+	struct sv_dev_node *node;
+
+	if (name == NULL)
+		return EINVAL;
+	pthread_mutex_lock(&sv_devices_lock);
+	dev = sv_find_by_name(name);
+	if (dev == NULL) {
+		pthread_mutex_unlock(&sv_devices_lock);
+		return ENODEV;
+	}
+	if (dev->open_count > 0) {
+		pthread_mutex_unlock(&sv_devices_lock);
+		return EBUSY;
+	}
+	TAILQ_REMOVE(&sv_devices, dev, next);
+	node = sv_node(dev);
+	node->removed = true;
+	if (node->refs == 0)
+		sv_device_free(dev);
+	pthread_mutex_unlock(&sv_devices_lock);
+	return 0;
+}
+
+struct ibv_device **
+sv_get_device_list(int *num_devices)
+{
+	struct ibv_device **list;
+	struct sv_device *dev;
+	int n = 0;
+
+	pthread_mutex_lock(&sv_devices_lock);
+	TAILQ_FOREACH(dev, &sv_devices, next)
+		n++;
+	list = calloc((size_t)n + 1, sizeof(*list));
+	if (list == NULL) {
+		pthread_mutex_unlock(&sv_devices_lock);
+		errno = ENOMEM;
+		return NULL;
+	}
+	n = 0;
+	TAILQ_FOREACH(dev, &sv_devices, next) {
+		sv_node(dev)->refs++;
+		list[n++] = &dev->ibdev;
+	}
+	pthread_mutex_unlock(&sv_devices_lock);
+	if (num_devices != NULL)
+		*num_devices = n;
+	return list;
+}
+
+void
+sv_free_device_list(struct ibv_device **list)
+{
+	struct ibv_device **p;
+
+	if (list == NULL)
+		return;
+	pthread_mutex_lock(&sv_devices_lock);
+	for (p = list; *p != NULL; p++) {
+		struct sv_device *dev =
+			sv_container_of(*p, struct sv_device, ibdev);
+		struct sv_dev_node *node = sv_node(dev);
+
+		if (--node->refs == 0 && node->removed)
+			sv_device_free(dev);
+	}
+	pthread_mutex_unlock(&sv_devices_lock);
+	free(list);
+}
+
+const char *
+sv_get_device_name(struct ibv_device *device)
+{
+	if (device == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return device->name;
+}
+
+/* ---- queries ---- */
+
+/* EUI-64 from the port MAC, as RoCE devices derive their GUID. */
+static uint64_t
+sv_guid(const uint8_t mac[6])
+{
+	uint8_t g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
+			 mac[3], mac[4], mac[5] };
+	uint64_t v;
+
+	memcpy(&v, g, sizeof(v));
+	return v; /* __be64: bytes in network order */
+}
+
+int
+sv_query_device(struct ibv_context *context, struct ibv_device_attr *a)
+{
+	struct sv_device *dev;
+
+	if (context == NULL || a == NULL)
+		return EINVAL;
+	dev = sv_ctx(context)->dev;
+	memset(a, 0, sizeof(*a));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "softverbs-1");
+	a->node_guid = sv_guid(dev->port.mac);
+	a->sys_image_guid = a->node_guid;
+	a->max_mr_size = UINT64_MAX;
+	a->page_size_cap = (uint64_t)sysconf(_SC_PAGESIZE);
+	a->max_qp = SV_MAX_QP;
+	a->max_qp_wr = SV_MAX_QP_WR;
+	a->device_cap_flags = IBV_DEVICE_RAW_IP_CSUM;
+	a->max_sge = SV_MAX_SGE;
+	a->max_cq = SV_MAX_CQ;
+	a->max_cqe = SV_MAX_CQE;
+	a->max_mr = SV_MAX_MR;
+	a->max_pd = SV_MAX_PD;
+	a->atomic_cap = IBV_ATOMIC_NONE;
+	a->max_raw_ethy_qp = SV_MAX_QP;
+	a->phys_port_cnt = 1;
+	return 0;
+}
+
+static int
+sv_query_device_ex(struct ibv_context *context,
+		   const struct ibv_query_device_ex_input *input,
+		   struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ibv_device_attr_ex a;
+	int rc;
+
+	if (attr == NULL)
+		return EINVAL;
+	if (input != NULL && input->comp_mask != 0)
+		return EINVAL;
+	/* An older caller passes a shorter structure: fill what it has. */
+	if (attr_size < sizeof(a.orig_attr))
+		return EINVAL;
+	memset(&a, 0, sizeof(a));
+	rc = sv_query_device(context, &a.orig_attr);
+	if (rc != 0)
+		return rc;
+	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
+	a.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+	a.rss_caps.max_rwq_indirection_tables = SV_MAX_QP;
+	a.rss_caps.max_rwq_indirection_table_size = 1u << SV_MAX_IND_LOG;
+	a.rss_caps.rx_hash_fields_mask = SV_RX_HASH_FIELDS;
+	a.rss_caps.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+	a.max_wq_type_rq = SV_MAX_WQ;
+	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+	a.phys_port_cnt_ex = 1;
+	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
+	if (attr_size > sizeof(a))
+		memset((char *)attr + sizeof(a), 0, attr_size - sizeof(a));
+	return 0;
+}
+
+/* The largest verbs MTU that fits the wire's MTU, as RoCE devices report
+ * the netdev MTU. */
+static enum ibv_mtu
+sv_ibv_mtu(unsigned int mtu)
+{
+	if (mtu >= 4096)
+		return IBV_MTU_4096;
+	if (mtu >= 2048)
+		return IBV_MTU_2048;
+	if (mtu >= 1024)
+		return IBV_MTU_1024;
+	if (mtu >= 512)
+		return IBV_MTU_512;
+	return IBV_MTU_256;
+}
+
+int
+sv_query_port(struct ibv_context *context, uint8_t port_num,
+	      struct ibv_port_attr *pa)
+{
+	struct sv_port *port;
+	bool up;
+
+	if (context == NULL || pa == NULL)
+		return EINVAL;
+	port = &sv_ctx(context)->dev->port;
+	if (port_num != port->port_num)
+		return EINVAL;
+	up = sv_wire_link_up(port->wire);
+	memset(pa, 0, sizeof(*pa));
+	pa->state = up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+	pa->max_mtu = IBV_MTU_4096;
+	pa->active_mtu = sv_ibv_mtu(sv_wire_mtu(port->wire));
+	pa->max_msg_sz = 1u << 30;
+	pa->pkey_tbl_len = 1;
+	pa->active_width = 1;    /* 1X */
+	pa->active_speed = 1;
+	pa->phys_state = up ? 5 : 3; /* LinkUp : Disabled */
+	pa->link_layer = IBV_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+static int
+sv_query_port_ex(struct ibv_context *context, uint8_t port_num,
+		 struct ibv_port_attr *port_attr, size_t port_attr_len)
+{
+	struct ibv_port_attr pa;
+	int rc;
+
+	if (port_attr == NULL)
+		return EINVAL;
+	rc = sv_query_port(context, port_num, &pa);
+	if (rc != 0)
+		return rc;
+	memcpy(port_attr, &pa,
+	       port_attr_len < sizeof(pa) ? port_attr_len : sizeof(pa));
+	return 0;
+}
+
+int
+softverbs_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6])
+{
+	struct sv_port *p;
+
+	if (ctx == NULL || mac == NULL)
+		return EINVAL;
+	p = &sv_ctx(ctx)->dev->port;
+	if (port != p->port_num)
+		return EINVAL;
+	memcpy(mac, p->mac, 6);
+	return 0;
+}
+
+int
+softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
+		     struct sv_port_stats *st)
+{
+	struct sv_wire_stats ws;
+	struct sv_port *p;
+
+	if (ctx == NULL || st == NULL)
+		return EINVAL;
+	p = &sv_ctx(ctx)->dev->port;
+	if (port != p->port_num)
+		return EINVAL;
+	sv_wire_get_stats(p->wire, &ws);
+	st->rx_frames = atomic_load(&p->rx_frames);
+	/* Frames the kernel lost before the pump could read them missed a
+	 * buffer too. */
+	st->rx_no_buffer = atomic_load(&p->rx_no_buffer) + ws.rx_kernel_drops;
+	st->rx_unsteered = atomic_load(&p->rx_unsteered);
+	st->rx_dropped = atomic_load(&p->rx_dropped);
+	st->tx_frames = atomic_load(&p->tx_frames);
+	st->tx_errors = atomic_load(&p->tx_errors);
+	return 0;
+}
+
+/* ---- open / close ---- */
+
+static int
+sv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	/* No completion channels (see sv_create_cq). */
+	return EOPNOTSUPP;
+}
+
+static int
+sv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+	     struct ibv_recv_wr **bad_wr)
+{
+	/* QPs have no receive queue of their own: receive through WQs. */
+	if (bad_wr != NULL)
+		*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+struct ibv_context *
+sv_open_device(struct ibv_device *device)
+{
+	struct sv_context *ctx;
+	struct sv_device *dev;
+	struct verbs_context *v;
+
+	pthread_mutex_lock(&sv_devices_lock);
+	dev = sv_find_by_ibdev(device);
+	if (dev == NULL) {
+		pthread_mutex_unlock(&sv_devices_lock);
+		errno = ENODEV;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		pthread_mutex_unlock(&sv_devices_lock);
+		errno = ENOMEM;
+		return NULL;
+	}
+	dev->open_count++;
+	pthread_mutex_unlock(&sv_devices_lock);
+
+	ctx->dev = dev;
+	pthread_mutex_init(&ctx->lock, NULL);
+	atomic_init(&ctx->nobjs, 0);
+	ctx->next_qpn = 1;
+	v = &ctx->vctx;
+	/* What verbs_get_ctx_op() checks before any inline verb calls an
+	 * op: the extended ABI marker, a size covering every op, the op. */
+	v->sz = sizeof(*v);
+	v->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	v->context.device = device;
+	v->context.cmd_fd = -1;
+	v->context.async_fd = -1;
+	v->context.num_comp_vectors = 1;
+	pthread_mutex_init(&v->context.mutex, NULL);
+	v->context.ops.poll_cq = sv_poll_cq;
+	v->context.ops.req_notify_cq = sv_req_notify_cq;
+	v->context.ops.post_send = sv_post_send;
+	v->context.ops.post_recv = sv_post_recv;
+	v->query_port = sv_query_port_ex;
+	v->query_device_ex = sv_query_device_ex;
+	v->create_cq_ex = sv_create_cq_ex;
+	v->create_wq = sv_create_wq;
+	v->modify_wq = sv_modify_wq;
+	v->destroy_wq = sv_destroy_wq;
+	v->create_rwq_ind_table = sv_create_rwq_ind_table;
+	v->destroy_rwq_ind_table = sv_destroy_rwq_ind_table;
+	v->create_qp_ex = sv_create_qp_ex;
+	v->ibv_create_flow = sv_create_flow;
+	v->ibv_destroy_flow = sv_destroy_flow;
+	v->create_counters = sv_create_counters;
+	v->destroy_counters = sv_destroy_counters;
+	v->attach_counters_point_flow = sv_attach_counters_point_flow;
+	v->read_counters = sv_read_counters;
+	return &v->context;
+}
+
+int
+sv_close_device(struct ibv_context *context)
+{
+	struct sv_context *ctx;
+
+	if (context == NULL)
+		return EINVAL;
+	ctx = sv_ctx(context);
+	/* Every object of the context must be gone first. */
+	if (atomic_load(&ctx->nobjs) > 0)
+		return EBUSY;
+	pthread_mutex_lock(&sv_devices_lock);
+	ctx->dev->open_count--;
+	pthread_mutex_unlock(&sv_devices_lock);
+	pthread_mutex_destroy(&context->mutex);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+	return 0;
+}
+
+/* ---- protection domains ---- */
+
+struct ibv_pd *
+sv_alloc_pd(struct ibv_context *context)
+{
+	struct sv_context *ctx;
+	struct sv_pd *pd;
+
+	if (context == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = sv_ctx(context);
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->n_pd >= SV_MAX_PD) {
+		pthread_mutex_unlock(&ctx->lock);
+		free(pd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->n_pd++;
+	pd->pd.handle = ctx->next_qpn++;
+	pthread_mutex_unlock(&ctx->lock);
+	pd->pd.context = context;
+	atomic_init(&pd->usecnt, 0);
+	atomic_fetch_add(&ctx->nobjs, 1);
+	return &pd->pd;
+}
+
+int
+sv_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct sv_context *ctx;
+	struct sv_pd *pd;
+
+	if (ibpd == NULL)
+		return EINVAL;
+	pd = sv_container_of(ibpd, struct sv_pd, pd);
+	ctx = sv_ctx(ibpd->context);
+	/* MRs, QPs or WQs still in the domain. */
+	if (atomic_load(&pd->usecnt) > 0)
+		return EBUSY;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->n_pd--;
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_sub(&ctx->nobjs, 1);
+	free(pd);
+	return 0;
+}
+
+/* ---- memory regions ---- */
+
+#define SV_MR_LKEY(idx, gen) ((uint32_t)(idx) << 8 | (gen))
+#define SV_MR_IDX(lkey) ((lkey) >> 8)
+
+/* Access flags the device implements; REMOTE_* are accepted (a raw
+ * packet device never uses them). */
+#define SV_MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define SV_MR_ACCESS_KNOWN (SV_MR_ACCESS | IBV_ACCESS_MW_BIND | \
+			    IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | \
+			    IBV_ACCESS_HUGETLB)
+
+/* The kernel pins the pages of an MR and fails with EFAULT when the range
+ * is not mapped: check the same with mincore(). */
+static int
+sv_mr_check_mapped(uintptr_t start, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t first = start & ~(uintptr_t)(pg - 1);
+	size_t span = (start - first) + len;
+	size_t npages = (span + pg - 1) / pg;
+	unsigned char *vec;
+	int rc = 0;
+
+	vec = malloc(npages);
+	if (vec == NULL)
+		return ENOMEM;
+	if (mincore((void *)first, npages * pg, vec) != 0)
+		rc = errno == ENOMEM ? EFAULT : errno;
+	free(vec);
+	return rc;
+}
+
+struct ibv_mr *
+sv_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, int access)
+{
+	struct sv_context *ctx;
+	struct sv_pd *pd;
+	struct sv_mr *mr;
+	unsigned int acc;
+	uint32_t idx;
+	int rc;
+
+	if (ibpd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = sv_container_of(ibpd, struct sv_pd, pd);
+	ctx = sv_ctx(ibpd->context);
+	/* Optional access bits are hints a device may ignore (libibverbs
+	 * masks the ones the kernel lacks). */
+	acc = (unsigned int)access & ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (acc & ~(unsigned int)SV_MR_ACCESS_KNOWN) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* "If IBV_ACCESS_REMOTE_WRITE or IBV_ACCESS_REMOTE_ATOMIC is set,
+	 * then IBV_ACCESS_LOCAL_WRITE must be set too." */
+	if ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(acc & IBV_ACCESS_LOCAL_WRITE)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* No memory windows, zero-based or on-demand MRs on this device. */
+	if (acc & ~(unsigned int)SV_MR_ACCESS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (addr == NULL || length == 0 ||
+	    (uintptr_t)addr + length < (uintptr_t)addr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = sv_mr_check_mapped((uintptr_t)addr, length);
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->start = (uintptr_t)addr;
+	mr->len = length;
+	mr->access = (int)acc;
+	mr->mr.context = ibpd->context;
+	mr->mr.pd = ibpd;
+	mr->mr.addr = addr;
+	mr->mr.length = length;
+	pthread_mutex_lock(&ctx->lock);
+	for (idx = 0; idx < SV_MAX_MR; idx++)
+		if (ctx->mrs[idx] == NULL)
+			break;
+	if (idx == SV_MAX_MR) {
+		pthread_mutex_unlock(&ctx->lock);
+		free(mr);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* A new generation per slot: a stale lkey of a deregistered MR does
+	 * not find its successor. */
+	ctx->mr_gen[idx]++;
+	mr->mr.handle = idx;
+	mr->mr.lkey = SV_MR_LKEY(idx, ctx->mr_gen[idx]);
+	mr->mr.rkey = mr->mr.lkey;
+	__atomic_store_n(&ctx->mrs[idx], mr, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_add(&pd->usecnt, 1);
+	atomic_fetch_add(&ctx->nobjs, 1);
+	return &mr->mr;
+}
+
+int
+sv_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct sv_context *ctx;
+	struct sv_mr *mr;
+	uint32_t idx;
+
+	if (ibmr == NULL)
+		return EINVAL;
+	mr = sv_container_of(ibmr, struct sv_mr, mr);
+	ctx = sv_ctx(ibmr->context);
+	idx = SV_MR_IDX(ibmr->lkey);
+	pthread_mutex_lock(&ctx->lock);
+	if (idx >= SV_MAX_MR || ctx->mrs[idx] != mr) {
+		pthread_mutex_unlock(&ctx->lock);
+		return EINVAL;
+	}
+	__atomic_store_n(&ctx->mrs[idx], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_sub(&sv_container_of(ibmr->pd, struct sv_pd, pd)->usecnt,
+			 1);
+	atomic_fetch_sub(&ctx->nobjs, 1);
+	free(mr);
+	return 0;
+}
+
+const struct sv_mr *
+sv_mr_lookup(struct sv_context *ctx, uint32_t lkey, uint64_t addr,
+	     uint64_t len)
+{
+	const struct sv_mr *mr;
+	uint32_t idx = SV_MR_IDX(lkey);
+
+	if (idx >= SV_MAX_MR)
+		return NULL;
+	mr = __atomic_load_n(&ctx->mrs[idx], __ATOMIC_ACQUIRE);
+	if (mr == NULL || mr->mr.lkey != lkey)
+		return NULL;
+	if (addr < mr->start || len > mr->len ||
+	    addr - mr->start > mr->len - len)
+		return NULL;
+	return mr;
+}

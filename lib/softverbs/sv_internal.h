@@ -50,6 +50,7 @@
 #define SV_MAX_QP_WR     8192
 #define SV_MAX_SGE       32
 #define SV_MAX_CQE       65536
+#define SV_MAX_CQ        2048
 #define SV_MAX_MR        4096
 #define SV_MAX_PD        64
 #define SV_MAX_WQ        1024
@@ -58,6 +59,13 @@
 #define SV_MAX_PRIO_MLX5 15     /* kernel: priority > 15 -> ENOMEM */
 #define SV_MAX_PRIO      0xfff  /* generic profile */
 #define SV_RX_BATCH      32     /* frames pulled per pump */
+/* IBV_RX_HASH_* fields a hash QP may select (rss_caps). */
+#define SV_RX_HASH_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | \
+			   IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 | \
+			   IBV_RX_HASH_SRC_PORT_TCP | \
+			   IBV_RX_HASH_DST_PORT_TCP | \
+			   IBV_RX_HASH_SRC_PORT_UDP | \
+			   IBV_RX_HASH_DST_PORT_UDP | IBV_RX_HASH_INNER)
 
 struct sv_context;
 struct sv_port;
@@ -124,7 +132,9 @@ struct sv_context {
 	struct sv_mr *mrs[SV_MAX_MR];
 	uint8_t mr_gen[SV_MAX_MR];
 	atomic_int nobjs;            /* live objects: close_device -> EBUSY */
-	uint32_t next_qpn;
+	uint32_t next_qpn;           /* QP, WQ and table numbers (lock) */
+	/* Live objects per kind, against the SV_MAX_* limits (lock). */
+	int n_pd, n_cq, n_wq, n_qp;
 	struct verbs_context vctx;   /* must be last: ibv_context ends it */
 };
 
@@ -144,6 +154,10 @@ struct sv_cqe {
 	unsigned int wc_flags;       /* IBV_WC_IP_CSUM_OK, ... */
 	uint32_t qp_num;
 	uint16_t cvlan;
+	/* Send completions: reading this one frees sq_retire send queue
+	 * slots of the QP owning sq_outstanding (NULL for receives). */
+	atomic_uint *sq_outstanding;
+	uint32_t sq_retire;
 };
 
 struct sv_cq {
@@ -161,6 +175,10 @@ struct sv_cq {
 
 /* Push a completion; false when the CQ is full (counted as overrun). */
 bool sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe);
+/* Drop the send-queue references of completions still in cq (QP going
+ * away). */
+void sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding);
+int sv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 struct sv_cq *sv_cq_from_ibv(struct ibv_cq *cq);
 struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
 				  struct ibv_cq_init_attr_ex *attr);
@@ -168,7 +186,7 @@ struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
 struct sv_rwqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
-	struct ibv_sge sge[SV_MAX_SGE];
+	struct ibv_sge *sge;         /* max_sge entries of sv_wq.sges */
 };
 
 struct sv_wq {
@@ -178,6 +196,7 @@ struct sv_wq {
 	struct sv_pd *pd;
 	pthread_spinlock_t lock;
 	struct sv_rwqe *ring;
+	struct ibv_sge *sges;        /* size * max_sge */
 	uint32_t size, max_sge;
 	uint32_t head, tail;         /* consumer (device), producer (post) */
 	atomic_int usecnt;           /* indirection tables */
@@ -215,8 +234,7 @@ enum sv_qp_kind {
 };
 
 struct sv_qp {
-	struct ibv_qp qp;
-	struct ibv_qp_ex qpx;        /* only ops the driver may use */
+	struct ibv_qp qp;            /* qp.state is the QP state */
 	struct sv_context *ctx;
 	struct sv_pd *pd;
 	enum sv_qp_kind kind;
@@ -231,6 +249,7 @@ struct sv_qp {
 	int sq_sig_all;
 	atomic_uint outstanding;     /* posted, not yet completed */
 	atomic_int usecnt;           /* flows attached: destroy -> EBUSY */
+	void *sq_priv_;              /* sv_qp.c: send queue scratch */
 };
 
 static inline struct sv_qp *
@@ -274,16 +293,30 @@ struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
 int sv_destroy_flow(struct ibv_flow *flow);
 
 /* Counters (sv_counters.c). */
+#define SV_MAX_COUNTER_POINTS 16     /* attach points per object */
+#define SV_MAX_COUNTER_INDEX  255    /* highest attach index */
+struct sv_counter_point {
+	enum ibv_counter_description desc;
+	uint32_t index;
+};
 struct sv_counters {
 	struct ibv_counters c;
 	struct sv_context *ctx;
 	atomic_uint_fast64_t packets;
 	atomic_uint_fast64_t bytes;
-	int packets_idx;             /* attach index, -1 if not attached */
-	int bytes_idx;
+	/* Static attach points; several may share an index (their values
+	 * add up, ibv_attach_counters_point_flow(3)). */
+	pthread_mutex_t lock;
+	unsigned int npoints;
+	struct sv_counter_point points[SV_MAX_COUNTER_POINTS];
 	atomic_int bound;            /* flows using it: attach -> EBUSY */
 };
 void sv_counters_add(struct sv_counters *c, uint32_t bytes);
+/* A flow starts / stops using c (ibv_create_flow with an
+ * IBV_FLOW_SPEC_ACTION_COUNT spec). bind fails with EINVAL when no point
+ * was attached, as the mlx5 provider does. */
+int sv_counters_bind(struct sv_counters *c);
+void sv_counters_unbind(struct sv_counters *c);
 struct ibv_counters *sv_create_counters(struct ibv_context *context,
 					struct ibv_counters_init_attr *attr);
 int sv_destroy_counters(struct ibv_counters *counters);

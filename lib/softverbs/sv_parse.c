@@ -1,3 +1,479 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * Frame parser: one received or sent frame into the classification key
+ * (sv_key.h). It looks only at headers that verbs specs can match, stops at
+ * the first thing it does not understand, and never reads at or beyond len.
+ *
+ * What lands where:
+ *   outer    Ethernet, up to two VLAN tags (0x8100 / 0x88a8), IPv4 or IPv6
+ *            (extension headers walked), TCP / UDP / ESP / GRE, plain MPLS
+ *            (ethertype 0x8847 / 0x8848: first label only, nothing after)
+ *   tunnels  (outer only, never nested)
+ *            VXLAN  UDP dst port 4789, inner Ethernet stack
+ *            GRE    IP protocol 47, version 0; protocol 0x6558 inner
+ *                   Ethernet, 0x0800 / 0x86DD inner IP without L2,
+ *                   0x8847 / 0x8848 MPLS
+ *            MPLS   UDP dst port 6635 or GRE: the first label stack entry
+ *                   goes to mpls_label with SV_P_MPLS in the outer stack;
+ *                   after the bottom of stack, an inner IPv4 / IPv6 packet
+ *                   (told apart by its version nibble) without L2
+ *   inner    the same header set, ESP and MPLS (by ethertype) included,
+ *            with no further tunnel decoding
+ *
+ * Fragments (IPv4 MF or offset, or an IPv6 fragment header) set
+ * SV_P_IPFRAG and stop before L4, even for the first fragment. ip_proto is
+ * the upper-layer protocol after IPv6 extension headers.
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "sv_key.h"
+
+#define SV_ETH_HLEN     14
+#define SV_ET_IPV4      0x0800
+#define SV_ET_IPV6      0x86dd
+#define SV_ET_VLAN      0x8100
+#define SV_ET_QINQ      0x88a8
+#define SV_ET_MPLS      0x8847
+#define SV_ET_MPLS_MC   0x8848
+#define SV_ET_TEB       0x6558  /* transparent Ethernet bridging */
+#define SV_MAX_VLAN     2
+#define SV_MAX_IPV6_EXT 8       /* extension headers walked at most */
+#define SV_MAX_MPLS     8       /* label stack entries walked at most */
+#define SV_VXLAN_PORT   4789
+#define SV_MPLS_UDP_PORT 6635
+
+#define SV_IPPROTO_HOPOPTS  0
+#define SV_IPPROTO_TCP      6
+#define SV_IPPROTO_UDP      17
+#define SV_IPPROTO_ROUTING  43
+#define SV_IPPROTO_FRAGMENT 44
+#define SV_IPPROTO_GRE      47
+#define SV_IPPROTO_ESP      50
+#define SV_IPPROTO_DSTOPTS  60
+
+struct sv_parser {
+	const uint8_t *f;
+	struct sv_key *key;
+	struct sv_pkt_info *info;
+};
+
+/* Where the L4 checksum pseudo header comes from (outer stack only). */
+struct sv_l3ctx {
+	bool inner;
+	bool v6;
+	bool complete;          /* the IP packet is not truncated */
+	uint32_t l3_off;
+};
+
+static void sv_parse_eth(struct sv_parser *ps, uint32_t off, uint32_t end,
+			 bool inner);
+static void sv_parse_l3(struct sv_parser *ps, uint32_t off, uint32_t end,
+			uint16_t et, bool inner);
+
+static inline uint16_t
+sv_rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline struct sv_hdrs *
+sv_stack(struct sv_parser *ps, bool inner)
+{
+	return inner ? &ps->key->inner : &ps->key->outer;
+}
+
+static uint64_t
+sv_csum_add(uint64_t sum, const uint8_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)sv_rd16(p + i);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t
+sv_csum_fold(uint64_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* One's complement sum over pseudo header + segment must be all ones. */
+static bool
+sv_l4_csum_ok(const struct sv_parser *ps, const struct sv_l3ctx *l3,
+	      uint8_t proto, uint32_t off, uint32_t seg_len)
+{
+	const uint8_t *ip = ps->f + l3->l3_off;
+	uint64_t sum = 0;
+
+	if (l3->v6)
+		sum = sv_csum_add(sum, ip + 8, 32);
+	else
+		sum = sv_csum_add(sum, ip + 12, 8);
+	sum += proto;
+	sum += seg_len & 0xffff;
+	sum += seg_len >> 16;
+	sum = sv_csum_add(sum, ps->f + off, seg_len);
+	return sv_csum_fold(sum) == 0xffff;
+}
+
+/*
+ * A label stack entry at off: the first one is the key's mpls_label. With
+ * tunnel set, walk to the bottom of stack and parse the payload as an
+ * inner IP packet.
+ */
+static void
+sv_parse_mpls(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner,
+	      bool tunnel)
+{
+	const uint8_t *f = ps->f;
+	unsigned int n;
+
+	if (off > end || end - off < 4)
+		return;
+	memcpy(&ps->key->mpls_label, f + off, 4);
+	sv_stack(ps, inner)->present |= SV_P_MPLS;
+	if (!tunnel)
+		return;
+	ps->key->tunnel = SV_TUN_MPLS;
+	for (n = 0; n < SV_MAX_MPLS; n++) {
+		bool bos;
+
+		if (end - off < 4)
+			return;
+		bos = (f[off + 2] & 0x01) != 0;
+		off += 4;
+		if (bos)
+			break;
+	}
+	if (n == SV_MAX_MPLS || off >= end)
+		return;
+	switch (f[off] >> 4) {
+	case 4:
+		sv_parse_l3(ps, off, end, SV_ET_IPV4, true);
+		break;
+	case 6:
+		sv_parse_l3(ps, off, end, SV_ET_IPV6, true);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+sv_parse_gre(struct sv_parser *ps, uint32_t off, uint32_t end)
+{
+	const uint8_t *f = ps->f;
+	struct sv_key *key = ps->key;
+	uint16_t flags, proto;
+	uint32_t hl = 4;
+
+	if (end - off < 4)
+		return;
+	flags = sv_rd16(f + off);
+	proto = sv_rd16(f + off + 2);
+	memcpy(&key->gre_c_ks_ver, f + off, 2);
+	memcpy(&key->gre_protocol, f + off + 2, 2);
+	key->outer.present |= SV_P_GRE;
+	key->tunnel = SV_TUN_GRE;
+	/* C (or the RFC 1701 R bit): checksum and offset words. */
+	if (flags & 0xc000)
+		hl += 4;
+	if (flags & 0x2000) {
+		if (end - off < hl + 4)
+			return;
+		memcpy(&key->gre_key, f + off + hl, 4);
+		hl += 4;
+	}
+	if (flags & 0x1000)
+		hl += 4;
+	if (end - off < hl)
+		return;
+	/* Routing entries (R) and version 1 (PPTP) carry nothing we decode. */
+	if ((flags & 0x4000) || (flags & 0x0007))
+		return;
+	off += hl;
+	switch (proto) {
+	case SV_ET_TEB:
+		sv_parse_eth(ps, off, end, true);
+		break;
+	case SV_ET_IPV4:
+	case SV_ET_IPV6:
+		/* No inner L2: the GRE protocol stands for its ethertype. */
+		memcpy(&key->inner.ether_type, &key->gre_protocol, 2);
+		sv_parse_l3(ps, off, end, proto, true);
+		break;
+	case SV_ET_MPLS:
+	case SV_ET_MPLS_MC:
+		sv_parse_mpls(ps, off, end, false, true);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+sv_parse_l4(struct sv_parser *ps, uint32_t off, uint32_t end, uint8_t proto,
+	    const struct sv_l3ctx *l3)
+{
+	const uint8_t *f = ps->f;
+	struct sv_key *key = ps->key;
+	struct sv_hdrs *h = sv_stack(ps, l3->inner);
+	uint32_t avail = end - off;
+
+	switch (proto) {
+	case SV_IPPROTO_TCP:
+		if (avail < 20)
+			return;
+		h->present |= SV_P_TCP;
+		memcpy(&h->sport, f + off, 2);
+		memcpy(&h->dport, f + off + 2, 2);
+		h->tcp_flags = f[off + 13];
+		if (l3->inner) {
+			ps->info->inner_l4_off = (uint16_t)off;
+			return;
+		}
+		ps->info->l4_off = (uint16_t)off;
+		if (l3->complete)
+			ps->info->l4_csum_ok = sv_l4_csum_ok(ps, l3, proto, off,
+							     avail);
+		return;
+	case SV_IPPROTO_UDP: {
+		uint16_t dport, ulen, csum;
+
+		if (avail < 8)
+			return;
+		h->present |= SV_P_UDP;
+		memcpy(&h->sport, f + off, 2);
+		memcpy(&h->dport, f + off + 2, 2);
+		dport = sv_rd16(f + off + 2);
+		ulen = sv_rd16(f + off + 4);
+		csum = sv_rd16(f + off + 6);
+		if (l3->inner) {
+			ps->info->inner_l4_off = (uint16_t)off;
+			return;
+		}
+		ps->info->l4_off = (uint16_t)off;
+		if (l3->complete && ulen >= 8 && ulen <= avail) {
+			if (csum == 0)
+				ps->info->l4_csum_ok = !l3->v6;
+			else
+				ps->info->l4_csum_ok =
+					sv_l4_csum_ok(ps, l3, proto, off, ulen);
+		}
+		if (dport == SV_VXLAN_PORT) {
+			/* tunnel_id layout: htonl(VNI), high byte zero. */
+			uint8_t vni[4] = { 0 };
+
+			if (avail < 16)
+				return;
+			memcpy(vni + 1, f + off + 12, 3);
+			memcpy(&key->vni, vni, 4);
+			key->tunnel = SV_TUN_VXLAN;
+			sv_parse_eth(ps, off + 16, end, true);
+		} else if (dport == SV_MPLS_UDP_PORT) {
+			sv_parse_mpls(ps, off + 8, end, false, true);
+		}
+		return;
+	}
+	case SV_IPPROTO_ESP:
+		if (avail < 8)
+			return;
+		h->present |= SV_P_ESP;
+		memcpy(&key->esp_spi, f + off, 4);
+		memcpy(&key->esp_seq, f + off + 4, 4);
+		return;
+	case SV_IPPROTO_GRE:
+		if (!l3->inner)
+			sv_parse_gre(ps, off, end);
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+sv_parse_ipv4(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
+{
+	const uint8_t *p = ps->f + off;
+	struct sv_hdrs *h = sv_stack(ps, inner);
+	struct sv_l3ctx l3 = { .inner = inner, .v6 = false, .l3_off = off };
+	uint32_t hl, tot, ip_end;
+	uint16_t frag;
+
+	if (end - off < 20 || (p[0] >> 4) != 4)
+		return;
+	hl = (uint32_t)(p[0] & 0x0f) * 4;
+	if (hl < 20 || end - off < hl)
+		return;
+	tot = sv_rd16(p + 2);
+	if (tot < hl)
+		return;
+	h->present |= SV_P_IPV4;
+	h->tos = p[1];
+	h->ip_flags = p[6] >> 5;
+	h->ttl = p[8];
+	h->ip_proto = p[9];
+	memcpy(h->src_ip, p + 12, 4);
+	memcpy(h->dst_ip, p + 16, 4);
+	/* Ethernet padding beyond total length is not IP payload; a
+	 * truncated packet is parsed as far as it goes. */
+	l3.complete = tot <= end - off;
+	ip_end = l3.complete ? off + tot : end;
+	if (inner) {
+		ps->info->inner_l3_off = (uint16_t)off;
+	} else {
+		ps->info->l3_off = (uint16_t)off;
+		ps->info->l3_csum_ok =
+			sv_csum_fold(sv_csum_add(0, p, hl)) == 0xffff;
+	}
+	frag = sv_rd16(p + 6);
+	if (frag & 0x3fff) {
+		h->present |= SV_P_IPFRAG;
+		return;
+	}
+	sv_parse_l4(ps, off + hl, ip_end, h->ip_proto, &l3);
+}
+
+static void
+sv_parse_ipv6(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
+{
+	const uint8_t *f = ps->f;
+	const uint8_t *p = f + off;
+	struct sv_hdrs *h = sv_stack(ps, inner);
+	struct sv_l3ctx l3 = { .inner = inner, .v6 = true, .l3_off = off };
+	uint8_t fl[4] = { 0 };
+	uint32_t plen, ip_end, cur;
+	uint8_t next;
+	unsigned int n;
+
+	if (end - off < 40 || (p[0] >> 4) != 6)
+		return;
+	h->present |= SV_P_IPV6;
+	h->tos = (uint8_t)((p[0] & 0x0f) << 4 | p[1] >> 4);
+	/* Low 20 bits of a network-order word, as ibv_flow_ipv6_filter. */
+	fl[1] = p[1] & 0x0f;
+	fl[2] = p[2];
+	fl[3] = p[3];
+	memcpy(&h->flow_label, fl, 4);
+	h->ttl = p[7];
+	memcpy(h->src_ip, p + 8, 16);
+	memcpy(h->dst_ip, p + 24, 16);
+	if (inner)
+		ps->info->inner_l3_off = (uint16_t)off;
+	else
+		ps->info->l3_off = (uint16_t)off;
+	plen = sv_rd16(p + 4);
+	/* plen 0 is a jumbogram: take the frame as it is. */
+	l3.complete = plen != 0 && plen <= end - off - 40;
+	ip_end = l3.complete ? off + 40 + plen : end;
+	next = p[6];
+	cur = off + 40;
+	for (n = 0; n < SV_MAX_IPV6_EXT; n++) {
+		uint32_t elen;
+
+		if (next != SV_IPPROTO_HOPOPTS && next != SV_IPPROTO_ROUTING &&
+		    next != SV_IPPROTO_DSTOPTS && next != SV_IPPROTO_FRAGMENT)
+			break;
+		if (ip_end - cur < 8) {
+			h->ip_proto = next;
+			return;
+		}
+		if (next == SV_IPPROTO_FRAGMENT) {
+			h->present |= SV_P_IPFRAG;
+			h->ip_proto = f[cur];
+			return;
+		}
+		elen = ((uint32_t)f[cur + 1] + 1) * 8;
+		if (ip_end - cur < elen) {
+			h->ip_proto = next;
+			return;
+		}
+		next = f[cur];
+		cur += elen;
+	}
+	h->ip_proto = next;
+	if (n == SV_MAX_IPV6_EXT)
+		return;
+	sv_parse_l4(ps, cur, ip_end, next, &l3);
+}
+
+static void
+sv_parse_l3(struct sv_parser *ps, uint32_t off, uint32_t end, uint16_t et,
+	    bool inner)
+{
+	switch (et) {
+	case SV_ET_IPV4:
+		sv_parse_ipv4(ps, off, end, inner);
+		break;
+	case SV_ET_IPV6:
+		sv_parse_ipv6(ps, off, end, inner);
+		break;
+	case SV_ET_MPLS:
+	case SV_ET_MPLS_MC:
+		sv_parse_mpls(ps, off, end, inner, false);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+sv_parse_eth(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
+{
+	const uint8_t *f = ps->f;
+	struct sv_hdrs *h = sv_stack(ps, inner);
+	uint16_t et;
+	unsigned int tags = 0;
+
+	if (off > end || end - off < SV_ETH_HLEN)
+		return;
+	h->present |= SV_P_ETH;
+	memcpy(h->dmac, f + off, 6);
+	memcpy(h->smac, f + off + 6, 6);
+	et = sv_rd16(f + off + 12);
+	off += SV_ETH_HLEN;
+	while ((et == SV_ET_VLAN || et == SV_ET_QINQ) && tags < SV_MAX_VLAN) {
+		if (end - off < 4)
+			break;
+		if (tags == 0) {
+			h->present |= SV_P_VLAN;
+			memcpy(&h->vlan_tci, f + off, 2);
+		}
+		et = sv_rd16(f + off + 2);
+		off += 4;
+		tags++;
+	}
+	/* The last ethertype read, in wire order. */
+	memcpy(&h->ether_type, f + off - 2, 2);
+	if (et == SV_ET_VLAN || et == SV_ET_QINQ)
+		return;
+	sv_parse_l3(ps, off, end, et, inner);
+}
+
+void
+sv_parse(const uint8_t *frame, uint32_t len, struct sv_key *key,
+	 struct sv_pkt_info *info)
+{
+	struct sv_pkt_info dummy;
+	struct sv_parser ps = {
+		.f = frame,
+		.key = key,
+		.info = info != NULL ? info : &dummy,
+	};
+
+	memset(key, 0, sizeof(*key));
+	memset(ps.info, 0, sizeof(*ps.info));
+	if (frame == NULL)
+		return;
+	sv_parse_eth(&ps, 0, len, false);
+}

@@ -1,3 +1,757 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * Queue pairs. Only IBV_QPT_RAW_PACKET exists on this device, in two
+ * shapes:
+ *   - hash QPs (ibv_create_qp_ex with IBV_QP_INIT_ATTR_IND_TABLE and
+ *     IBV_QP_INIT_ATTR_RX_HASH): receive-side steering targets that spread
+ *     frames over the WQs of an indirection table;
+ *   - send QPs: a send queue whose WRs go to the wire (ibv_post_send(3)).
+ * There is no receive queue inside a QP: receive through WQs.
+ *
+ * The send queue is processed synchronously: ibv_post_send() builds the
+ * frames of the whole WR list, sends them in one batch and writes the
+ * completions. Send queue slots are freed when their completion is read
+ * from the CQ, as on hardware, so an application that never polls the send
+ * CQ (or never signals) runs into ENOMEM.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "sv_internal.h"
+
+#define SV_MAX_INLINE 512
+#define SV_ETH_HLEN 14
+#define SV_VLAN_HLEN 4
+
+#define SV_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+			 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH)
+#define SV_SEND_FLAGS (IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
+		       IBV_SEND_INLINE | IBV_SEND_IP_CSUM)
+
+/* Outcome of one accepted send WR. */
+struct sv_sq_wr {
+	uint64_t wr_id;
+	uint32_t len;
+	enum ibv_wc_status status;
+	bool signaled;
+};
+
+/* Send queue state and per-call scratch, kept across calls. */
+struct sv_sq {
+	pthread_mutex_t lock;        /* posting, state changes */
+	uint32_t pending;            /* WRs not yet covered by a CQE */
+	struct sv_sq_wr *wrs;
+	struct iovec *iov;
+	unsigned int *first;
+	unsigned int cap;            /* entries of wrs, iov; first: +1 */
+	uint8_t *scratch;            /* frames that are copied */
+	size_t scratch_cap;
+};
+
+static inline struct sv_sq *
+sv_sq(struct sv_qp *qp)
+{
+	return qp->sq_priv_;
+}
+
+/* ---- creation ---- */
+
+static struct sv_qp *
+sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
+	    enum sv_qp_kind kind)
+{
+	struct sv_qp *qp;
+	struct sv_sq *sq;
+
+	qp = calloc(1, sizeof(*qp));
+	sq = calloc(1, sizeof(*sq));
+	if (qp == NULL || sq == NULL) {
+		free(qp);
+		free(sq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->n_qp >= SV_MAX_QP) {
+		pthread_mutex_unlock(&ctx->lock);
+		free(qp);
+		free(sq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->n_qp++;
+	qp->qp.qp_num = ctx->next_qpn++;
+	pthread_mutex_unlock(&ctx->lock);
+	pthread_mutex_init(&sq->lock, NULL);
+	qp->sq_priv_ = sq;
+	qp->ctx = ctx;
+	qp->kind = kind;
+	qp->pd = sv_container_of(attr->pd, struct sv_pd, pd);
+	atomic_init(&qp->outstanding, 0);
+	atomic_init(&qp->usecnt, 0);
+	qp->qp.context = &ctx->vctx.context;
+	qp->qp.qp_context = attr->qp_context;
+	qp->qp.pd = attr->pd;
+	qp->qp.handle = qp->qp.qp_num;
+	qp->qp.state = IBV_QPS_RESET;
+	qp->qp.qp_type = IBV_QPT_RAW_PACKET;
+	pthread_mutex_init(&qp->qp.mutex, NULL);
+	pthread_cond_init(&qp->qp.cond, NULL);
+	atomic_fetch_add(&qp->pd->usecnt, 1);
+	atomic_fetch_add(&ctx->nobjs, 1);
+	return qp;
+}
+
+#define SV_HASH_V4 (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)
+#define SV_HASH_V6 (IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6)
+#define SV_HASH_TCP (IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP)
+#define SV_HASH_UDP (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+static struct ibv_qp *
+sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	const struct ibv_rx_hash_conf *h = &attr->rx_hash_conf;
+	uint64_t fields = h->rx_hash_fields_mask;
+	struct sv_ind *ind;
+	struct sv_qp *qp;
+
+	/* Checks as uverbs and the mlx5 kernel make them
+	 * (create_rss_raw_qp_tir): a hash QP has no queues of its own. */
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) ||
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) ||
+	    attr->rwq_ind_tbl == NULL ||
+	    attr->rwq_ind_tbl->context != &ctx->vctx.context ||
+	    attr->send_cq != NULL || attr->recv_cq != NULL ||
+	    attr->srq != NULL || attr->cap.max_recv_wr != 0 ||
+	    attr->cap.max_recv_sge != 0 ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags != 0)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (h->rx_hash_function != IBV_RX_HASH_FUNC_TOEPLITZ) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (h->rx_hash_key_len != SV_RSS_KEY_LEN || h->rx_hash_key == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (fields & ~(uint64_t)SV_RX_HASH_FIELDS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ind = sv_container_of(attr->rwq_ind_tbl, struct sv_ind, ind);
+	/* One mlx5 TIR hashes one L3 family and one L4 protocol, and
+	 * without fields it can only lead to a single-entry table. */
+	if (ctx->dev->caps.profile == SV_PROFILE_MLX5 &&
+	    (((fields & SV_HASH_V4) && (fields & SV_HASH_V6)) ||
+	     ((fields & SV_HASH_TCP) && (fields & SV_HASH_UDP)) ||
+	     (fields == 0 && ind->log_size > 0))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = sv_qp_alloc(ctx, attr, SV_QP_HASH);
+	if (qp == NULL)
+		return NULL;
+	qp->ind = ind;
+	memcpy(qp->hash_key, h->rx_hash_key, SV_RSS_KEY_LEN);
+	qp->hash_fields = fields;
+	atomic_fetch_add(&ind->usecnt, 1);
+	return &qp->qp;
+}
+
+static struct ibv_qp *
+sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_context *context = &ctx->vctx.context;
+	struct ibv_qp_cap *cap = &attr->cap;
+	struct sv_qp *qp;
+
+	if (attr->send_cq == NULL || attr->send_cq->context != context ||
+	    (attr->recv_cq != NULL && attr->recv_cq->context != context) ||
+	    attr->srq != NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Beyond the device's capabilities: no receive queue in a QP. */
+	if (cap->max_send_wr > SV_MAX_QP_WR || cap->max_send_sge > SV_MAX_SGE ||
+	    cap->max_inline_data > SV_MAX_INLINE || cap->max_recv_wr != 0 ||
+	    cap->max_recv_sge != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags != 0) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = sv_qp_alloc(ctx, attr, SV_QP_RAW);
+	if (qp == NULL)
+		return NULL;
+	qp->scq = sv_cq_from_ibv(attr->send_cq);
+	qp->qp.send_cq = attr->send_cq;
+	qp->qp.recv_cq = attr->recv_cq;
+	qp->max_send_wr = cap->max_send_wr;
+	qp->max_send_sge = cap->max_send_sge == 0 ? 1 : cap->max_send_sge;
+	qp->max_inline = cap->max_inline_data;
+	qp->sq_sig_all = attr->sq_sig_all;
+	atomic_fetch_add(&qp->scq->usecnt, 1);
+	if (attr->recv_cq != NULL)
+		atomic_fetch_add(&sv_cq_from_ibv(attr->recv_cq)->usecnt, 1);
+	/* "will update the qp_init_attr_ex->cap struct with the actual QP
+	 * values". */
+	cap->max_send_sge = qp->max_send_sge;
+	return &qp->qp;
+}
+
+struct ibv_qp *
+sv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
+{
+	struct sv_context *ctx;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = sv_ctx(context);
+	/* XRC domains, TSO, the ibv_wr_* send ops and unknown bits. */
+	if (attr->comp_mask & ~(uint32_t)SV_QP_COMP_MASK) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL ||
+	    attr->pd->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Only raw packet QPs, as the mlx5 kernel answers for a hash QP of
+	 * another type. */
+	if (attr->qp_type != IBV_QPT_RAW_PACKET) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask &
+	    (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
+		return sv_create_hash_qp(ctx, attr);
+	return sv_create_send_qp(ctx, attr);
+}
+
+struct ibv_qp *
+sv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	if (pd == NULL || init == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&ex, 0, sizeof(ex));
+	ex.qp_context = init->qp_context;
+	ex.send_cq = init->send_cq;
+	ex.recv_cq = init->recv_cq;
+	ex.srq = init->srq;
+	ex.cap = init->cap;
+	ex.qp_type = init->qp_type;
+	ex.sq_sig_all = init->sq_sig_all;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = sv_create_qp_ex(pd->context, &ex);
+	if (qp != NULL)
+		init->cap = ex.cap;
+	return qp;
+}
+
+int
+sv_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sv_context *ctx;
+	struct sv_qp *qp;
+	struct sv_sq *sq;
+
+	if (ibqp == NULL)
+		return EINVAL;
+	qp = sv_qp(ibqp);
+	ctx = qp->ctx;
+	sq = sv_sq(qp);
+	/* Flows still point at the QP. */
+	if (atomic_load(&qp->usecnt) > 0)
+		return EBUSY;
+	if (qp->kind == SV_QP_HASH) {
+		atomic_fetch_sub(&qp->ind->usecnt, 1);
+	} else {
+		/* Completions left in the CQ must not free slots of a QP
+		 * that is gone. */
+		sv_cq_forget_sq(qp->scq, &qp->outstanding);
+		atomic_fetch_sub(&qp->scq->usecnt, 1);
+		if (qp->qp.recv_cq != NULL)
+			atomic_fetch_sub(&sv_cq_from_ibv(qp->qp.recv_cq)->usecnt,
+					 1);
+	}
+	atomic_fetch_sub(&qp->pd->usecnt, 1);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->n_qp--;
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_sub(&ctx->nobjs, 1);
+	pthread_mutex_destroy(&sq->lock);
+	pthread_mutex_destroy(&qp->qp.mutex);
+	pthread_cond_destroy(&qp->qp.cond);
+	free(sq->wrs);
+	free(sq->iov);
+	free(sq->first);
+	free(sq->scratch);
+	free(sq);
+	free(qp);
+	return 0;
+}
+
+/* ---- state machine ---- */
+
+/*
+ * The raw packet rows of the IB state table (ibv_modify_qp(3), and the
+ * kernel's qp_state_table): required and allowed attr_mask bits per
+ * transition. SQD and SQE are not implemented.
+ */
+static bool
+sv_qp_transition_ok(enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
+{
+	int req = 0, opt = 0;
+
+	switch (cur) {
+	case IBV_QPS_RESET:
+		if (next == IBV_QPS_INIT)
+			req = IBV_QP_PORT;
+		else if (next != IBV_QPS_RESET)
+			return false;
+		break;
+	case IBV_QPS_INIT:
+		if (next == IBV_QPS_INIT)
+			opt = IBV_QP_PORT;
+		else if (next != IBV_QPS_RTR && next != IBV_QPS_RESET &&
+			 next != IBV_QPS_ERR)
+			return false;
+		break;
+	case IBV_QPS_RTR:
+		if (next != IBV_QPS_RTS && next != IBV_QPS_RESET &&
+		    next != IBV_QPS_ERR)
+			return false;
+		break;
+	case IBV_QPS_RTS:
+		if (next != IBV_QPS_RTS && next != IBV_QPS_RESET &&
+		    next != IBV_QPS_ERR)
+			return false;
+		break;
+	case IBV_QPS_ERR:
+		if (next != IBV_QPS_RESET && next != IBV_QPS_ERR)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	if ((mask & req) != req)
+		return false;
+	return (mask & ~(req | opt | IBV_QP_STATE)) == 0;
+}
+
+int
+sv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
+{
+	enum ibv_qp_state cur, next;
+	struct sv_qp *qp;
+	struct sv_sq *sq;
+	int rc = 0;
+
+	if (ibqp == NULL || (attr == NULL && mask != 0))
+		return EINVAL;
+	qp = sv_qp(ibqp);
+	sq = sv_sq(qp);
+	/* The mlx5 kernel refuses to modify a QP with an indirection table
+	 * (mlx5_ib_modify_qp: ENOSYS). */
+	if (qp->kind == SV_QP_HASH &&
+	    qp->ctx->dev->caps.profile == SV_PROFILE_MLX5)
+		return ENOSYS;
+	pthread_mutex_lock(&sq->lock);
+	cur = qp->qp.state;
+	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
+	/* "If any of the modify attributes or the modify mask are invalid,
+	 * none of the attributes will be modified". */
+	if (!sv_qp_transition_ok(cur, next, mask) ||
+	    ((mask & IBV_QP_PORT) &&
+	     attr->port_num != qp->ctx->dev->port.port_num)) {
+		rc = EINVAL;
+		goto out;
+	}
+	if (mask & IBV_QP_PORT)
+		qp->port_num = attr->port_num;
+	if (next == IBV_QPS_RESET && cur != IBV_QPS_RESET &&
+	    qp->kind == SV_QP_RAW) {
+		/* Reset empties the send queue: its slots are free and
+		 * completions still in the CQ no longer stand for them. */
+		sv_cq_forget_sq(qp->scq, &qp->outstanding);
+		atomic_store(&qp->outstanding, 0);
+		sq->pending = 0;
+	}
+	qp->qp.state = next;
+out:
+	pthread_mutex_unlock(&sq->lock);
+	return rc;
+}
+
+int
+sv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
+	    struct ibv_qp_init_attr *init)
+{
+	struct sv_qp *qp;
+
+	if (ibqp == NULL || attr == NULL || init == NULL)
+		return EINVAL;
+	qp = sv_qp(ibqp);
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	attr->qp_state = ibqp->state;
+	attr->cur_qp_state = ibqp->state;
+	attr->port_num = qp->port_num;
+	attr->cap.max_send_wr = qp->max_send_wr;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->qp_type = ibqp->qp_type;
+	init->sq_sig_all = qp->sq_sig_all;
+	return 0;
+}
+
+/* ---- send ---- */
+
+static uint32_t
+sv_csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t
+sv_csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static inline uint16_t
+sv_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void
+sv_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/*
+ * IBV_SEND_IP_CSUM: "Offload the IPv4 and TCP/UDP checksum calculation".
+ * Fills the outer IPv4 header checksum and the TCP or UDP checksum (over
+ * IPv4 or IPv6) of a frame being sent. Malformed frames are left alone.
+ */
+static void
+sv_tx_csum(uint8_t *f, uint32_t len)
+{
+	struct sv_pkt_info info;
+	struct sv_key k;
+	uint32_t l3, l4, l4len, sum;
+	unsigned int ihl, coff;
+
+	memset(&info, 0, sizeof(info));
+	sv_parse(f, len, &k, &info);
+	l3 = info.l3_off;
+	if (k.outer.present & SV_P_IPV4) {
+		ihl = (f[l3] & 0xfu) * 4;
+		if (ihl < 20 || l3 + ihl > len)
+			return;
+		sv_put16(f + l3 + 10, 0);
+		sv_put16(f + l3 + 10, sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
+	} else if (!(k.outer.present & SV_P_IPV6)) {
+		return;
+	}
+	if (!(k.outer.present & (SV_P_TCP | SV_P_UDP)) ||
+	    (k.outer.present & SV_P_IPFRAG) || info.l4_off == 0)
+		return;
+	l4 = info.l4_off;
+	/* L4 length from the IP header: Ethernet padding is not part of
+	 * the segment. */
+	if (k.outer.present & SV_P_IPV4)
+		l4len = sv_get16(f + l3 + 2) - (l4 - l3);
+	else
+		l4len = sv_get16(f + l3 + 4) - (l4 - l3 - 40);
+	coff = (k.outer.present & SV_P_TCP) ? 16 : 6;
+	if (l4 + l4len > len || l4len < coff + 2 || l4len > 0xffff)
+		return;
+	sv_put16(f + l4 + coff, 0);
+	/* Pseudo header: addresses, protocol, L4 length. */
+	if (k.outer.present & SV_P_IPV4)
+		sum = sv_csum_add(0, f + l3 + 12, 8);
+	else
+		sum = sv_csum_add(0, f + l3 + 8, 32);
+	sum += k.outer.ip_proto;
+	sum += l4len;
+	sum = sv_csum_add(sum, f + l4, l4len);
+	sum = sv_csum_fold(sum);
+	if (sum == 0 && coff == 6)
+		sum = 0xffff; /* UDP: 0 means "no checksum" */
+	sv_put16(f + l4 + coff, (uint16_t)sum);
+}
+
+static uint64_t
+sv_wr_len(const struct ibv_send_wr *w)
+{
+	uint64_t len = 0;
+	int i;
+
+	for (i = 0; i < w->num_sge; i++)
+		len += w->sg_list[i].length;
+	return len;
+}
+
+/* Errors ibv_post_send() returns at once (the WR is not posted). */
+static int
+sv_sq_check(const struct sv_qp *qp, const struct ibv_send_wr *w)
+{
+	/* A raw packet QP only sends (ibv_post_send(3) opcode table). */
+	if (w->opcode != IBV_WR_SEND)
+		return EINVAL;
+	/* libmlx5 refuses a raw packet send without data. */
+	if (w->num_sge <= 0 || (uint32_t)w->num_sge > qp->max_send_sge ||
+	    w->sg_list == NULL)
+		return EINVAL;
+	if (w->send_flags & ~(unsigned int)SV_SEND_FLAGS)
+		return EINVAL;
+	/* libmlx5 answers ENOMEM for inline data beyond max_inline_data. */
+	if ((w->send_flags & IBV_SEND_INLINE) && sv_wr_len(w) > qp->max_inline)
+		return ENOMEM;
+	return 0;
+}
+
+static bool
+sv_wr_copies(const struct ibv_send_wr *w)
+{
+	return w->num_sge > 1 || (w->send_flags & IBV_SEND_IP_CSUM);
+}
+
+static int
+sv_sq_reserve(struct sv_sq *sq, unsigned int n, size_t scratch)
+{
+	if (n > sq->cap) {
+		struct sv_sq_wr *wrs = realloc(sq->wrs, n * sizeof(*wrs));
+		struct iovec *iov;
+		unsigned int *first;
+
+		if (wrs == NULL)
+			return ENOMEM;
+		sq->wrs = wrs;
+		iov = realloc(sq->iov, n * sizeof(*iov));
+		if (iov == NULL)
+			return ENOMEM;
+		sq->iov = iov;
+		first = realloc(sq->first, (n + 1) * sizeof(*first));
+		if (first == NULL)
+			return ENOMEM;
+		sq->first = first;
+		sq->cap = n;
+	}
+	if (scratch > sq->scratch_cap) {
+		uint8_t *p = realloc(sq->scratch, scratch);
+
+		if (p == NULL)
+			return ENOMEM;
+		sq->scratch = p;
+		sq->scratch_cap = scratch;
+	}
+	return 0;
+}
+
+/* Check the buffers of an accepted WR and make its frame: a WC status. */
+static enum ibv_wc_status
+sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint32_t max_frame,
+	    uint8_t **scratch, const uint8_t **frame, uint32_t *len)
+{
+	uint64_t total = sv_wr_len(w);
+	uint8_t *p;
+	int i;
+
+	/* The lkey is not checked for inline data (ibv_post_send(3)). */
+	if (!(w->send_flags & IBV_SEND_INLINE)) {
+		for (i = 0; i < w->num_sge; i++) {
+			const struct ibv_sge *s = &w->sg_list[i];
+			const struct sv_mr *mr;
+
+			if (s->length == 0)
+				continue;
+			mr = sv_mr_lookup(qp->ctx, s->lkey, s->addr, s->length);
+			if (mr == NULL || mr->mr.pd != qp->qp.pd)
+				return IBV_WC_LOC_PROT_ERR;
+		}
+	}
+	/* Longer than the port's MTU plus an Ethernet header and a VLAN
+	 * tag, or shorter than an Ethernet header. */
+	if (total < SV_ETH_HLEN || total > max_frame)
+		return IBV_WC_LOC_LEN_ERR;
+	*len = (uint32_t)total;
+	if (!sv_wr_copies(w)) {
+		*frame = (const uint8_t *)(uintptr_t)w->sg_list[0].addr;
+		return IBV_WC_SUCCESS;
+	}
+	p = *scratch;
+	for (i = 0; i < w->num_sge; i++) {
+		const struct ibv_sge *s = &w->sg_list[i];
+
+		memcpy(p, (const void *)(uintptr_t)s->addr, s->length);
+		p += s->length;
+	}
+	if (w->send_flags & IBV_SEND_IP_CSUM)
+		sv_tx_csum(*scratch, *len);
+	*frame = *scratch;
+	*scratch = p;
+	return IBV_WC_SUCCESS;
+}
+
+int
+sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+	     struct ibv_send_wr **bad_wr)
+{
+	struct sv_qp *qp = sv_qp(ibqp);
+	struct sv_sq *sq = sv_sq(qp);
+	struct sv_port *port = &qp->ctx->dev->port;
+	struct ibv_send_wr *w;
+	unsigned int n = 0, nfr = 0, sent, i, outstanding;
+	uint32_t max_frame;
+	size_t copy = 0;
+	uint8_t *scratch;
+	bool err;
+	int rc = 0;
+
+	if (qp->kind != SV_QP_RAW) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		return EINVAL;
+	}
+	max_frame = sv_wire_mtu(port->wire) + SV_ETH_HLEN + SV_VLAN_HLEN;
+	pthread_mutex_lock(&sq->lock);
+	/* The send queue takes WRs in RTS, and in ERR where they are
+	 * flushed; before RTS posting is an error. */
+	if (qp->qp.state != IBV_QPS_RTS && qp->qp.state != IBV_QPS_ERR) {
+		w = wr;
+		rc = EINVAL;
+		goto out;
+	}
+	outstanding = atomic_load_explicit(&qp->outstanding,
+					   memory_order_acquire);
+	for (w = wr; w != NULL; w = w->next) {
+		rc = sv_sq_check(qp, w);
+		if (rc != 0)
+			break;
+		if (outstanding + n >= qp->max_send_wr) {
+			rc = ENOMEM;
+			break;
+		}
+		if (sv_wr_copies(w) && sv_wr_len(w) <= max_frame)
+			copy += sv_wr_len(w);
+		n++;
+	}
+	if (n == 0)
+		goto out;
+	if (sv_sq_reserve(sq, n, copy) != 0) {
+		w = wr;
+		rc = ENOMEM;
+		goto out;
+	}
+	atomic_fetch_add_explicit(&qp->outstanding, n, memory_order_relaxed);
+
+	/* Build the frames in order. The first WR that fails moves the QP
+	 * to the error state, and the WRs after it are flushed. */
+	scratch = sq->scratch;
+	err = qp->qp.state == IBV_QPS_ERR;
+	for (i = 0, w = wr; i < n; i++, w = w->next) {
+		struct sv_sq_wr *o = &sq->wrs[i];
+		const uint8_t *frame = NULL;
+		uint32_t len = 0;
+
+		o->wr_id = w->wr_id;
+		o->signaled = qp->sq_sig_all ||
+			      (w->send_flags & IBV_SEND_SIGNALED);
+		o->len = 0;
+		if (err) {
+			o->status = IBV_WC_WR_FLUSH_ERR;
+			continue;
+		}
+		o->status = sv_sq_build(qp, w, max_frame, &scratch, &frame,
+					&len);
+		if (o->status != IBV_WC_SUCCESS) {
+			err = true;
+			qp->qp.state = IBV_QPS_ERR;
+			continue;
+		}
+		o->len = len;
+		if (!sv_port_egress(port, frame, len))
+			continue;
+		sq->first[nfr] = nfr;
+		sq->iov[nfr].iov_base = (void *)(uintptr_t)frame;
+		sq->iov[nfr].iov_len = len;
+		nfr++;
+	}
+	sq->first[nfr] = nfr;
+	/* One kick of the wire for the whole list. */
+	if (nfr > 0) {
+		sent = sv_wire_tx(port->wire, sq->iov, sq->first, nfr);
+		atomic_fetch_add_explicit(&port->tx_frames, sent,
+					  memory_order_relaxed);
+		if (sent < nfr)
+			atomic_fetch_add_explicit(&port->tx_errors, nfr - sent,
+						  memory_order_relaxed);
+	}
+
+	/* Completions: signaled WRs and every error. Each covers the WRs
+	 * posted before it since the last one. */
+	for (i = 0; i < n; i++) {
+		const struct sv_sq_wr *o = &sq->wrs[i];
+		struct sv_cqe cqe;
+
+		sq->pending++;
+		if (o->status == IBV_WC_SUCCESS && !o->signaled)
+			continue;
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.wr_id = o->wr_id;
+		cqe.status = o->status;
+		cqe.opcode = IBV_WC_SEND;
+		cqe.byte_len = o->len;
+		cqe.qp_num = qp->qp.qp_num;
+		cqe.sq_outstanding = &qp->outstanding;
+		cqe.sq_retire = sq->pending;
+		if (!sv_cq_push(qp->scq, &cqe))
+			atomic_fetch_sub_explicit(&qp->outstanding, sq->pending,
+						  memory_order_relaxed);
+		sq->pending = 0;
+	}
+	/* rc and w tell where posting stopped, if it did. */
+out:
+	pthread_mutex_unlock(&sq->lock);
+	if (rc != 0 && bad_wr != NULL)
+		*bad_wr = w;
+	return rc;
+}

@@ -1,3 +1,112 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * The Toeplitz hash of receive-side scaling, as the Microsoft RSS
+ * specification defines it, and the input a hash QP feeds it.
+ */
+
+#include <string.h>
+
+#include "sv_internal.h"
+
+uint32_t
+sv_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in,
+	    size_t in_len)
+{
+	uint32_t hash = 0;
+	uint32_t window;
+	size_t i, next;
+	int b;
+
+	/* window holds key bits [i * 8, i * 8 + 32): for each input bit
+	 * that is set, XOR the 32 key bits starting at that bit. Key bits
+	 * past the end of the key are zero. */
+	window = 0;
+	for (next = 0; next < 4; next++)
+		window = window << 8 | (next < key_len ? key[next] : 0);
+	for (i = 0; i < in_len; i++) {
+		uint8_t nk = next < key_len ? key[next] : 0;
+
+		for (b = 7; b >= 0; b--) {
+			if (in[i] & (1u << b))
+				hash ^= window;
+			window = window << 1 | ((nk >> b) & 1);
+		}
+		next++;
+	}
+	return hash;
+}
+
+#define SV_HASH_L3_V4 (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)
+#define SV_HASH_L3_V6 (IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6)
+#define SV_HASH_L4_TCP (IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP)
+#define SV_HASH_L4_UDP (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+uint32_t
+sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
+	   const struct sv_key *k)
+{
+	/* Largest input: two IPv6 addresses and two ports. */
+	uint8_t in[16 + 16 + 2 + 2];
+	const struct sv_hdrs *h;
+	size_t n = 0;
+
+	if (fields & IBV_RX_HASH_INNER) {
+		if (k->tunnel == SV_TUN_NONE)
+			return 0;
+		h = &k->inner;
+	} else {
+		h = &k->outer;
+	}
+	/* Input order is fixed: source address, destination address,
+	 * source port, destination port. A QP that may hash both families
+	 * (generic profile) takes the one the frame carries. */
+	if ((fields & SV_HASH_L3_V4) && (h->present & SV_P_IPV4)) {
+		if (fields & IBV_RX_HASH_SRC_IPV4) {
+			memcpy(in + n, h->src_ip, 4);
+			n += 4;
+		}
+		if (fields & IBV_RX_HASH_DST_IPV4) {
+			memcpy(in + n, h->dst_ip, 4);
+			n += 4;
+		}
+	} else if ((fields & SV_HASH_L3_V6) && (h->present & SV_P_IPV6)) {
+		if (fields & IBV_RX_HASH_SRC_IPV6) {
+			memcpy(in + n, h->src_ip, 16);
+			n += 16;
+		}
+		if (fields & IBV_RX_HASH_DST_IPV6) {
+			memcpy(in + n, h->dst_ip, 16);
+			n += 16;
+		}
+	} else if (fields & (SV_HASH_L3_V4 | SV_HASH_L3_V6)) {
+		return 0;
+	}
+	/* Fragments carry no usable ports. */
+	if ((fields & SV_HASH_L4_TCP) && (h->present & SV_P_TCP) &&
+	    !(h->present & SV_P_IPFRAG)) {
+		if (fields & IBV_RX_HASH_SRC_PORT_TCP) {
+			memcpy(in + n, &h->sport, 2);
+			n += 2;
+		}
+		if (fields & IBV_RX_HASH_DST_PORT_TCP) {
+			memcpy(in + n, &h->dport, 2);
+			n += 2;
+		}
+	} else if ((fields & SV_HASH_L4_UDP) && (h->present & SV_P_UDP) &&
+		   !(h->present & SV_P_IPFRAG)) {
+		if (fields & IBV_RX_HASH_SRC_PORT_UDP) {
+			memcpy(in + n, &h->sport, 2);
+			n += 2;
+		}
+		if (fields & IBV_RX_HASH_DST_PORT_UDP) {
+			memcpy(in + n, &h->dport, 2);
+			n += 2;
+		}
+	} else if (fields & (SV_HASH_L4_TCP | SV_HASH_L4_UDP)) {
+		return 0;
+	}
+	return sv_toeplitz(key, SV_RSS_KEY_LEN, in, n);
+}

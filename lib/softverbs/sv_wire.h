@@ -65,4 +65,24 @@ bool sv_wire_link_up(const struct sv_wire *wire);
 void sv_wire_get_stats(const struct sv_wire *wire,
 		       struct sv_wire_stats *stats);
 
+/*
+ * Backends, for sv_wire_*.c only: sv_wire_open() picks one by the spec
+ * prefix and forwards each call with the state its open returned. open
+ * gets the spec without its prefix.
+ */
+struct sv_wire_ops {
+	int (*open)(const char *name, void **priv, int *end, uint8_t mac[6]);
+	void (*close)(void *priv);
+	unsigned int (*rx)(void *priv, unsigned int max, sv_wire_rx_cb cb,
+			   void *arg);
+	unsigned int (*tx)(void *priv, const struct iovec *iov,
+			   const unsigned int *first, unsigned int n);
+	unsigned int (*mtu)(void *priv);
+	int (*set_mtu)(void *priv, unsigned int mtu);
+	bool (*link_up)(void *priv);
+	void (*get_stats)(void *priv, struct sv_wire_stats *stats);
+};
+
+extern const struct sv_wire_ops sv_wire_packet_ops; /* "if:" */
+
 #endif /* SV_WIRE_H */

@@ -1,3 +1,426 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * Receive work queues (ibv_create_wq(3), ibv_modify_wq(3),
+ * ibv_post_wq_recv) and receive WQ indirection tables
+ * (ibv_create_rwq_ind_table(3)), and the delivery of a steered frame into
+ * the oldest posted buffer of a WQ.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_internal.h"
+
+static inline struct sv_wq *
+sv_wq_of(struct ibv_wq *wq)
+{
+	return sv_container_of(wq, struct sv_wq, wq);
+}
+
+static inline struct sv_ind *
+sv_ind_of(struct ibv_rwq_ind_table *t)
+{
+	return sv_container_of(t, struct sv_ind, ind);
+}
+
+/* Complete every posted WR with IBV_WC_WR_FLUSH_ERR (WQ in error). Called
+ * with wq->lock held. */
+static void
+sv_wq_flush_locked(struct sv_wq *wq)
+{
+	struct sv_cqe cqe;
+
+	while (wq->head != wq->tail) {
+		const struct sv_rwqe *e = &wq->ring[wq->head & (wq->size - 1)];
+
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.wr_id = e->wr_id;
+		cqe.status = IBV_WC_WR_FLUSH_ERR;
+		cqe.opcode = IBV_WC_RECV;
+		cqe.qp_num = wq->wq.wq_num;
+		sv_cq_push(wq->cq, &cqe);
+		wq->head++;
+	}
+}
+
+/*
+ * ibv_post_wq_recv. Buffers may be posted in any state (the verbs pages
+ * put no condition on it and providers accept it); frames are only
+ * delivered in IBV_WQS_RDY. Buffers posted to a WQ in error are flushed
+ * at once, as a QP in error flushes its receive queue.
+ */
+static int
+sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
+		struct ibv_recv_wr **bad_wr)
+{
+	struct sv_wq *wq = sv_wq_of(ibwq);
+	int rc = 0;
+
+	pthread_spin_lock(&wq->lock);
+	for (; wr != NULL; wr = wr->next) {
+		struct sv_rwqe *e;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge ||
+		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
+			rc = EINVAL;
+			break;
+		}
+		if (wq->tail - wq->head >= wq->size) {
+			rc = ENOMEM;
+			break;
+		}
+		e = &wq->ring[wq->tail & (wq->size - 1)];
+		e->wr_id = wr->wr_id;
+		e->num_sge = (uint32_t)wr->num_sge;
+		if (wr->num_sge > 0)
+			memcpy(e->sge, wr->sg_list,
+			       sizeof(*e->sge) * (size_t)wr->num_sge);
+		wq->tail++;
+	}
+	if (wq->wq.state == IBV_WQS_ERR)
+		sv_wq_flush_locked(wq);
+	pthread_spin_unlock(&wq->lock);
+	if (rc != 0 && bad_wr != NULL)
+		*bad_wr = wr;
+	return rc;
+}
+
+/* Copy frame into the buffers of e; a WC status. */
+static enum ibv_wc_status
+sv_wq_scatter(struct sv_wq *wq, const struct sv_rwqe *e, const uint8_t *frame,
+	      uint32_t len)
+{
+	uint64_t room = 0;
+	uint32_t i, off;
+
+	/* Every buffer must lie in memory registered in the WQ's PD with
+	 * local write access. */
+	for (i = 0; i < e->num_sge; i++) {
+		const struct ibv_sge *s = &e->sge[i];
+		const struct sv_mr *mr;
+
+		if (s->length == 0)
+			continue;
+		mr = sv_mr_lookup(wq->ctx, s->lkey, s->addr, s->length);
+		if (mr == NULL || mr->mr.pd != wq->wq.pd ||
+		    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+			return IBV_WC_LOC_PROT_ERR;
+		room += s->length;
+	}
+	if (len > room)
+		return IBV_WC_LOC_LEN_ERR;
+	for (i = 0, off = 0; i < e->num_sge && off < len; i++) {
+		const struct ibv_sge *s = &e->sge[i];
+		uint32_t n = len - off < s->length ? len - off : s->length;
+
+		memcpy((void *)(uintptr_t)s->addr, frame + off, n);
+		off += n;
+	}
+	return IBV_WC_SUCCESS;
+}
+
+int
+sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
+	      const struct sv_actions *act, unsigned int wc_flags)
+{
+	struct ibv_sge sge[SV_MAX_SGE];
+	struct sv_rwqe e;
+	struct sv_cqe cqe;
+
+	pthread_spin_lock(&wq->lock);
+	if (wq->wq.state != IBV_WQS_RDY || wq->head == wq->tail) {
+		pthread_spin_unlock(&wq->lock);
+		return ENOBUFS;
+	}
+	/* Take the WR out of the ring so posting can go on while the frame
+	 * is copied; one pump per port keeps completions in order. */
+	e = wq->ring[wq->head & (wq->size - 1)];
+	memcpy(sge, e.sge, sizeof(*sge) * e.num_sge);
+	e.sge = sge;
+	wq->head++;
+	pthread_spin_unlock(&wq->lock);
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = e.wr_id;
+	cqe.opcode = IBV_WC_RECV;
+	cqe.qp_num = wq->wq.wq_num;
+	/* Receive errors complete the WR and leave the WQ ready: the next
+	 * buffer takes the next frame. */
+	cqe.status = sv_wq_scatter(wq, &e, frame, len);
+	if (cqe.status == IBV_WC_SUCCESS) {
+		cqe.byte_len = len;
+		cqe.wc_flags = wc_flags;
+		if (act != NULL && act->has_tag)
+			cqe.flow_tag = act->tag;
+		/* A customer VLAN tag left in the frame. */
+		if (len >= 16 && frame[12] == 0x81 && frame[13] == 0x00)
+			cqe.cvlan = (uint16_t)(frame[14] << 8 | frame[15]);
+	}
+	sv_cq_push(wq->cq, &cqe);
+	return 0;
+}
+
+#define SV_WQ_ATTR_MASK (IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE | \
+			 IBV_WQ_ATTR_FLAGS)
+
+struct ibv_wq *
+sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
+{
+	struct sv_context *ctx;
+	struct sv_wq *wq;
+	struct sv_cq *cq;
+	uint32_t size, max_sge, i;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = sv_ctx(context);
+	if (attr->comp_mask & ~(uint32_t)IBV_WQ_INIT_ATTR_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* No creation flag (VLAN stripping, FCS scatter, ...) is
+	 * implemented. */
+	if ((attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS) &&
+	    attr->create_flags != 0) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->wq_type != IBV_WQT_RQ || attr->pd == NULL ||
+	    attr->cq == NULL || attr->pd->context != context ||
+	    attr->cq->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->max_wr == 0 || attr->max_wr > SV_MAX_QP_WR ||
+	    attr->max_sge > SV_MAX_SGE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = sv_cq_from_ibv(attr->cq);
+	for (size = 1; size < attr->max_wr; size <<= 1)
+		;
+	max_sge = attr->max_sge == 0 ? 1 : attr->max_sge;
+	wq = calloc(1, sizeof(*wq));
+	if (wq == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	wq->ring = calloc(size, sizeof(*wq->ring));
+	wq->sges = calloc((size_t)size * max_sge, sizeof(*wq->sges));
+	if (wq->ring == NULL || wq->sges == NULL) {
+		errno = ENOMEM;
+		goto err_alloc;
+	}
+	for (i = 0; i < size; i++)
+		wq->ring[i].sge = &wq->sges[(size_t)i * max_sge];
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->n_wq >= SV_MAX_WQ) {
+		pthread_mutex_unlock(&ctx->lock);
+		errno = ENOMEM;
+		goto err_alloc;
+	}
+	ctx->n_wq++;
+	wq->wq.wq_num = ctx->next_qpn++;
+	pthread_mutex_unlock(&ctx->lock);
+
+	wq->ctx = ctx;
+	wq->cq = cq;
+	wq->pd = sv_container_of(attr->pd, struct sv_pd, pd);
+	wq->size = size;
+	wq->max_sge = max_sge;
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	atomic_init(&wq->usecnt, 0);
+	wq->wq.context = context;
+	wq->wq.wq_context = attr->wq_context;
+	wq->wq.pd = attr->pd;
+	wq->wq.cq = attr->cq;
+	wq->wq.handle = wq->wq.wq_num;
+	wq->wq.state = IBV_WQS_RESET;
+	wq->wq.wq_type = IBV_WQT_RQ;
+	wq->wq.post_recv = sv_wq_post_recv;
+	wq->wq.comp_mask = 0;
+	atomic_fetch_add(&cq->usecnt, 1);
+	atomic_fetch_add(&wq->pd->usecnt, 1);
+	atomic_fetch_add(&ctx->nobjs, 1);
+	/* "will update the max_wr and max_sge fields with the actual WQ
+	 * values". */
+	attr->max_wr = size;
+	attr->max_sge = max_sge;
+	return &wq->wq;
+
+err_alloc:
+	free(wq->sges);
+	free(wq->ring);
+	free(wq);
+	return NULL;
+}
+
+/* RESET -> RDY, RDY -> RDY (flags), RDY -> RESET / ERR, ERR -> RESET / ERR,
+ * RESET -> RESET. */
+static bool
+sv_wq_transition_ok(enum ibv_wq_state cur, enum ibv_wq_state next)
+{
+	switch (cur) {
+	case IBV_WQS_RESET:
+		return next == IBV_WQS_RESET || next == IBV_WQS_RDY;
+	case IBV_WQS_RDY:
+		return next == IBV_WQS_RDY || next == IBV_WQS_RESET ||
+		       next == IBV_WQS_ERR;
+	case IBV_WQS_ERR:
+		return next == IBV_WQS_RESET || next == IBV_WQS_ERR;
+	default:
+		return false;
+	}
+}
+
+int
+sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
+{
+	struct sv_wq *wq;
+	enum ibv_wq_state next;
+	int rc = 0;
+
+	if (ibwq == NULL || attr == NULL)
+		return EINVAL;
+	wq = sv_wq_of(ibwq);
+	/* libibverbs refuses unknown attr_mask bits with EINVAL. */
+	if (attr->attr_mask & ~(uint32_t)SV_WQ_ATTR_MASK)
+		return EINVAL;
+	if ((attr->attr_mask & IBV_WQ_ATTR_FLAGS) && attr->flags_mask != 0)
+		return EOPNOTSUPP;
+	pthread_spin_lock(&wq->lock);
+	/* "Assume this is the current state": a wrong assumption is an
+	 * invalid argument. */
+	if ((attr->attr_mask & IBV_WQ_ATTR_CURR_STATE) &&
+	    attr->curr_wq_state != wq->wq.state) {
+		rc = EINVAL;
+		goto out;
+	}
+	if (!(attr->attr_mask & IBV_WQ_ATTR_STATE))
+		goto out;
+	next = attr->wq_state;
+	if (!sv_wq_transition_ok(wq->wq.state, next)) {
+		rc = EINVAL;
+		goto out;
+	}
+	if (next == IBV_WQS_RESET) {
+		/* Back to reset: posted buffers are forgotten, without
+		 * completions, and the ring starts over. */
+		wq->head = 0;
+		wq->tail = 0;
+	}
+	wq->wq.state = next;
+	if (next == IBV_WQS_ERR)
+		sv_wq_flush_locked(wq);
+out:
+	pthread_spin_unlock(&wq->lock);
+	return rc;
+}
+
+int
+sv_destroy_wq(struct ibv_wq *ibwq)
+{
+	struct sv_context *ctx;
+	struct sv_wq *wq;
+
+	if (ibwq == NULL)
+		return EINVAL;
+	wq = sv_wq_of(ibwq);
+	ctx = wq->ctx;
+	/* Still an entry of an indirection table. */
+	if (atomic_load(&wq->usecnt) > 0)
+		return EBUSY;
+	atomic_fetch_sub(&wq->cq->usecnt, 1);
+	atomic_fetch_sub(&wq->pd->usecnt, 1);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->n_wq--;
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_sub(&ctx->nobjs, 1);
+	pthread_spin_destroy(&wq->lock);
+	free(wq->sges);
+	free(wq->ring);
+	free(wq);
+	return 0;
+}
+
+struct ibv_rwq_ind_table *
+sv_create_rwq_ind_table(struct ibv_context *context,
+			struct ibv_rwq_ind_table_init_attr *attr)
+{
+	struct sv_context *ctx;
+	struct sv_ind *ind;
+	uint32_t n, i;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = sv_ctx(context);
+	if (attr->comp_mask != 0) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->log_ind_tbl_size > SV_MAX_IND_LOG || attr->ind_tbl == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	n = UINT32_C(1) << attr->log_ind_tbl_size;
+	for (i = 0; i < n; i++) {
+		struct ibv_wq *w = attr->ind_tbl[i];
+
+		if (w == NULL || w->context != context ||
+		    w->wq_type != IBV_WQT_RQ) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	ind = calloc(1, sizeof(*ind));
+	if (ind != NULL)
+		ind->wqs = calloc(n, sizeof(*ind->wqs));
+	if (ind == NULL || ind->wqs == NULL) {
+		free(ind);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		ind->wqs[i] = sv_wq_of(attr->ind_tbl[i]);
+		atomic_fetch_add(&ind->wqs[i]->usecnt, 1);
+	}
+	ind->ctx = ctx;
+	ind->log_size = attr->log_ind_tbl_size;
+	atomic_init(&ind->usecnt, 0);
+	ind->ind.context = context;
+	ind->ind.comp_mask = 0;
+	pthread_mutex_lock(&ctx->lock);
+	ind->ind.ind_tbl_handle = ctx->next_qpn;
+	ind->ind.ind_tbl_num = ctx->next_qpn++;
+	pthread_mutex_unlock(&ctx->lock);
+	atomic_fetch_add(&ctx->nobjs, 1);
+	return &ind->ind;
+}
+
+int
+sv_destroy_rwq_ind_table(struct ibv_rwq_ind_table *tbl)
+{
+	struct sv_ind *ind;
+	uint32_t i;
+
+	if (tbl == NULL)
+		return EINVAL;
+	ind = sv_ind_of(tbl);
+	/* Still the table of a hash QP. */
+	if (atomic_load(&ind->usecnt) > 0)
+		return EBUSY;
+	for (i = 0; i < (UINT32_C(1) << ind->log_size); i++)
+		atomic_fetch_sub(&ind->wqs[i]->usecnt, 1);
+	atomic_fetch_sub(&ind->ctx->nobjs, 1);
+	free(ind->wqs);
+	free(ind);
+	return 0;
+}

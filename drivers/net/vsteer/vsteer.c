@@ -1,3 +1,578 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * net_vsteer: probe, devargs, removal and log types.
+ *
+ *   --vdev net_vsteer0,dev=<name>[,port=<n>][,profile=...][,flow_engine=...]
+ *
+ * dev=mlx5_0        an rdma-core device (libibverbs/libmlx5);
+ * dev=soft:<if>     softverbs on a Linux interface (needs CAP_NET_RAW);
+ * dev=mem:<link>    softverbs on one end of an in-memory link: two ports
+ *                   given the same link are wired to each other.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_kvargs.h>
+#include <rte_malloc.h>
+#include <bus_vdev_driver.h>
+#include <ethdev_vdev.h>
+
+#include "softverbs.h"
+#include "vsteer.h"
+
+RTE_LOG_REGISTER_DEFAULT(vsteer_logtype, NOTICE);
+RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_init, init, NOTICE);
+RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_flow, flow, NOTICE);
+RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_rx, rx, NOTICE);
+RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_tx, tx, NOTICE);
+
+#define VSTEER_ARG_DEV "dev"
+#define VSTEER_ARG_PORT "port"
+#define VSTEER_ARG_PROFILE "profile"
+#define VSTEER_ARG_FLOW_ENGINE "flow_engine"
+#define VSTEER_ARG_MAC "mac"
+
+static const char * const vsteer_valid_args[] = {
+	VSTEER_ARG_DEV,
+	VSTEER_ARG_PORT,
+	VSTEER_ARG_PROFILE,
+	VSTEER_ARG_FLOW_ENGINE,
+	VSTEER_ARG_MAC,
+	NULL,
+};
+
+#define VSTEER_SOFT_PREFIX "soft:"
+#define VSTEER_MEM_PREFIX "mem:"
+
+enum vsteer_engine_arg {
+	VSTEER_ENGINE_AUTO = 0,
+	VSTEER_ENGINE_ARG_VERBS,
+	VSTEER_ENGINE_ARG_DV,
+};
+
+struct vsteer_args {
+	char dev[64];
+	unsigned long port;
+	int port_given;
+	int profile;            /* enum sv_profile */
+	int profile_given;
+	enum vsteer_engine_arg engine;
+	struct rte_ether_addr mac;
+	int mac_given;
+};
+
+/* One line naming the key and the valid ones. */
+static int
+vsteer_args_unknown(const char *name, const char *key)
+{
+	char list[128] = "";
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; vsteer_valid_args[i] != NULL; i++)
+		off += snprintf(list + off, sizeof(list) - off, "%s%s",
+				i ? ", " : "", vsteer_valid_args[i]);
+	INIT_LOG(ERR, "%s: unknown devarg '%s'; valid: %s", name, key, list);
+	return -EINVAL;
+}
+
+static int
+vsteer_args_parse(const char *name, const char *params,
+		  struct vsteer_args *a)
+{
+	struct rte_kvargs *kv;
+	unsigned int i, j;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->port = 1;
+	a->profile = SV_PROFILE_MLX5;
+	a->engine = VSTEER_ENGINE_AUTO;
+	if (params == NULL || params[0] == '\0') {
+		INIT_LOG(ERR, "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
+			 name);
+		return -EINVAL;
+	}
+	/* No key filter here: an unknown key is then named in the error. */
+	kv = rte_kvargs_parse(params, NULL);
+	if (kv == NULL) {
+		INIT_LOG(ERR, "%s: cannot parse devargs '%s' (expected key=value,...)",
+			 name, params);
+		return -EINVAL;
+	}
+	for (i = 0; i < kv->count && ret == 0; i++) {
+		const char *key = kv->pairs[i].key;
+		const char *val = kv->pairs[i].value;
+		char *end;
+
+		for (j = 0; vsteer_valid_args[j] != NULL; j++)
+			if (strcmp(key, vsteer_valid_args[j]) == 0)
+				break;
+		if (vsteer_valid_args[j] == NULL) {
+			ret = vsteer_args_unknown(name, key);
+			break;
+		}
+		if (rte_kvargs_count(kv, key) > 1) {
+			INIT_LOG(ERR, "%s: devarg %s given more than once",
+				 name, key);
+			ret = -EINVAL;
+			break;
+		}
+		if (val == NULL || val[0] == '\0') {
+			INIT_LOG(ERR, "%s: devarg %s needs a value", name, key);
+			ret = -EINVAL;
+			break;
+		}
+		if (strcmp(key, VSTEER_ARG_DEV) == 0) {
+			if (strlen(val) >= sizeof(a->dev)) {
+				INIT_LOG(ERR, "%s: dev=%s: name too long",
+					 name, val);
+				ret = -EINVAL;
+			} else {
+				snprintf(a->dev, sizeof(a->dev), "%s", val);
+			}
+		} else if (strcmp(key, VSTEER_ARG_PORT) == 0) {
+			errno = 0;
+			a->port = strtoul(val, &end, 10);
+			if (errno != 0 || *end != '\0' || a->port < 1 ||
+			    a->port > 255) {
+				INIT_LOG(ERR, "%s: port=%s: expected a port number from 1 to 255",
+					 name, val);
+				ret = -EINVAL;
+			}
+			a->port_given = 1;
+		} else if (strcmp(key, VSTEER_ARG_PROFILE) == 0) {
+			if (strcmp(val, "generic") == 0) {
+				a->profile = SV_PROFILE_GENERIC;
+			} else if (strcmp(val, "mlx5") == 0) {
+				a->profile = SV_PROFILE_MLX5;
+			} else {
+				INIT_LOG(ERR, "%s: profile=%s: expected generic or mlx5",
+					 name, val);
+				ret = -EINVAL;
+			}
+			a->profile_given = 1;
+		} else if (strcmp(key, VSTEER_ARG_FLOW_ENGINE) == 0) {
+			if (strcmp(val, "auto") == 0) {
+				a->engine = VSTEER_ENGINE_AUTO;
+			} else if (strcmp(val, "verbs") == 0) {
+				a->engine = VSTEER_ENGINE_ARG_VERBS;
+			} else if (strcmp(val, "dv") == 0) {
+				a->engine = VSTEER_ENGINE_ARG_DV;
+			} else {
+				INIT_LOG(ERR, "%s: flow_engine=%s: expected auto, verbs or dv",
+					 name, val);
+				ret = -EINVAL;
+			}
+		} else if (strcmp(key, VSTEER_ARG_MAC) == 0) {
+			if (rte_ether_unformat_addr(val, &a->mac) != 0 ||
+			    !rte_is_unicast_ether_addr(&a->mac) ||
+			    rte_is_zero_ether_addr(&a->mac)) {
+				INIT_LOG(ERR, "%s: mac=%s: expected a unicast address such as 02:00:00:00:00:01",
+					 name, val);
+				ret = -EINVAL;
+			}
+			a->mac_given = 1;
+		}
+	}
+	rte_kvargs_free(kv);
+	if (ret == 0 && a->dev[0] == '\0') {
+		INIT_LOG(ERR, "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
+			 name);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static int
+vsteer_is_soft(const char *dev)
+{
+	return strncmp(dev, VSTEER_SOFT_PREFIX, strlen(VSTEER_SOFT_PREFIX)) == 0 ||
+	       strncmp(dev, VSTEER_MEM_PREFIX, strlen(VSTEER_MEM_PREFIX)) == 0;
+}
+
+/* "lo, eth0" — what dev=soft: could have named. */
+static void
+vsteer_list_ifs(char *buf, size_t len)
+{
+	struct if_nameindex *ifs, *it;
+	size_t off = 0;
+
+	snprintf(buf, len, "none");
+	ifs = if_nameindex();
+	if (ifs == NULL)
+		return;
+	for (it = ifs; it->if_index != 0 && off < len; it++)
+		off += snprintf(buf + off, len - off, "%s%s",
+				off ? ", " : "", it->if_name);
+	if_freenameindex(ifs);
+}
+
+static void
+vsteer_list_devs(const struct vsteer_glue *glue, struct ibv_device **list,
+		 int n, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	snprintf(buf, len, "none");
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s",
+				off ? ", " : "", glue->get_device_name(list[i]));
+}
+
+/* Create the softverbs device the devarg names; its name goes to out. */
+static int
+vsteer_soft_create(const char *name, const struct vsteer_args *a,
+		   char *out, size_t out_len)
+{
+	char wire[96], found[256];
+	int ret;
+
+	if (strncmp(a->dev, VSTEER_SOFT_PREFIX,
+		    strlen(VSTEER_SOFT_PREFIX)) == 0) {
+		const char *ifname = a->dev + strlen(VSTEER_SOFT_PREFIX);
+
+		if (ifname[0] == '\0' || if_nametoindex(ifname) == 0) {
+			vsteer_list_ifs(found, sizeof(found));
+			INIT_LOG(ERR, "%s: no interface %s; found: %s", name,
+				 ifname[0] ? ifname : "(empty)", found);
+			return -ENODEV;
+		}
+		snprintf(wire, sizeof(wire), "if:%s", ifname);
+	} else {
+		const char *link = a->dev + strlen(VSTEER_MEM_PREFIX);
+
+		if (link[0] == '\0') {
+			INIT_LOG(ERR, "%s: dev=mem: needs a link name, e.g. mem:a",
+				 name);
+			return -EINVAL;
+		}
+		snprintf(wire, sizeof(wire), "mem:%s", link);
+	}
+	ret = vsteer_soft_device_add(wire, a->profile, out, out_len);
+	if (ret == 0)
+		return 0;
+	if (ret == EBUSY)
+		INIT_LOG(ERR, "%s: dev=%s: the in-memory link already has two ends",
+			 name, a->dev);
+	else if (ret == EPERM || ret == EACCES)
+		INIT_LOG(ERR, "%s: dev=%s: %s (raw packet sockets need CAP_NET_RAW)",
+			 name, a->dev, strerror(ret));
+	else if (ret == ENODEV)
+		INIT_LOG(ERR, "%s: dev=%s: no such interface", name, a->dev);
+	else
+		INIT_LOG(ERR, "%s: dev=%s: softverbs device: %s", name,
+			 a->dev, strerror(ret));
+	return -ret;
+}
+
+/* Open the named device of glue; one error line on failure. */
+static struct ibv_context *
+vsteer_open(const char *name, const struct vsteer_glue *glue,
+	    const char *ibdev, const char *shown, int *is_mlx5dv)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	char found[256];
+	int n = 0, i;
+
+	list = glue->get_device_list(&n);
+	if (list == NULL)
+		n = 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(glue->get_device_name(list[i]), ibdev) == 0)
+			break;
+	if (i == n) {
+		vsteer_list_devs(glue, list, n, found, sizeof(found));
+		INIT_LOG(ERR, "%s: no %s device %s; found: %s", name,
+			 glue->name, shown, found);
+		if (list != NULL)
+			glue->free_device_list(list);
+		rte_errno = ENODEV;
+		return NULL;
+	}
+	*is_mlx5dv = glue->dv_is_supported(list[i]);
+	ctx = glue->open_device(list[i]);
+	if (ctx == NULL) {
+		rte_errno = errno ? errno : ENODEV;
+		INIT_LOG(ERR, "%s: open %s device %s: %s", name, glue->name,
+			 shown, strerror(rte_errno));
+	}
+	glue->free_device_list(list);
+	return ctx;
+}
+
+/* Capabilities that no query reports: ask the device by trying. */
+static void
+vsteer_probe_caps(struct vsteer_priv *priv)
+{
+	struct ibv_cq_init_attr_ex cq_attr;
+	struct ibv_counters_init_attr cnt_attr;
+	struct ibv_counters *cnt;
+	struct ibv_cq_ex *cq;
+
+	memset(&cq_attr, 0, sizeof(cq_attr));
+	cq_attr.cqe = 1;
+	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG;
+	cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	if (cq != NULL) {
+		priv->tag_ok = 1;
+		priv->glue->destroy_cq(ibv_cq_ex_to_cq(cq));
+	}
+	memset(&cnt_attr, 0, sizeof(cnt_attr));
+	cnt = ibv_create_counters(priv->ctx, &cnt_attr);
+	if (cnt != NULL) {
+		priv->count_ok = 1;
+		ibv_destroy_counters(cnt);
+	}
+}
+
+static uint16_t
+vsteer_ibv_mtu_bytes(enum ibv_mtu mtu)
+{
+	switch (mtu) {
+	case IBV_MTU_256: return 256;
+	case IBV_MTU_512: return 512;
+	case IBV_MTU_1024: return 1024;
+	case IBV_MTU_2048: return 2048;
+	case IBV_MTU_4096: return 4096;
+	default: return 0;
+	}
+}
+
+static int
+vsteer_priv_init(const char *name, struct vsteer_priv *priv,
+		 const struct vsteer_args *a, int is_mlx5dv)
+{
+	const struct ibv_rss_caps *rc;
+	uint64_t fields;
+	int ret;
+
+	ret = priv->glue->query_device_ex(priv->ctx, NULL, &priv->dev_attr);
+	if (ret != 0) {
+		INIT_LOG(ERR, "%s: query_device_ex(%s): %s", name,
+			 priv->ibdev_name, strerror(ret));
+		return -ret;
+	}
+	if (a->port > priv->dev_attr.orig_attr.phys_port_cnt) {
+		INIT_LOG(ERR, "%s: port=%lu: device %s has %u port(s)", name,
+			 a->port, priv->ibdev_name,
+			 priv->dev_attr.orig_attr.phys_port_cnt);
+		return -EINVAL;
+	}
+	priv->port_num = (uint8_t)a->port;
+	ret = priv->glue->query_port(priv->ctx, priv->port_num,
+				     &priv->port_attr);
+	if (ret != 0) {
+		INIT_LOG(ERR, "%s: query_port(%s, %u): %s", name,
+			 priv->ibdev_name, priv->port_num, strerror(ret));
+		return -ret;
+	}
+	if (priv->port_attr.link_layer != IBV_LINK_LAYER_ETHERNET &&
+	    priv->port_attr.link_layer != IBV_LINK_LAYER_UNSPECIFIED) {
+		INIT_LOG(ERR, "%s: %s port %u is not an Ethernet port", name,
+			 priv->ibdev_name, priv->port_num);
+		return -ENOTSUP;
+	}
+	priv->max_sge = RTE_MAX(priv->dev_attr.orig_attr.max_sge, 1);
+	priv->max_wr = RTE_MAX(priv->dev_attr.orig_attr.max_qp_wr, 1);
+	rc = &priv->dev_attr.rss_caps;
+	fields = rc->rx_hash_fields_mask;
+	priv->rss_hf_supported = vsteer_rss_hf_supported(fields);
+	priv->inner_rss_ok = (fields & IBV_RX_HASH_INNER) != 0;
+	priv->ind_tbl_max = rc->max_rwq_indirection_table_size;
+	if (priv->ind_tbl_max == 0)
+		priv->ind_tbl_max = 1;
+	priv->ind_tbl_max = rte_align32prevpow2(priv->ind_tbl_max);
+	priv->reta_size = (uint16_t)RTE_MIN(priv->ind_tbl_max,
+					    (uint32_t)VSTEER_RETA_MAX);
+	priv->rx_csum = (priv->dev_attr.device_cap_flags_ex &
+			 IBV_DEVICE_RAW_IP_CSUM) != 0;
+	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
+			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
+	/* mlx5: 16 verbs priorities (kernel: ENOMEM above 15). */
+	priv->max_verbs_prio = 15;
+	/* mlx5 takes EGRESS only for IPsec; the man page's device does. */
+	priv->egress_ok = priv->glue == &vsteer_glue_soft &&
+			  priv->profile == SV_PROFILE_GENERIC;
+	priv->min_mtu = RTE_ETHER_MIN_MTU;
+	priv->max_mtu = RTE_MAX(vsteer_ibv_mtu_bytes(priv->port_attr.max_mtu),
+				(uint16_t)RTE_ETHER_MTU);
+	switch (a->engine) {
+	case VSTEER_ENGINE_ARG_DV:
+		if (!is_mlx5dv) {
+			INIT_LOG(ERR, "%s: flow_engine=dv: %s is not an mlx5dv device",
+				 name, priv->ibdev_name);
+			return -ENOTSUP;
+		}
+		priv->flow_engine = VSTEER_FLOW_ENGINE_DV;
+		break;
+	case VSTEER_ENGINE_ARG_VERBS:
+		priv->flow_engine = VSTEER_FLOW_ENGINE_VERBS;
+		break;
+	default:
+		priv->flow_engine = is_mlx5dv ? VSTEER_FLOW_ENGINE_DV :
+			VSTEER_FLOW_ENGINE_VERBS;
+		break;
+	}
+	vsteer_probe_caps(priv);
+	return 0;
+}
+
+static int
+vsteer_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct rte_eth_dev *eth_dev = NULL;
+	struct vsteer_priv *priv;
+	struct vsteer_args a;
+	const struct vsteer_glue *glue;
+	struct ibv_context *ctx = NULL;
+	struct ibv_pd *pd = NULL;
+	char soft_name[64] = "";
+	const char *ibdev;
+	uint8_t mac[RTE_ETHER_ADDR_LEN];
+	int is_mlx5dv = 0;
+	int ret;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		INIT_LOG(ERR, "%s: secondary processes are not supported",
+			 name);
+		return -ENOTSUP;
+	}
+	ret = vsteer_args_parse(name, rte_vdev_device_args(vdev), &a);
+	if (ret != 0)
+		return ret;
+	if (vsteer_is_soft(a.dev)) {
+		glue = &vsteer_glue_soft;
+		ret = vsteer_soft_create(name, &a, soft_name,
+					 sizeof(soft_name));
+		if (ret != 0)
+			return ret;
+		ibdev = soft_name;
+	} else {
+		glue = &vsteer_glue_rdma;
+		if (a.profile_given) {
+			INIT_LOG(ERR, "%s: profile= applies to softverbs devices (soft:, mem:), not to %s",
+				 name, a.dev);
+			return -EINVAL;
+		}
+		ibdev = a.dev;
+	}
+	ctx = vsteer_open(name, glue, ibdev, a.dev, &is_mlx5dv);
+	if (ctx == NULL) {
+		ret = -rte_errno;
+		goto err;
+	}
+	pd = glue->alloc_pd(ctx);
+	if (pd == NULL) {
+		ret = -(errno ? errno : ENOMEM);
+		INIT_LOG(ERR, "%s: alloc_pd(%s): %s", name, ibdev,
+			 strerror(-ret));
+		goto err;
+	}
+	eth_dev = rte_eth_vdev_allocate(vdev, sizeof(*priv));
+	if (eth_dev == NULL) {
+		INIT_LOG(ERR, "%s: cannot allocate the ethdev", name);
+		ret = -ENOMEM;
+		goto err;
+	}
+	priv = eth_dev->data->dev_private;
+	priv->data = eth_dev->data;
+	priv->glue = glue;
+	priv->ctx = ctx;
+	priv->pd = pd;
+	priv->profile = a.profile;
+	snprintf(priv->ibdev_name, sizeof(priv->ibdev_name), "%s", ibdev);
+	TAILQ_INIT(&priv->rss_list);
+	TAILQ_INIT(&priv->defflows);
+	ret = vsteer_priv_init(name, priv, &a, is_mlx5dv);
+	if (ret != 0)
+		goto err;
+	ret = glue->port_mac(ctx, priv->port_num, mac);
+	if (ret != 0 && !a.mac_given) {
+		INIT_LOG(ERR, "%s: MAC address of %s port %u: %s (give mac=)",
+			 name, ibdev, priv->port_num, strerror(ret));
+		ret = -ret;
+		goto err;
+	}
+	eth_dev->data->mac_addrs = rte_zmalloc(name, VSTEER_MAX_MAC *
+					       sizeof(struct rte_ether_addr),
+					       0);
+	if (eth_dev->data->mac_addrs == NULL) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	if (a.mac_given)
+		eth_dev->data->mac_addrs[0] = a.mac;
+	else
+		memcpy(eth_dev->data->mac_addrs[0].addr_bytes, mac,
+		       RTE_ETHER_ADDR_LEN);
+	vsteer_mr_init(priv);
+	memcpy(priv->rss_key, vsteer_rss_key_default, VSTEER_RSS_KEY_LEN);
+	vsteer_reta_default(eth_dev);
+	/* Port counters start from zero for this port. */
+	if (vsteer_port_counters_read(priv, &priv->cnt_base) != 0)
+		memset(&priv->cnt_base, 0, sizeof(priv->cnt_base));
+	/* Only set soft_name once the device is ours to remove at close. */
+	snprintf(priv->soft_name, sizeof(priv->soft_name), "%s", soft_name);
+	eth_dev->dev_ops = &vsteer_dev_ops;
+	eth_dev->rx_pkt_burst = vsteer_rx_burst;
+	eth_dev->tx_pkt_burst = vsteer_tx_burst;
+	eth_dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	rte_eth_dev_probing_finish(eth_dev);
+	INIT_LOG(INFO, "%s: port %u on %s device %s port %u, MAC " RTE_ETHER_ADDR_PRT_FMT ", flow engine %s",
+		 name, eth_dev->data->port_id, glue->name, ibdev,
+		 priv->port_num,
+		 RTE_ETHER_ADDR_BYTES(&eth_dev->data->mac_addrs[0]),
+		 priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "dv" : "verbs");
+	return 0;
+err:
+	if (eth_dev != NULL)
+		rte_eth_dev_release_port(eth_dev);
+	if (pd != NULL)
+		glue->dealloc_pd(pd);
+	if (ctx != NULL)
+		glue->close_device(ctx);
+	if (soft_name[0] != '\0')
+		vsteer_soft_device_remove(soft_name);
+	return ret;
+}
+
+static int
+vsteer_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *eth_dev;
+
+	eth_dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+	if (eth_dev == NULL)
+		return 0; /* already closed */
+	vsteer_dev_close(eth_dev);
+	return rte_eth_dev_release_port(eth_dev);
+}
+
+static struct rte_vdev_driver vsteer_vdev_driver = {
+	.probe = vsteer_probe,
+	.remove = vsteer_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(net_vsteer, vsteer_vdev_driver);
+RTE_PMD_REGISTER_PARAM_STRING(net_vsteer,
+	VSTEER_ARG_DEV "=<mlx5_0|soft:ifname|mem:link> "
+	VSTEER_ARG_PORT "=<int> "
+	VSTEER_ARG_PROFILE "=<generic|mlx5> "
+	VSTEER_ARG_FLOW_ENGINE "=<auto|verbs|dv> "
+	VSTEER_ARG_MAC "=<mac addr>");
+RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");

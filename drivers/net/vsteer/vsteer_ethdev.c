@@ -1,3 +1,838 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * ethdev operations: configuration, start/stop/close, link, Rx modes and
+ * MAC filters (all implemented as default flows), statistics, RSS.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "vsteer.h"
+
+/* The historical default Toeplitz key of mlx4/mlx5, so that default
+ * traffic spreads as it would on those drivers. */
+const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN] = {
+	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7,
+	0xfc, 0xa2, 0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94,
+	0x6b, 0x9e, 0x38, 0xd9, 0x2c, 0x9c, 0x03, 0xd1,
+	0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56, 0x3d, 0x59,
+	0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
+};
+
+static int
+vsteer_dev_configure(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	const struct rte_eth_conf *conf = &dev->data->dev_conf;
+	const struct rte_eth_rss_conf *rss = &conf->rx_adv_conf.rss_conf;
+	enum rte_eth_rx_mq_mode mq = conf->rxmode.mq_mode;
+
+	if (mq != RTE_ETH_MQ_RX_NONE && mq != RTE_ETH_MQ_RX_RSS) {
+		DRV_LOG(ERR, "port %u: Rx mq_mode %d: only none and RSS are supported",
+			dev->data->port_id, mq);
+		return -ENOTSUP;
+	}
+	if (conf->txmode.mq_mode != RTE_ETH_MQ_TX_NONE) {
+		DRV_LOG(ERR, "port %u: Tx mq_mode %d: only none is supported",
+			dev->data->port_id, conf->txmode.mq_mode);
+		return -ENOTSUP;
+	}
+	if (dev->data->nb_rx_queues > priv->ind_tbl_max) {
+		DRV_LOG(ERR, "port %u: %u Rx queues, the indirection table holds %u",
+			dev->data->port_id, dev->data->nb_rx_queues,
+			priv->ind_tbl_max);
+		return -EINVAL;
+	}
+	if (rss->rss_key != NULL) {
+		if (rss->rss_key_len != VSTEER_RSS_KEY_LEN) {
+			DRV_LOG(ERR, "port %u: RSS key of %u bytes, must be %u",
+				dev->data->port_id, rss->rss_key_len,
+				VSTEER_RSS_KEY_LEN);
+			return -EINVAL;
+		}
+		memcpy(priv->rss_key, rss->rss_key, VSTEER_RSS_KEY_LEN);
+	} else {
+		memcpy(priv->rss_key, vsteer_rss_key_default,
+		       VSTEER_RSS_KEY_LEN);
+	}
+	if (mq & RTE_ETH_MQ_RX_RSS_FLAG) {
+		if (rss->rss_hf & ~priv->rss_hf_supported) {
+			DRV_LOG(ERR, "port %u: RSS types 0x%" PRIx64 " not supported (supported 0x%" PRIx64 ")",
+				dev->data->port_id,
+				rss->rss_hf & ~priv->rss_hf_supported,
+				priv->rss_hf_supported);
+			return -EINVAL;
+		}
+		priv->rss_hf = rss->rss_hf;
+	} else {
+		priv->rss_hf = 0;
+	}
+	if (priv->reta_nb_rxq != dev->data->nb_rx_queues)
+		vsteer_reta_default(dev);
+	DRV_LOG(INFO, "port %u: %u Rx / %u Tx queues, RSS types 0x%" PRIx64,
+		dev->data->port_id, dev->data->nb_rx_queues,
+		dev->data->nb_tx_queues, priv->rss_hf);
+	return 0;
+}
+
+static int
+vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint32_t max_qp = (uint32_t)priv->dev_attr.orig_attr.max_qp;
+
+	info->max_rx_queues = RTE_MIN(RTE_MIN(max_qp, priv->ind_tbl_max),
+				      (uint32_t)RTE_MAX_QUEUES_PER_PORT);
+	info->max_tx_queues = RTE_MIN(max_qp,
+				      (uint32_t)RTE_MAX_QUEUES_PER_PORT);
+	info->min_rx_bufsize = RTE_ETHER_MIN_LEN;
+	info->max_rx_pktlen = vsteer_rx_frame_max(dev, priv->max_mtu);
+	info->min_mtu = priv->min_mtu;
+	info->max_mtu = priv->max_mtu;
+	info->max_mac_addrs = VSTEER_MAX_MAC;
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	if (priv->rx_csum)
+		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (priv->tx_csum)
+		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+					 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+					 RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+	info->rx_queue_offload_capa = info->rx_offload_capa;
+	info->tx_queue_offload_capa = info->tx_offload_capa;
+	info->flow_type_rss_offloads = priv->rss_hf_supported;
+	info->hash_key_size = VSTEER_RSS_KEY_LEN;
+	info->reta_size = priv->reta_size;
+	info->rx_desc_lim.nb_max = (uint16_t)RTE_MIN(priv->max_wr, 32768u);
+	info->rx_desc_lim.nb_min = VSTEER_DESC_MIN;
+	info->rx_desc_lim.nb_align = 1;
+	info->tx_desc_lim = info->rx_desc_lim;
+	info->default_rxportconf.ring_size = 512;
+	info->default_txportconf.ring_size = 512;
+	info->default_rxportconf.burst_size = 32;
+	info->default_txportconf.burst_size = 32;
+	info->default_rxportconf.nb_queues = 1;
+	info->default_txportconf.nb_queues = 1;
+	/* Flows and indirect actions survive stop/start (vsteer_flow.c). */
+	info->dev_capa = RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP |
+			 RTE_ETH_DEV_CAPA_FLOW_SHARED_OBJECT_KEEP;
+	return 0;
+}
+
+static int
+vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct rte_eth_link link;
+	struct ibv_port_attr pa;
+	uint32_t lane = 0, lanes = 0;
+	int ret;
+
+	RTE_SET_USED(wait_to_complete);
+	memset(&link, 0, sizeof(link));
+	ret = priv->glue->query_port(priv->ctx, priv->port_num, &pa);
+	if (ret != 0) {
+		DRV_LOG(ERR, "port %u: query_port: %s", dev->data->port_id,
+			strerror(ret));
+		return rte_eth_linkstatus_set(dev, &link);
+	}
+	priv->port_attr = pa;
+	/* IB speed/width encodings, as query_port(3) defines them. */
+	switch (pa.active_speed) {
+	case 1: lane = 2500; break;
+	case 2: lane = 5000; break;
+	case 4: case 8: lane = 10000; break;
+	case 16: lane = 14000; break;
+	case 32: lane = 25000; break;
+	case 64: lane = 50000; break;
+	case 128: lane = 100000; break;
+	default: break;
+	}
+	switch (pa.active_width) {
+	case 1: lanes = 1; break;
+	case 2: lanes = 4; break;
+	case 4: lanes = 8; break;
+	case 8: lanes = 12; break;
+	case 16: lanes = 2; break;
+	default: break;
+	}
+	link.link_status = pa.state == IBV_PORT_ACTIVE ?
+		RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
+	link.link_speed = lane * lanes != 0 ? lane * lanes :
+		RTE_ETH_SPEED_NUM_UNKNOWN;
+	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
+	link.link_autoneg = RTE_ETH_LINK_FIXED;
+	return rte_eth_linkstatus_set(dev, &link);
+}
+
+static void
+vsteer_dev_stop_queues(struct rte_eth_dev *dev)
+{
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		if (dev->data->rx_queues[i] != NULL)
+			vsteer_rxq_stop(dev->data->rx_queues[i]);
+		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		if (dev->data->tx_queues[i] != NULL)
+			vsteer_txq_stop(dev->data->tx_queues[i]);
+		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	}
+}
+
+static int
+vsteer_dev_stop(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	if (!priv->started)
+		return 0;
+	/* Flows first: they hold the RSS contexts, which hold the WQs. */
+	vsteer_flow_stop(dev);
+	vsteer_defflow_remove(dev);
+	priv->started = 0;
+	vsteer_rss_flush(dev);
+	vsteer_dev_stop_queues(dev);
+	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	DRV_LOG(INFO, "port %u stopped", dev->data->port_id);
+	return 0;
+}
+
+static int
+vsteer_dev_start(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t i;
+	int ret;
+
+	if (priv->started)
+		return 0;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		if (dev->data->rx_queues[i] == NULL) {
+			DRV_LOG(ERR, "port %u: Rx queue %u is not set up",
+				dev->data->port_id, i);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		if (dev->data->tx_queues[i] == NULL) {
+			DRV_LOG(ERR, "port %u: Tx queue %u is not set up",
+				dev->data->port_id, i);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		ret = vsteer_rxq_start(dev->data->rx_queues[i]);
+		if (ret != 0)
+			goto err;
+		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		ret = vsteer_txq_start(dev->data->tx_queues[i]);
+		if (ret != 0)
+			goto err;
+		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	}
+	priv->started = 1;
+	priv->promisc = dev->data->promiscuous;
+	priv->allmulti = dev->data->all_multicast;
+	ret = vsteer_defflow_sync(dev);
+	if (ret != 0)
+		goto err_flows;
+	ret = vsteer_flow_start(dev);
+	if (ret != 0)
+		goto err_flows;
+	vsteer_link_update(dev, 0);
+	DRV_LOG(INFO, "port %u started", dev->data->port_id);
+	return 0;
+err_flows:
+	vsteer_flow_stop(dev);
+	vsteer_defflow_remove(dev);
+	priv->started = 0;
+	vsteer_rss_flush(dev);
+err:
+	vsteer_dev_stop_queues(dev);
+	return ret;
+}
+
+int
+vsteer_dev_close(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t i;
+	int ret, failed = 0;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return 0;
+	if (priv->ctx == NULL)
+		return 0;
+	vsteer_dev_stop(dev);
+	vsteer_flow_close(dev);
+	for (i = 0; i < dev->data->nb_rx_queues; i++)
+		vsteer_rx_queue_release(dev, i);
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		vsteer_tx_queue_release(dev, i);
+	failed += vsteer_mr_fini(priv);
+	/* The PD goes only when nothing is left in it: a failure here is a
+	 * leak somewhere above. */
+	ret = priv->glue->dealloc_pd(priv->pd);
+	if (ret != 0) {
+		DRV_LOG(ERR, "port %u: dealloc_pd: %s (objects leaked)",
+			dev->data->port_id, strerror(ret));
+		failed++;
+	}
+	priv->pd = NULL;
+	ret = priv->glue->close_device(priv->ctx);
+	if (ret != 0) {
+		DRV_LOG(ERR, "port %u: close_device(%s): %s",
+			dev->data->port_id, priv->ibdev_name, strerror(ret));
+		failed++;
+	}
+	priv->ctx = NULL;
+	if (priv->soft_name[0] != '\0') {
+		ret = vsteer_soft_device_remove(priv->soft_name);
+		/* Another port may share the device (soft:<if>). */
+		if (ret != 0 && ret != EBUSY)
+			DRV_LOG(ERR, "port %u: remove softverbs device %s: %s",
+				dev->data->port_id, priv->soft_name,
+				strerror(ret));
+		priv->soft_name[0] = '\0';
+	}
+	dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+	dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+	DRV_LOG(INFO, "port %u closed%s", dev->data->port_id,
+		failed ? " with errors" : "");
+	return failed ? -EBUSY : 0;
+}
+
+static int
+vsteer_rxmode_set(struct rte_eth_dev *dev, int promisc, int allmulti)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint32_t old_p = priv->promisc, old_a = priv->allmulti;
+	int ret;
+
+	priv->promisc = !!promisc;
+	priv->allmulti = !!allmulti;
+	ret = vsteer_defflow_sync(dev);
+	if (ret != 0) {
+		priv->promisc = old_p;
+		priv->allmulti = old_a;
+		vsteer_defflow_sync(dev);
+	}
+	return ret;
+}
+
+static int
+vsteer_promiscuous_enable(struct rte_eth_dev *dev)
+{
+	return vsteer_rxmode_set(dev, 1, vsteer_priv(dev)->allmulti);
+}
+
+static int
+vsteer_promiscuous_disable(struct rte_eth_dev *dev)
+{
+	return vsteer_rxmode_set(dev, 0, vsteer_priv(dev)->allmulti);
+}
+
+static int
+vsteer_allmulticast_enable(struct rte_eth_dev *dev)
+{
+	return vsteer_rxmode_set(dev, vsteer_priv(dev)->promisc, 1);
+}
+
+static int
+vsteer_allmulticast_disable(struct rte_eth_dev *dev)
+{
+	return vsteer_rxmode_set(dev, vsteer_priv(dev)->promisc, 0);
+}
+
+/* Set mac_addrs[index] (ethdev writes it too, after the op) and resync. */
+static int
+vsteer_mac_slot_set(struct rte_eth_dev *dev, uint32_t index,
+		    const struct rte_ether_addr *mac)
+{
+	struct rte_ether_addr old = dev->data->mac_addrs[index];
+	int ret;
+
+	dev->data->mac_addrs[index] = *mac;
+	ret = vsteer_defflow_sync(dev);
+	if (ret != 0) {
+		dev->data->mac_addrs[index] = old;
+		vsteer_defflow_sync(dev);
+	}
+	return ret;
+}
+
+static int
+vsteer_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *mac,
+		    uint32_t index, uint32_t vmdq)
+{
+	RTE_SET_USED(vmdq);
+	if (index >= VSTEER_MAX_MAC)
+		return -EINVAL;
+	return vsteer_mac_slot_set(dev, index, mac);
+}
+
+static void
+vsteer_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index)
+{
+	const struct rte_ether_addr zero = { .addr_bytes = { 0 } };
+
+	if (index >= VSTEER_MAX_MAC)
+		return;
+	if (vsteer_mac_slot_set(dev, index, &zero) != 0)
+		DRV_LOG(ERR, "port %u: removing MAC %u failed",
+			dev->data->port_id, index);
+}
+
+static int
+vsteer_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
+{
+	return vsteer_mac_slot_set(dev, 0, mac);
+}
+
+static int
+vsteer_set_mc_addr_list(struct rte_eth_dev *dev,
+			struct rte_ether_addr *mc_addr_set, uint32_t nb_mc_addr)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct rte_ether_addr *old;
+	uint32_t old_n = priv->mc_n, i;
+	int ret;
+
+	if (nb_mc_addr > VSTEER_MAX_MC) {
+		DRV_LOG(ERR, "port %u: %u multicast addresses, at most %u",
+			dev->data->port_id, nb_mc_addr, VSTEER_MAX_MC);
+		return -ENOSPC;
+	}
+	for (i = 0; i < nb_mc_addr; i++) {
+		if (!rte_is_multicast_ether_addr(&mc_addr_set[i])) {
+			DRV_LOG(ERR, "port %u: " RTE_ETHER_ADDR_PRT_FMT " is not multicast",
+				dev->data->port_id,
+				RTE_ETHER_ADDR_BYTES(&mc_addr_set[i]));
+			return -EINVAL;
+		}
+	}
+	old = malloc(sizeof(priv->mc));
+	if (old == NULL)
+		return -ENOMEM;
+	memcpy(old, priv->mc, sizeof(priv->mc));
+	if (nb_mc_addr > 0)
+		memcpy(priv->mc, mc_addr_set, nb_mc_addr * sizeof(*priv->mc));
+	priv->mc_n = nb_mc_addr;
+	ret = vsteer_defflow_sync(dev);
+	if (ret != 0) {
+		memcpy(priv->mc, old, sizeof(priv->mc));
+		priv->mc_n = old_n;
+		vsteer_defflow_sync(dev);
+	}
+	free(old);
+	return ret;
+}
+
+int
+vsteer_port_counters_read(struct vsteer_priv *priv,
+			  struct vsteer_port_counters *c)
+{
+	if (priv->glue == &vsteer_glue_soft)
+		return vsteer_soft_port_counters(priv->ctx, priv->port_num, c);
+	return vsteer_rdma_port_counters(priv->ibdev_name, priv->port_num, c);
+}
+
+/* Device counters since the last reset (0 when unavailable). */
+static void
+vsteer_port_counters_delta(struct vsteer_priv *priv,
+			   struct vsteer_port_counters *d)
+{
+	struct vsteer_port_counters c;
+	const struct vsteer_port_counters *b = &priv->cnt_base;
+
+	memset(d, 0, sizeof(*d));
+	if (vsteer_port_counters_read(priv, &c) != 0)
+		return;
+	d->rx_frames = c.rx_frames - b->rx_frames;
+	d->rx_no_buffer = c.rx_no_buffer - b->rx_no_buffer;
+	d->rx_unsteered = c.rx_unsteered - b->rx_unsteered;
+	d->rx_dropped = c.rx_dropped - b->rx_dropped;
+	d->tx_frames = c.tx_frames - b->tx_frames;
+	d->tx_errors = c.tx_errors - b->tx_errors;
+}
+
+static int
+vsteer_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_port_counters d;
+	uint16_t i;
+
+	stats->rx_nombuf = 0;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq == NULL)
+			continue;
+		stats->ipackets += rxq->stats.packets;
+		stats->ibytes += rxq->stats.bytes;
+		stats->ierrors += rxq->stats.errors;
+		stats->rx_nombuf += rxq->stats.nombuf;
+		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			stats->q_ipackets[i] = rxq->stats.packets;
+			stats->q_ibytes[i] = rxq->stats.bytes;
+			stats->q_errors[i] = rxq->stats.errors;
+		}
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		const struct vsteer_txq *txq = dev->data->tx_queues[i];
+
+		if (txq == NULL)
+			continue;
+		stats->opackets += txq->stats.packets;
+		stats->obytes += txq->stats.bytes;
+		stats->oerrors += txq->stats.errors + txq->stats.comp_errors;
+		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			stats->q_opackets[i] = txq->stats.packets;
+			stats->q_obytes[i] = txq->stats.bytes;
+		}
+	}
+	vsteer_port_counters_delta(priv, &d);
+	stats->imissed = d.rx_no_buffer;
+	return 0;
+}
+
+static int
+vsteer_stats_reset(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq != NULL)
+			memset(&rxq->stats, 0, sizeof(rxq->stats));
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		struct vsteer_txq *txq = dev->data->tx_queues[i];
+
+		if (txq != NULL)
+			memset(&txq->stats, 0, sizeof(txq->stats));
+	}
+	if (vsteer_port_counters_read(priv, &priv->cnt_base) != 0)
+		memset(&priv->cnt_base, 0, sizeof(priv->cnt_base));
+	return 0;
+}
+
+/*
+ * Driver xstats; ethdev adds the basic ones and, with
+ * RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS, rx_qN_packets/bytes/errors and
+ * tx_qN_packets/bytes.
+ */
+static const struct {
+	const char *name;
+	size_t off;
+} vsteer_port_xstats[] = {
+	{ "rx_no_buffer_packets",
+	  offsetof(struct vsteer_port_counters, rx_no_buffer) },
+	{ "rx_unsteered_packets",
+	  offsetof(struct vsteer_port_counters, rx_unsteered) },
+	{ "rx_rule_drop_packets",
+	  offsetof(struct vsteer_port_counters, rx_dropped) },
+	{ "rx_wire_packets", offsetof(struct vsteer_port_counters, rx_frames) },
+	{ "tx_wire_packets", offsetof(struct vsteer_port_counters, tx_frames) },
+	{ "tx_wire_errors", offsetof(struct vsteer_port_counters, tx_errors) },
+};
+
+#define VSTEER_RXQ_XSTATS 2
+#define VSTEER_TXQ_XSTATS 2
+
+static unsigned int
+vsteer_xstats_count(const struct rte_eth_dev *dev)
+{
+	return RTE_DIM(vsteer_port_xstats) +
+	       dev->data->nb_rx_queues * VSTEER_RXQ_XSTATS +
+	       dev->data->nb_tx_queues * VSTEER_TXQ_XSTATS;
+}
+
+static int
+vsteer_xstats_get_names(struct rte_eth_dev *dev,
+			struct rte_eth_xstat_name *names, unsigned int size)
+{
+	unsigned int n = vsteer_xstats_count(dev), k = 0, i;
+
+	if (names == NULL || size < n)
+		return n;
+	for (i = 0; i < RTE_DIM(vsteer_port_xstats); i++)
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s",
+			 vsteer_port_xstats[i].name);
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			 "rx_q%u_mbuf_allocation_errors", i);
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			 "rx_q%u_repost_errors", i);
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			 "tx_q%u_dropped_packets", i);
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			 "tx_q%u_completion_errors", i);
+	}
+	return n;
+}
+
+static int
+vsteer_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
+		  unsigned int size)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	unsigned int n = vsteer_xstats_count(dev), k = 0, i;
+	struct vsteer_port_counters d;
+
+	if (xs == NULL || size < n)
+		return n;
+	vsteer_port_counters_delta(priv, &d);
+	for (i = 0; i < RTE_DIM(vsteer_port_xstats); i++) {
+		xs[k].id = k;
+		xs[k].value = *(const uint64_t *)
+			((const char *)&d + vsteer_port_xstats[i].off);
+		k++;
+	}
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+		xs[k].id = k;
+		xs[k].value = rxq != NULL ? rxq->stats.nombuf : 0;
+		k++;
+		xs[k].id = k;
+		xs[k].value = rxq != NULL ? rxq->stats.post_errors : 0;
+		k++;
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		const struct vsteer_txq *txq = dev->data->tx_queues[i];
+
+		xs[k].id = k;
+		xs[k].value = txq != NULL ? txq->stats.errors : 0;
+		k++;
+		xs[k].id = k;
+		xs[k].value = txq != NULL ? txq->stats.comp_errors : 0;
+		k++;
+	}
+	return n;
+}
+
+static int
+vsteer_rss_hash_update(struct rte_eth_dev *dev,
+		       struct rte_eth_rss_conf *conf)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint8_t old_key[VSTEER_RSS_KEY_LEN];
+	uint64_t old_hf = priv->rss_hf;
+	int ret;
+
+	if (conf->rss_hf & ~priv->rss_hf_supported) {
+		DRV_LOG(ERR, "port %u: RSS types 0x%" PRIx64 " not supported",
+			dev->data->port_id,
+			conf->rss_hf & ~priv->rss_hf_supported);
+		return -EINVAL;
+	}
+	if (conf->rss_key != NULL && conf->rss_key_len != VSTEER_RSS_KEY_LEN) {
+		DRV_LOG(ERR, "port %u: RSS key of %u bytes, must be %u",
+			dev->data->port_id, conf->rss_key_len,
+			VSTEER_RSS_KEY_LEN);
+		return -EINVAL;
+	}
+	memcpy(old_key, priv->rss_key, VSTEER_RSS_KEY_LEN);
+	if (conf->rss_key != NULL)
+		memcpy(priv->rss_key, conf->rss_key, VSTEER_RSS_KEY_LEN);
+	priv->rss_hf = conf->rss_hf;
+	ret = vsteer_defflow_sync(dev);
+	if (ret != 0) {
+		memcpy(priv->rss_key, old_key, VSTEER_RSS_KEY_LEN);
+		priv->rss_hf = old_hf;
+		vsteer_defflow_sync(dev);
+	}
+	return ret;
+}
+
+static int
+vsteer_rss_hash_conf_get(struct rte_eth_dev *dev,
+			 struct rte_eth_rss_conf *conf)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	if (conf->rss_key != NULL) {
+		if (conf->rss_key_len < VSTEER_RSS_KEY_LEN)
+			return -EINVAL;
+		memcpy(conf->rss_key, priv->rss_key, VSTEER_RSS_KEY_LEN);
+	}
+	conf->rss_key_len = VSTEER_RSS_KEY_LEN;
+	conf->rss_hf = priv->rss_hf;
+	return 0;
+}
+
+static int
+vsteer_reta_update(struct rte_eth_dev *dev,
+		   struct rte_eth_rss_reta_entry64 *reta_conf, uint16_t size)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t old[VSTEER_RETA_MAX];
+	uint16_t i;
+	int ret;
+
+	if (size != priv->reta_size) {
+		DRV_LOG(ERR, "port %u: RETA of %u entries, the port has %u",
+			dev->data->port_id, size, priv->reta_size);
+		return -EINVAL;
+	}
+	for (i = 0; i < size; i++) {
+		const struct rte_eth_rss_reta_entry64 *g =
+			&reta_conf[i / RTE_ETH_RETA_GROUP_SIZE];
+		uint16_t b = i % RTE_ETH_RETA_GROUP_SIZE;
+
+		if ((g->mask & RTE_BIT64(b)) &&
+		    g->reta[b] >= dev->data->nb_rx_queues) {
+			DRV_LOG(ERR, "port %u: RETA entry %u: queue %u of %u",
+				dev->data->port_id, i, g->reta[b],
+				dev->data->nb_rx_queues);
+			return -EINVAL;
+		}
+	}
+	memcpy(old, priv->reta, sizeof(old));
+	for (i = 0; i < size; i++) {
+		const struct rte_eth_rss_reta_entry64 *g =
+			&reta_conf[i / RTE_ETH_RETA_GROUP_SIZE];
+		uint16_t b = i % RTE_ETH_RETA_GROUP_SIZE;
+
+		if (g->mask & RTE_BIT64(b))
+			priv->reta[i] = g->reta[b];
+	}
+	ret = vsteer_defflow_sync(dev);
+	if (ret != 0) {
+		memcpy(priv->reta, old, sizeof(old));
+		vsteer_defflow_sync(dev);
+	}
+	return ret;
+}
+
+static int
+vsteer_reta_query(struct rte_eth_dev *dev,
+		  struct rte_eth_rss_reta_entry64 *reta_conf, uint16_t size)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t i;
+
+	if (size != priv->reta_size)
+		return -EINVAL;
+	for (i = 0; i < size; i++) {
+		struct rte_eth_rss_reta_entry64 *g =
+			&reta_conf[i / RTE_ETH_RETA_GROUP_SIZE];
+		uint16_t b = i % RTE_ETH_RETA_GROUP_SIZE;
+
+		if (g->mask & RTE_BIT64(b))
+			g->reta[b] = priv->reta[i];
+	}
+	return 0;
+}
+
+static int
+vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint32_t frame = vsteer_rx_frame_max(dev, mtu);
+	uint16_t i;
+
+	if (mtu < priv->min_mtu || mtu > priv->max_mtu)
+		return -EINVAL;
+	/* Queues set up for a smaller MTU would drop the larger frames. */
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq != NULL && frame > rxq->sges_n * rxq->seg_room) {
+			DRV_LOG(ERR, "port %u: MTU %u: Rx queue %u takes %u-byte frames; set it up again",
+				dev->data->port_id, mtu, i,
+				rxq->sges_n * rxq->seg_room);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void
+vsteer_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid,
+		    struct rte_eth_rxq_info *qinfo)
+{
+	const struct vsteer_rxq *rxq = dev->data->rx_queues[qid];
+
+	if (rxq == NULL)
+		return;
+	qinfo->mp = rxq->mp;
+	qinfo->scattered_rx = rxq->sges_n > 1;
+	qinfo->nb_desc = rxq->wqe_n;
+	qinfo->rx_buf_size = rxq->seg_room;
+	qinfo->conf.offloads = rxq->offloads;
+}
+
+static void
+vsteer_txq_info_get(struct rte_eth_dev *dev, uint16_t qid,
+		    struct rte_eth_txq_info *qinfo)
+{
+	const struct vsteer_txq *txq = dev->data->tx_queues[qid];
+
+	if (txq == NULL)
+		return;
+	qinfo->nb_desc = txq->elts_n;
+	qinfo->conf.offloads = txq->offloads;
+}
+
+static int
+vsteer_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
+{
+	RTE_SET_USED(dev);
+	*ops = &vsteer_flow_ops;
+	return 0;
+}
+
+const struct eth_dev_ops vsteer_dev_ops = {
+	.dev_configure = vsteer_dev_configure,
+	.dev_start = vsteer_dev_start,
+	.dev_stop = vsteer_dev_stop,
+	.dev_close = vsteer_dev_close,
+	.dev_infos_get = vsteer_dev_infos_get,
+	.link_update = vsteer_link_update,
+	.promiscuous_enable = vsteer_promiscuous_enable,
+	.promiscuous_disable = vsteer_promiscuous_disable,
+	.allmulticast_enable = vsteer_allmulticast_enable,
+	.allmulticast_disable = vsteer_allmulticast_disable,
+	.mac_addr_add = vsteer_mac_addr_add,
+	.mac_addr_remove = vsteer_mac_addr_remove,
+	.mac_addr_set = vsteer_mac_addr_set,
+	.set_mc_addr_list = vsteer_set_mc_addr_list,
+	.mtu_set = vsteer_mtu_set,
+	.stats_get = vsteer_stats_get,
+	.stats_reset = vsteer_stats_reset,
+	.xstats_get = vsteer_xstats_get,
+	.xstats_get_names = vsteer_xstats_get_names,
+	.xstats_reset = vsteer_stats_reset,
+	.rss_hash_update = vsteer_rss_hash_update,
+	.rss_hash_conf_get = vsteer_rss_hash_conf_get,
+	.reta_update = vsteer_reta_update,
+	.reta_query = vsteer_reta_query,
+	.rx_queue_setup = vsteer_rx_queue_setup,
+	.rx_queue_release = vsteer_rx_queue_release,
+	.tx_queue_setup = vsteer_tx_queue_setup,
+	.tx_queue_release = vsteer_tx_queue_release,
+	.rxq_info_get = vsteer_rxq_info_get,
+	.txq_info_get = vsteer_txq_info_get,
+	.flow_ops_get = vsteer_flow_ops_get,
+};

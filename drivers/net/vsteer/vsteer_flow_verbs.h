@@ -14,6 +14,28 @@
  * its specs exactly as <infiniband/verbs.h> lays them out. RSS whose types
  * span more than one L3 family or L4 protocol expands into one rule per
  * type (one hash QP hashes one L3 family and one L4 protocol).
+ *
+ * Decisions (details in vsteer_flow_verbs.c):
+ * - Priority: verbs priority = 3 * rte priority + sub-priority, the
+ *   sub-priority being the deepest layer the rule matches (L4 0, L3 1,
+ *   L2 2; a tunnel pattern counts as L4 unless RSS hashes the inner
+ *   headers, level >= 2). (max_verbs_prio + 1) / 3 levels exist; the last
+ *   one is reserved for the driver's default flows (ctx->internal).
+ * - Implied fields follow the mlx5 verbs engine: the device infers the L2
+ *   ether_type and the L3 protocol from the presence of an L3/L4 spec, so
+ *   they are not written; what it cannot infer is: IP protocol 47/50 under
+ *   GRE/ESP, UDP port 4789/6635 under VXLAN/MPLS, GRE protocol from what
+ *   the GRE carries. Conflicting user values are refused.
+ * - IPv4 is written as IBV_FLOW_SPEC_IPV4 when only addresses are matched,
+ *   as IBV_FLOW_SPEC_IPV4_EXT when protocol or TOS is (the man page's own
+ *   example is then reproduced byte for byte).
+ * - PASSTHRU: IBV_FLOW_ATTR_FLAGS_DONT_TRAP; the rule must be attached to a
+ *   QP that discards what it receives (the drop/sink QP), so that the frame
+ *   is only counted and goes on to lower priorities, never delivered twice.
+ * - Egress: needs ctx->egress_ok; only DROP and COUNT are accepted (no Rx
+ *   queue or tag exists on transmit); a COUNT-only egress rule has fate
+ *   NONE: frames are counted and sent.
+ * - Error messages live in thread-local storage until the next error.
  */
 
 #include <stdbool.h>
@@ -48,7 +70,11 @@ struct vsteer_xlate_ctx {
 				     * reserved lowest level */
 	uint64_t rss_hf_supported;  /* RTE_ETH_RSS_* the device can hash */
 	uint64_t rss_hf_default;    /* types of an RSS action with types 0 */
-	const uint8_t *rss_key_default; /* VSTEER_RSS_KEY_LEN bytes */
+	const uint8_t *rss_key_default; /* VSTEER_RSS_KEY_LEN bytes; NULL:
+					 * the usual 40-byte default key */
+	uint16_t max_spec_bytes;    /* bytes of attr + specs the provider
+				     * takes per rule; 0 or more than
+				     * VSTEER_MAX_SPEC_BYTES: that value */
 };
 
 enum vsteer_fate {
@@ -69,7 +95,10 @@ struct vsteer_verbs_rule {
 	/* Offset in buf of the IBV_FLOW_SPEC_ACTION_COUNT spec whose counters
 	 * pointer is filled when the rule is applied; 0 when none. */
 	uint16_t count_off;
-	uint64_t hash_fields;       /* IBV_RX_HASH_* of the destination */
+	/* IBV_RX_HASH_* of the destination hash QP. 0 on an RSS rule means
+	 * "not hashed": attach it to a one-entry table of queues[0] (the
+	 * kernel refuses fields 0 over a larger table). */
+	uint64_t hash_fields;
 	enum vsteer_subprio subprio;
 };
 
@@ -87,7 +116,8 @@ struct vsteer_flow_plan {
 	uint32_t mark_id;
 	bool count;                 /* COUNT action: a counters object */
 	uint32_t count_id;
-	/* INDIRECT COUNT: the handle given by the application. */
+	/* INDIRECT COUNT: the handle given by the application (count stays
+	 * false: the counters object belongs to the handle). */
 	const struct rte_flow_action_handle *count_handle;
 	uint32_t n_rules;
 	struct vsteer_verbs_rule rules[VSTEER_MAX_EXPAND];

@@ -1,3 +1,283 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * Rx queues. Setup sizes the software ring and registers the mempool;
+ * the verbs objects exist only while the port is started: a CQ-ex that
+ * reports byte counts and flow tags, and an IBV_WQT_RQ work queue in RDY
+ * with every ring slot posted. Stopping destroys them (the flows that
+ * point at the WQs are gone by then) and frees the posted mbufs.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "vsteer.h"
+
+uint32_t
+vsteer_rx_frame_max(const struct rte_eth_dev *dev, uint16_t mtu)
+{
+	RTE_SET_USED(dev);
+	return (uint32_t)mtu + VSTEER_FRAME_OVERHEAD;
+}
+
+static void
+vsteer_rxq_free(struct vsteer_rxq *rxq)
+{
+	if (rxq == NULL)
+		return;
+	vsteer_rxq_stop(rxq);
+	rte_free(rxq->elts);
+	rte_free(rxq->wrs);
+	rte_free(rxq->sges);
+	rte_free(rxq);
+}
+
+void
+vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx)
+{
+	vsteer_rxq_free(dev->data->rx_queues[idx]);
+	dev->data->rx_queues[idx] = NULL;
+}
+
+int
+vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
+		      unsigned int socket, const struct rte_eth_rxconf *conf,
+		      struct rte_mempool *mp)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint64_t offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	uint32_t frame = vsteer_rx_frame_max(dev, dev->data->mtu);
+	uint32_t room, sges_n, wqe_n, max_sge;
+	struct vsteer_rxq *rxq;
+	int ret;
+
+	if (priv->started) {
+		DRV_LOG(ERR, "port %u: stop the port before setting up Rx queue %u",
+			dev->data->port_id, idx);
+		return -EBUSY;
+	}
+	if (conf->rx_deferred_start) {
+		DRV_LOG(ERR, "port %u: Rx queue %u: deferred start is not supported",
+			dev->data->port_id, idx);
+		return -ENOTSUP;
+	}
+	if (rte_pktmbuf_data_room_size(mp) <= RTE_PKTMBUF_HEADROOM) {
+		DRV_LOG(ERR, "port %u: Rx queue %u: mempool %s has no data room",
+			dev->data->port_id, idx, mp->name);
+		return -EINVAL;
+	}
+	room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+	sges_n = (frame + room - 1) / room;
+	max_sge = RTE_MIN(priv->max_sge, (uint32_t)VSTEER_RX_MAX_SGE);
+	if (sges_n > 1 && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+		DRV_LOG(ERR, "port %u: Rx queue %u: %u-byte frames (MTU %u) do not fit %u-byte buffers; enable the scatter offload",
+			dev->data->port_id, idx, frame, dev->data->mtu, room);
+		return -EINVAL;
+	}
+	if (sges_n > max_sge) {
+		DRV_LOG(ERR, "port %u: Rx queue %u: %u-byte frames need %u segments of %u bytes, the device takes %u",
+			dev->data->port_id, idx, frame, sges_n, room, max_sge);
+		return -EINVAL;
+	}
+	wqe_n = rte_align32pow2(RTE_MAX(desc, (uint16_t)VSTEER_DESC_MIN));
+	if (wqe_n > priv->max_wr) {
+		DRV_LOG(ERR, "port %u: Rx queue %u: %u descriptors, the device takes %u",
+			dev->data->port_id, idx, desc, priv->max_wr);
+		return -EINVAL;
+	}
+	if (wqe_n * sges_n > rte_mempool_avail_count(mp))
+		DRV_LOG(WARNING, "port %u: Rx queue %u: ring of %u buffers but mempool %s has %u free",
+			dev->data->port_id, idx, wqe_n * sges_n, mp->name,
+			rte_mempool_avail_count(mp));
+	ret = vsteer_mr_register_mempool(priv, mp);
+	if (ret != 0)
+		return ret;
+	if (dev->data->rx_queues[idx] != NULL)
+		vsteer_rx_queue_release(dev, idx);
+	rxq = rte_zmalloc_socket("vsteer_rxq", sizeof(*rxq),
+				 RTE_CACHE_LINE_SIZE, socket);
+	if (rxq == NULL)
+		return -ENOMEM;
+	rxq->priv = priv;
+	rxq->mp = mp;
+	rxq->wqe_n = wqe_n;
+	rxq->sges_n = sges_n;
+	rxq->seg_room = room;
+	rxq->port_id = dev->data->port_id;
+	rxq->queue_id = idx;
+	rxq->nb_desc = desc;
+	rxq->socket = socket;
+	rxq->offloads = offloads;
+	rxq->csum = priv->rx_csum &&
+		    (offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) != 0;
+	rxq->elts = rte_zmalloc_socket("vsteer_rxq_elts",
+				       wqe_n * sges_n * sizeof(*rxq->elts),
+				       RTE_CACHE_LINE_SIZE, socket);
+	rxq->wrs = rte_zmalloc_socket("vsteer_rxq_wrs",
+				      wqe_n * sizeof(*rxq->wrs),
+				      RTE_CACHE_LINE_SIZE, socket);
+	rxq->sges = rte_zmalloc_socket("vsteer_rxq_sges",
+				       wqe_n * sges_n * sizeof(*rxq->sges),
+				       RTE_CACHE_LINE_SIZE, socket);
+	if (rxq->elts == NULL || rxq->wrs == NULL || rxq->sges == NULL) {
+		vsteer_rxq_free(rxq);
+		return -ENOMEM;
+	}
+	dev->data->rx_queues[idx] = rxq;
+	DRV_LOG(DEBUG, "port %u: Rx queue %u: %u WQEs x %u SGEs of %u bytes",
+		dev->data->port_id, idx, wqe_n, sges_n, room);
+	return 0;
+}
+
+/* Point the SGEs of WQE i at its mbufs. */
+static int
+vsteer_rxq_wqe_fill(struct vsteer_rxq *rxq, uint32_t i)
+{
+	uint32_t j;
+
+	for (j = 0; j < rxq->sges_n; j++) {
+		struct rte_mbuf *m = rxq->elts[i * rxq->sges_n + j];
+		struct ibv_sge *sge = &rxq->sges[i * rxq->sges_n + j];
+		uintptr_t addr = rte_pktmbuf_mtod(m, uintptr_t);
+
+		sge->addr = addr;
+		sge->length = rxq->seg_room;
+		if (vsteer_mr_lkey(rxq->priv, &rxq->mr_hit, addr, rxq->seg_room,
+				   rxq->mp, &sge->lkey) != 0)
+			return -EFAULT;
+	}
+	rxq->wrs[i].wr_id = i;
+	rxq->wrs[i].sg_list = &rxq->sges[i * rxq->sges_n];
+	rxq->wrs[i].num_sge = rxq->sges_n;
+	rxq->wrs[i].next = NULL;
+	return 0;
+}
+
+static void
+vsteer_rxq_free_elts(struct vsteer_rxq *rxq)
+{
+	uint32_t i;
+
+	for (i = 0; i < rxq->wqe_n * rxq->sges_n; i++) {
+		rte_pktmbuf_free(rxq->elts[i]);
+		rxq->elts[i] = NULL;
+	}
+}
+
+int
+vsteer_rxq_start(struct vsteer_rxq *rxq)
+{
+	struct vsteer_priv *priv = rxq->priv;
+	struct ibv_cq_init_attr_ex cq_attr;
+	struct ibv_wq_init_attr wq_attr;
+	struct ibv_wq_attr mod;
+	struct ibv_recv_wr *bad = NULL;
+	uint32_t i, n = rxq->wqe_n * rxq->sges_n;
+	int ret;
+
+	if (rxq->cq != NULL)
+		return 0;
+	memset(&cq_attr, 0, sizeof(cq_attr));
+	cq_attr.cqe = rxq->wqe_n;
+	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
+	if (priv->tag_ok)
+		cq_attr.wc_flags |= IBV_WC_EX_WITH_FLOW_TAG;
+	rxq->cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	if (rxq->cq == NULL) {
+		ret = -(errno ? errno : ENOMEM);
+		RX_LOG(ERR, "port %u: Rx queue %u: create CQ (%u entries): %s",
+		       rxq->port_id, rxq->queue_id, rxq->wqe_n,
+		       strerror(-ret));
+		return ret;
+	}
+	rxq->tag = priv->tag_ok;
+	memset(&wq_attr, 0, sizeof(wq_attr));
+	wq_attr.wq_type = IBV_WQT_RQ;
+	wq_attr.max_wr = rxq->wqe_n;
+	wq_attr.max_sge = rxq->sges_n;
+	wq_attr.pd = priv->pd;
+	wq_attr.cq = ibv_cq_ex_to_cq(rxq->cq);
+	rxq->wq = ibv_create_wq(priv->ctx, &wq_attr);
+	if (rxq->wq == NULL) {
+		ret = -(errno ? errno : ENOMEM);
+		RX_LOG(ERR, "port %u: Rx queue %u: create WQ (%u x %u): %s",
+		       rxq->port_id, rxq->queue_id, rxq->wqe_n, rxq->sges_n,
+		       strerror(-ret));
+		goto err;
+	}
+	/* The call reports what it allocated: never less than asked. */
+	if (wq_attr.max_wr < rxq->wqe_n || wq_attr.max_sge < rxq->sges_n) {
+		RX_LOG(ERR, "port %u: Rx queue %u: WQ got %u x %u, asked %u x %u",
+		       rxq->port_id, rxq->queue_id, wq_attr.max_wr,
+		       wq_attr.max_sge, rxq->wqe_n, rxq->sges_n);
+		ret = -ENOMEM;
+		goto err;
+	}
+	memset(&mod, 0, sizeof(mod));
+	mod.attr_mask = IBV_WQ_ATTR_STATE;
+	mod.wq_state = IBV_WQS_RDY;
+	ret = ibv_modify_wq(rxq->wq, &mod);
+	if (ret != 0) {
+		RX_LOG(ERR, "port %u: Rx queue %u: WQ to RDY: %s",
+		       rxq->port_id, rxq->queue_id, strerror(ret));
+		ret = -ret;
+		goto err;
+	}
+	if (rte_pktmbuf_alloc_bulk(rxq->mp, rxq->elts, n) != 0) {
+		RX_LOG(ERR, "port %u: Rx queue %u: %u mbufs from %s: pool exhausted",
+		       rxq->port_id, rxq->queue_id, n, rxq->mp->name);
+		memset(rxq->elts, 0, n * sizeof(*rxq->elts));
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < rxq->wqe_n; i++) {
+		ret = vsteer_rxq_wqe_fill(rxq, i);
+		if (ret != 0) {
+			RX_LOG(ERR, "port %u: Rx queue %u: mbuf outside registered memory",
+			       rxq->port_id, rxq->queue_id);
+			goto err;
+		}
+		if (i > 0)
+			rxq->wrs[i - 1].next = &rxq->wrs[i];
+	}
+	ret = ibv_post_wq_recv(rxq->wq, &rxq->wrs[0], &bad);
+	if (ret != 0) {
+		RX_LOG(ERR, "port %u: Rx queue %u: post %u WQEs: %s",
+		       rxq->port_id, rxq->queue_id, rxq->wqe_n, strerror(ret));
+		ret = -ret;
+		goto err;
+	}
+	return 0;
+err:
+	vsteer_rxq_stop(rxq);
+	return ret;
+}
+
+void
+vsteer_rxq_stop(struct vsteer_rxq *rxq)
+{
+	struct vsteer_priv *priv = rxq->priv;
+	int ret;
+
+	if (rxq->wq != NULL) {
+		ret = ibv_destroy_wq(rxq->wq);
+		if (ret != 0)
+			RX_LOG(ERR, "port %u: Rx queue %u: destroy WQ: %s",
+			       rxq->port_id, rxq->queue_id, strerror(ret));
+		rxq->wq = NULL;
+	}
+	if (rxq->cq != NULL) {
+		ret = priv->glue->destroy_cq(ibv_cq_ex_to_cq(rxq->cq));
+		if (ret != 0)
+			RX_LOG(ERR, "port %u: Rx queue %u: destroy CQ: %s",
+			       rxq->port_id, rxq->queue_id, strerror(ret));
+		rxq->cq = NULL;
+	}
+	/* With the WQ gone, no buffer is owned by the device any more. */
+	vsteer_rxq_free_elts(rxq);
+}

@@ -1,3 +1,221 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * Tx queues. Setup sizes the ring; while the port is started the queue
+ * has a CQ and a send-only RAW_PACKET QP moved RESET -> INIT(port) -> RTR
+ * -> RTS. Stopping destroys both and frees the mbufs still in flight.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "vsteer.h"
+
+static void
+vsteer_txq_free(struct vsteer_txq *txq)
+{
+	if (txq == NULL)
+		return;
+	vsteer_txq_stop(txq);
+	rte_free(txq->elts);
+	rte_free(txq->wrs);
+	rte_free(txq->sges);
+	rte_free(txq);
+}
+
+void
+vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx)
+{
+	vsteer_txq_free(dev->data->tx_queues[idx]);
+	dev->data->tx_queues[idx] = NULL;
+}
+
+int
+vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
+		      unsigned int socket, const struct rte_eth_txconf *conf)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint64_t offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;
+	struct vsteer_txq *txq;
+	uint32_t elts_n, max_sge;
+
+	if (priv->started) {
+		DRV_LOG(ERR, "port %u: stop the port before setting up Tx queue %u",
+			dev->data->port_id, idx);
+		return -EBUSY;
+	}
+	if (conf->tx_deferred_start) {
+		DRV_LOG(ERR, "port %u: Tx queue %u: deferred start is not supported",
+			dev->data->port_id, idx);
+		return -ENOTSUP;
+	}
+	elts_n = rte_align32pow2(RTE_MAX(desc, (uint16_t)VSTEER_DESC_MIN));
+	if (elts_n > priv->max_wr) {
+		DRV_LOG(ERR, "port %u: Tx queue %u: %u descriptors, the device takes %u",
+			dev->data->port_id, idx, desc, priv->max_wr);
+		return -EINVAL;
+	}
+	max_sge = 1;
+	if (offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		max_sge = RTE_MIN(priv->max_sge, (uint32_t)VSTEER_TX_MAX_SGE);
+	if (dev->data->tx_queues[idx] != NULL)
+		vsteer_tx_queue_release(dev, idx);
+	txq = rte_zmalloc_socket("vsteer_txq", sizeof(*txq),
+				 RTE_CACHE_LINE_SIZE, socket);
+	if (txq == NULL)
+		return -ENOMEM;
+	txq->priv = priv;
+	txq->elts_n = elts_n;
+	txq->elts_mask = elts_n - 1;
+	txq->max_sge = max_sge;
+	/* Signal often enough that a full ring always has a completion
+	 * coming. */
+	txq->comp_thresh = RTE_MIN((uint32_t)VSTEER_TX_COMP_THRESH,
+				   elts_n / 4);
+	txq->port_id = dev->data->port_id;
+	txq->queue_id = idx;
+	txq->nb_desc = desc;
+	txq->socket = socket;
+	txq->offloads = offloads;
+	txq->csum = priv->tx_csum &&
+		    (offloads & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+				 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+				 RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) != 0;
+	txq->elts = rte_zmalloc_socket("vsteer_txq_elts",
+				       elts_n * sizeof(*txq->elts),
+				       RTE_CACHE_LINE_SIZE, socket);
+	txq->wrs = rte_zmalloc_socket("vsteer_txq_wrs",
+				      elts_n * sizeof(*txq->wrs),
+				      RTE_CACHE_LINE_SIZE, socket);
+	txq->sges = rte_zmalloc_socket("vsteer_txq_sges",
+				       elts_n * max_sge * sizeof(*txq->sges),
+				       RTE_CACHE_LINE_SIZE, socket);
+	if (txq->elts == NULL || txq->wrs == NULL || txq->sges == NULL) {
+		vsteer_txq_free(txq);
+		return -ENOMEM;
+	}
+	dev->data->tx_queues[idx] = txq;
+	DRV_LOG(DEBUG, "port %u: Tx queue %u: %u WRs, %u SGEs each, signal every %u",
+		dev->data->port_id, idx, elts_n, max_sge, txq->comp_thresh);
+	return 0;
+}
+
+static int
+vsteer_txq_to_rts(struct vsteer_txq *txq)
+{
+	struct vsteer_priv *priv = txq->priv;
+	struct ibv_qp_attr mod;
+	int ret;
+
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_INIT;
+	mod.port_num = priv->port_num;
+	ret = priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE | IBV_QP_PORT);
+	if (ret != 0)
+		return ret;
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_RTR;
+	ret = priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE);
+	if (ret != 0)
+		return ret;
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_RTS;
+	return priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE);
+}
+
+int
+vsteer_txq_start(struct vsteer_txq *txq)
+{
+	struct vsteer_priv *priv = txq->priv;
+	struct ibv_cq_init_attr_ex cq_attr;
+	struct ibv_qp_init_attr_ex qp_attr;
+	int ret;
+
+	if (txq->cq != NULL)
+		return 0;
+	memset(&cq_attr, 0, sizeof(cq_attr));
+	cq_attr.cqe = txq->elts_n;
+	txq->cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	if (txq->cq == NULL) {
+		ret = -(errno ? errno : ENOMEM);
+		TX_LOG(ERR, "port %u: Tx queue %u: create CQ (%u entries): %s",
+		       txq->port_id, txq->queue_id, txq->elts_n,
+		       strerror(-ret));
+		return ret;
+	}
+	memset(&qp_attr, 0, sizeof(qp_attr));
+	qp_attr.qp_type = IBV_QPT_RAW_PACKET;
+	qp_attr.send_cq = ibv_cq_ex_to_cq(txq->cq);
+	qp_attr.recv_cq = ibv_cq_ex_to_cq(txq->cq);
+	qp_attr.cap.max_send_wr = txq->elts_n;
+	qp_attr.cap.max_send_sge = txq->max_sge;
+	qp_attr.cap.max_recv_wr = 0;
+	qp_attr.cap.max_recv_sge = 0;
+	qp_attr.sq_sig_all = 0;
+	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qp_attr.pd = priv->pd;
+	txq->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
+	if (txq->qp == NULL) {
+		ret = -(errno ? errno : ENOMEM);
+		TX_LOG(ERR, "port %u: Tx queue %u: create RAW_PACKET QP (%u WRs x %u SGEs): %s",
+		       txq->port_id, txq->queue_id, txq->elts_n, txq->max_sge,
+		       strerror(-ret));
+		goto err;
+	}
+	ret = vsteer_txq_to_rts(txq);
+	if (ret != 0) {
+		TX_LOG(ERR, "port %u: Tx queue %u: QP to RTS: %s",
+		       txq->port_id, txq->queue_id, strerror(ret));
+		ret = -ret;
+		goto err;
+	}
+	txq->head = 0;
+	txq->tail = 0;
+	txq->comp_pending = 0;
+	txq->since_signal = 0;
+	return 0;
+err:
+	vsteer_txq_stop(txq);
+	return ret;
+}
+
+void
+vsteer_txq_stop(struct vsteer_txq *txq)
+{
+	struct vsteer_priv *priv = txq->priv;
+	int ret;
+
+	/* Give completions that already arrived their mbufs back first. */
+	if (txq->cq != NULL && txq->comp_pending > 0)
+		vsteer_tx_complete(txq);
+	if (txq->qp != NULL) {
+		ret = priv->glue->destroy_qp(txq->qp);
+		if (ret != 0)
+			TX_LOG(ERR, "port %u: Tx queue %u: destroy QP: %s",
+			       txq->port_id, txq->queue_id, strerror(ret));
+		txq->qp = NULL;
+	}
+	if (txq->cq != NULL) {
+		ret = priv->glue->destroy_cq(ibv_cq_ex_to_cq(txq->cq));
+		if (ret != 0)
+			TX_LOG(ERR, "port %u: Tx queue %u: destroy CQ: %s",
+			       txq->port_id, txq->queue_id, strerror(ret));
+		txq->cq = NULL;
+	}
+	/* The QP is gone: whatever it still held is ours to free. */
+	while (txq->tail != txq->head) {
+		struct rte_mbuf **slot = &txq->elts[txq->tail & txq->elts_mask];
+
+		rte_pktmbuf_free(*slot);
+		*slot = NULL;
+		txq->tail++;
+	}
+	txq->head = 0;
+	txq->tail = 0;
+	txq->comp_pending = 0;
+	txq->since_signal = 0;
+}

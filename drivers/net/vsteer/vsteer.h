@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+#ifndef VSTEER_H
+#define VSTEER_H
+
+/*
+ * Private structures of the net_vsteer PMD, shared by its files.
+ *
+ *   vsteer.c            log types, devargs, probe/remove
+ *   vsteer_ethdev.c     ethdev ops
+ *   vsteer_rxq.c        Rx queues (CQ-ex + WQ, posted mbufs)
+ *   vsteer_txq.c        Tx queues (CQ + RAW_PACKET send QP)
+ *   vsteer_rxtx.c       bursts
+ *   vsteer_mr.c         mempool registration, lkey lookup
+ *   vsteer_rss.c        shared RSS contexts (indirection table + hash QP)
+ *   vsteer_defflow.c    default flows (promiscuous, all-multicast, MACs)
+ *   vsteer_flow*.c      rte_flow ops and translators
+ *   vsteer_glue_*.c     the device tables (rdma-core, softverbs)
+ */
+
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_rwlock.h>
+#include <ethdev_driver.h>
+
+#include "vsteer_glue.h"
+#include "vsteer_flow_verbs.h"
+
+/* Log types: pmd.net.vsteer and pmd.net.vsteer.{init,flow,rx,tx}. */
+extern int vsteer_logtype;
+extern int vsteer_logtype_init;
+extern int vsteer_logtype_flow;
+extern int vsteer_logtype_rx;
+extern int vsteer_logtype_tx;
+
+#define VSTEER_LOG(type, level, ...) \
+	rte_log(RTE_LOG_ ## level, type, \
+		RTE_FMT("%s(): " RTE_FMT_HEAD(__VA_ARGS__,) "\n", __func__, \
+			RTE_FMT_TAIL(__VA_ARGS__,)))
+
+#define DRV_LOG(level, ...) VSTEER_LOG(vsteer_logtype, level, __VA_ARGS__)
+#define INIT_LOG(level, ...) VSTEER_LOG(vsteer_logtype_init, level, __VA_ARGS__)
+#define FLOW_LOG(level, ...) VSTEER_LOG(vsteer_logtype_flow, level, __VA_ARGS__)
+#define RX_LOG(level, ...) VSTEER_LOG(vsteer_logtype_rx, level, __VA_ARGS__)
+#define TX_LOG(level, ...) VSTEER_LOG(vsteer_logtype_tx, level, __VA_ARGS__)
+
+#define VSTEER_MAX_MAC 128          /* unicast MAC filters (mac_addrs[]) */
+#define VSTEER_MAX_MC 128           /* set_mc_addr_list entries */
+#define VSTEER_RETA_MAX 512         /* RETA entries (a power of two) */
+#define VSTEER_RX_MAX_SGE 16        /* SGEs per Rx WQE with scatter */
+#define VSTEER_TX_MAX_SGE 16        /* segments per Tx packet */
+#define VSTEER_TX_COMP_THRESH 32    /* signal every N-th Tx WR */
+#define VSTEER_DESC_MIN 16
+/* Frame bytes beyond the MTU: Ethernet header and two VLAN tags. */
+#define VSTEER_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN)
+
+enum vsteer_flow_engine {
+	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
+	VSTEER_FLOW_ENGINE_DV,        /* mlx5dv matchers */
+};
+
+/* One registered memory chunk. */
+struct vsteer_mr {
+	uintptr_t start;
+	uintptr_t end;
+	uint32_t lkey;
+	struct ibv_mr *mr;
+	const struct rte_mempool *mp; /* owner, NULL for external memory */
+};
+
+/* Address range -> lkey table, sorted by start. */
+struct vsteer_mr_cache {
+	rte_rwlock_t lock;
+	struct vsteer_mr *tbl;
+	uint32_t n;
+	uint32_t cap;
+	int event_cb;               /* mempool destroy callback registered */
+};
+
+/* A queue's last lookup: most packets of a burst share one chunk. */
+struct vsteer_mr_hit {
+	uintptr_t start;
+	uintptr_t end;
+	uint32_t lkey;
+};
+
+/* A shared RSS context: the hash QP that flows attach to. */
+struct vsteer_rss {
+	TAILQ_ENTRY(vsteer_rss) next;
+	uint32_t refcnt;
+	uint64_t hash_fields;       /* IBV_RX_HASH_* */
+	uint8_t key[VSTEER_RSS_KEY_LEN];
+	struct ibv_rwq_ind_table *ind;
+	struct ibv_qp *qp;
+	uint32_t queues_n;
+	uint16_t queues[];          /* as requested (after normalisation) */
+};
+
+TAILQ_HEAD(vsteer_rss_list, vsteer_rss);
+
+/* One installed default flow. */
+struct vsteer_defflow {
+	TAILQ_ENTRY(vsteer_defflow) next;
+	struct vsteer_rss *rss;
+	struct ibv_flow *flow;
+	uint16_t size;              /* bytes of attr */
+	uint16_t keep;              /* sync scratch */
+	struct ibv_flow_attr *attr; /* attr + specs, size bytes */
+};
+
+TAILQ_HEAD(vsteer_defflow_list, vsteer_defflow);
+
+struct vsteer_rxq_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t errors;            /* error completions */
+	uint64_t nombuf;            /* dropped: no replacement mbuf */
+	uint64_t post_errors;       /* WQEs the device refused */
+};
+
+struct vsteer_rxq {
+	struct vsteer_priv *priv;
+	struct rte_mempool *mp;
+	struct ibv_cq_ex *cq;       /* NULL while stopped */
+	struct ibv_wq *wq;
+	struct rte_mbuf **elts;     /* wqe_n * sges_n, WQE i owns i*sges_n.. */
+	struct ibv_recv_wr *wrs;    /* wqe_n */
+	struct ibv_sge *sges;       /* wqe_n * sges_n */
+	uint32_t wqe_n;             /* a power of two */
+	uint32_t sges_n;
+	uint32_t seg_room;          /* bytes one segment receives */
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint16_t nb_desc;
+	unsigned int socket;
+	uint64_t offloads;
+	uint32_t csum:1;            /* report IBV_WC_IP_CSUM_OK */
+	uint32_t tag:1;             /* CQ reads flow tags */
+	struct vsteer_mr_hit mr_hit;
+	struct vsteer_rxq_stats stats;
+};
+
+struct vsteer_txq_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t errors;            /* dropped: unregistered memory, too many
+				     * segments, refused by the device */
+	uint64_t comp_errors;       /* error completions */
+};
+
+struct vsteer_txq {
+	struct vsteer_priv *priv;
+	struct ibv_cq_ex *cq;       /* NULL while stopped */
+	struct ibv_qp *qp;
+	struct rte_mbuf **elts;     /* elts_n, slot = counter & mask */
+	struct ibv_send_wr *wrs;    /* elts_n scratch WRs */
+	struct ibv_sge *sges;       /* elts_n * max_sge scratch SGEs */
+	uint32_t elts_n;
+	uint32_t elts_mask;
+	uint32_t head;              /* next WR to post (free running) */
+	uint32_t tail;              /* oldest mbuf not yet freed */
+	uint32_t comp_pending;      /* signalled WRs not yet completed */
+	uint32_t since_signal;      /* WRs posted since the last signalled */
+	uint32_t comp_thresh;
+	uint32_t max_sge;
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint16_t nb_desc;
+	unsigned int socket;
+	uint64_t offloads;
+	uint32_t csum:1;            /* IBV_SEND_IP_CSUM allowed */
+	struct vsteer_mr_hit mr_hit;
+	struct vsteer_txq_stats stats;
+};
+
+/* Device-level counters (softverbs wire counters, rdma-core hw_counters). */
+struct vsteer_port_counters {
+	uint64_t rx_frames;
+	uint64_t rx_no_buffer;
+	uint64_t rx_unsteered;
+	uint64_t rx_dropped;
+	uint64_t tx_frames;
+	uint64_t tx_errors;
+};
+
+struct vsteer_priv {
+	struct rte_eth_dev_data *data;
+	const struct vsteer_glue *glue;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	uint8_t port_num;           /* 1-based */
+	char ibdev_name[64];        /* ibv_get_device_name() */
+	char soft_name[64];         /* softverbs device to remove, or "" */
+	int profile;                /* softverbs profile (enum sv_profile) */
+	enum vsteer_flow_engine flow_engine;
+	struct ibv_device_attr_ex dev_attr;
+	struct ibv_port_attr port_attr;
+	/* Capabilities, from queries and probes at start-up. */
+	uint32_t max_verbs_prio;
+	uint32_t rx_csum:1;         /* IBV_DEVICE_RAW_IP_CSUM */
+	uint32_t tx_csum:1;         /* IBV_RAW_PACKET_CAP_IP_CSUM */
+	uint32_t tag_ok:1;          /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
+	uint32_t count_ok:1;        /* ibv_counters */
+	uint32_t egress_ok:1;
+	uint32_t inner_rss_ok:1;
+	/* State. */
+	uint32_t started:1;
+	uint32_t isolated:1;        /* set by the flow ops (flow isolate) */
+	uint32_t promisc:1;         /* what the default flows implement */
+	uint32_t allmulti:1;
+	uint16_t min_mtu;
+	uint16_t max_mtu;
+	uint32_t max_sge;
+	uint32_t max_wr;
+	uint32_t ind_tbl_max;       /* entries of an indirection table */
+	uint64_t rss_hf_supported;  /* RTE_ETH_RSS_* */
+	uint64_t rss_hf;            /* port RSS types, 0: no hashing */
+	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
+	uint16_t reta_size;
+	uint16_t reta_nb_rxq;       /* queue count the RETA was built for */
+	uint16_t reta[VSTEER_RETA_MAX];
+	uint32_t mc_n;
+	struct rte_ether_addr mc[VSTEER_MAX_MC];
+	struct vsteer_mr_cache mr;
+	struct vsteer_rss_list rss_list;
+	struct vsteer_defflow_list defflows;
+	struct vsteer_port_counters cnt_base; /* at the last stats reset */
+	/* For the flow ops (vsteer_flow.c): its own state hangs here. */
+	void *flow_priv;
+};
+
+static inline struct vsteer_priv *
+vsteer_priv(const struct rte_eth_dev *dev)
+{
+	return dev->data->dev_private;
+}
+
+/* vsteer_ethdev.c */
+extern const struct eth_dev_ops vsteer_dev_ops;
+extern const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN];
+int vsteer_dev_close(struct rte_eth_dev *dev);
+int vsteer_port_counters_read(struct vsteer_priv *priv,
+			      struct vsteer_port_counters *c);
+
+/* vsteer_rxq.c */
+int vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx,
+			  uint16_t desc, unsigned int socket,
+			  const struct rte_eth_rxconf *conf,
+			  struct rte_mempool *mp);
+void vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
+int vsteer_rxq_start(struct vsteer_rxq *rxq);
+void vsteer_rxq_stop(struct vsteer_rxq *rxq);
+/* Largest frame a queue of the port must receive (MTU + overhead). */
+uint32_t vsteer_rx_frame_max(const struct rte_eth_dev *dev, uint16_t mtu);
+
+/* vsteer_txq.c */
+int vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx,
+			  uint16_t desc, unsigned int socket,
+			  const struct rte_eth_txconf *conf);
+void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
+int vsteer_txq_start(struct vsteer_txq *txq);
+void vsteer_txq_stop(struct vsteer_txq *txq);
+
+/* vsteer_rxtx.c */
+uint16_t vsteer_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vsteer_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n);
+/* Reap Tx completions and free what they cover; returns WRs reclaimed. */
+uint32_t vsteer_tx_complete(struct vsteer_txq *txq);
+
+/* vsteer_mr.c */
+int vsteer_mr_init(struct vsteer_priv *priv);
+/* Deregister everything; returns how many deregistrations failed. */
+int vsteer_mr_fini(struct vsteer_priv *priv);
+/* Register every memory chunk of mp (no-op when already registered). */
+int vsteer_mr_register_mempool(struct vsteer_priv *priv,
+			       struct rte_mempool *mp);
+/* Slow path of vsteer_mr_lkey(): table lookup, then registration of mp
+ * (when not NULL) on a miss. Returns 0 or -ENOENT. */
+int vsteer_mr_lookup(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
+		     uintptr_t addr, size_t len, struct rte_mempool *mp,
+		     uint32_t *lkey);
+
+static inline int
+vsteer_mr_lkey(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
+	       uintptr_t addr, size_t len, struct rte_mempool *mp,
+	       uint32_t *lkey)
+{
+	if (likely(addr >= hit->start && addr + len <= hit->end)) {
+		*lkey = hit->lkey;
+		return 0;
+	}
+	return vsteer_mr_lookup(priv, hit, addr, len, mp, lkey);
+}
+
+/* vsteer_rss.c */
+/*
+ * Get (create or share) the RSS context hashing hash_fields with key over
+ * queues[0..queues_n-1]; the indirection table repeats the list up to a
+ * power of two. hash_fields 0 keeps only queues[0] (the kernel refuses
+ * fields 0 over more than one queue). Needs a started port (the queues'
+ * WQs). Returns NULL with rte_errno set.
+ */
+struct vsteer_rss *vsteer_rss_get(struct rte_eth_dev *dev,
+				  const uint8_t key[VSTEER_RSS_KEY_LEN],
+				  uint64_t hash_fields, const uint16_t *queues,
+				  uint32_t queues_n);
+void vsteer_rss_put(struct rte_eth_dev *dev, struct vsteer_rss *rss);
+/* Destroy contexts still referenced (a leak in the caller): logged. */
+void vsteer_rss_flush(struct rte_eth_dev *dev);
+/* RETA = queues round-robin. */
+void vsteer_reta_default(struct rte_eth_dev *dev);
+/* RTE_ETH_RSS_* types the device can hash, from its rx_hash_fields_mask. */
+uint64_t vsteer_rss_hf_supported(uint64_t rx_hash_fields_mask);
+/* Fill a translator context for the port (internal = false). */
+void vsteer_xlate_ctx_init(const struct rte_eth_dev *dev,
+			   struct vsteer_xlate_ctx *ctx);
+
+/* vsteer_defflow.c */
+/*
+ * Bring the default flows in line with the port state: promiscuous,
+ * all-multicast, MAC addresses, multicast list, RSS key/types and RETA.
+ * Nothing while stopped; everything removed in isolated mode. Flows that
+ * stay the same are kept, so repeated calls are cheap. Returns 0 or a
+ * negative errno (the flows that could be made stay installed).
+ */
+int vsteer_defflow_sync(struct rte_eth_dev *dev);
+void vsteer_defflow_remove(struct rte_eth_dev *dev);
+
+/*
+ * vsteer_flow.c (rte_flow ops). The ethdev code calls these hooks:
+ *   vsteer_flow_start()  at dev_start, after the queues and default flows:
+ *                        (re)apply the flows kept while stopped;
+ *   vsteer_flow_stop()   at dev_stop, before the queues go: remove every
+ *                        ibv_flow and drop every RSS context reference;
+ *   vsteer_flow_close()  at dev_close: free every flow and shared object.
+ * The ops set priv->isolated and call vsteer_defflow_sync() on isolate.
+ */
+extern const struct rte_flow_ops vsteer_flow_ops;
+int vsteer_flow_start(struct rte_eth_dev *dev);
+void vsteer_flow_stop(struct rte_eth_dev *dev);
+void vsteer_flow_close(struct rte_eth_dev *dev);
+
+/* vsteer_glue_soft.c: softverbs-only entry points. */
+/* Create the softverbs device on wire ("if:<name>" / "mem:<link>"). */
+int vsteer_soft_device_add(const char *wire, int profile, char *name,
+			   size_t name_len);
+int vsteer_soft_device_remove(const char *name);
+int vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
+			      struct vsteer_port_counters *c);
+
+/* vsteer_glue_rdma.c: rdma-core-only entry points. */
+/* Port counters from sysfs hw_counters (out_of_buffer only). */
+int vsteer_rdma_port_counters(const char *ibdev, uint8_t port,
+			      struct vsteer_port_counters *c);
+
+#endif /* VSTEER_H */

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+#ifndef VSTEER_FLOW_DV_H
+#define VSTEER_FLOW_DV_H
+
+/*
+ * rte_flow pattern -> mlx5dv matcher mask/value (PRM fte_match_param).
+ * Pure: no device call is made here, so validate and create share the walk
+ * and unit tests check the bytes. Actions are mapped by the flow ops
+ * (MLX5DV_FLOW_ACTION_DEST_IBV_QP, DROP, TAG, COUNTERS_DEVX); this file
+ * also builds and parses the DevX flow-counter commands those need.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <infiniband/mlx5dv.h>
+#include <rte_flow.h>
+
+#include "vsteer_prm.h"
+
+/* Layers seen in a pattern (also tells the flow ops what was matched). */
+#define VSTEER_DV_L_OUTER_L2    (1u << 0)
+#define VSTEER_DV_L_OUTER_VLAN  (1u << 1)
+#define VSTEER_DV_L_OUTER_IPV4  (1u << 2)
+#define VSTEER_DV_L_OUTER_IPV6  (1u << 3)
+#define VSTEER_DV_L_OUTER_TCP   (1u << 4)
+#define VSTEER_DV_L_OUTER_UDP   (1u << 5)
+#define VSTEER_DV_L_INNER_L2    (1u << 6)
+#define VSTEER_DV_L_INNER_VLAN  (1u << 7)
+#define VSTEER_DV_L_INNER_IPV4  (1u << 8)
+#define VSTEER_DV_L_INNER_IPV6  (1u << 9)
+#define VSTEER_DV_L_INNER_TCP   (1u << 10)
+#define VSTEER_DV_L_INNER_UDP   (1u << 11)
+#define VSTEER_DV_L_VXLAN       (1u << 12)
+#define VSTEER_DV_L_GRE         (1u << 13)
+#define VSTEER_DV_L_GRE_KEY     (1u << 14)
+#define VSTEER_DV_L_MPLS        (1u << 15)
+#define VSTEER_DV_L_TUNNEL \
+	(VSTEER_DV_L_VXLAN | VSTEER_DV_L_GRE | VSTEER_DV_L_MPLS)
+
+/*
+ * Laid out like struct mlx5dv_flow_match_parameters (size_t match_sz, then
+ * the 64-bit aligned buffer), so a pointer to it can be handed to
+ * mlx5dv_create_flow_matcher() / mlx5dv_create_flow() as is; see
+ * vsteer_dv_params().
+ */
+struct vsteer_dv_params {
+	size_t size;                    /* match_sz: bytes of buf in use */
+	uint64_t buf[VSTEER_PRM_MATCH_PARAM_BYTES / sizeof(uint64_t)];
+};
+
+struct vsteer_dv_match {
+	struct vsteer_dv_params mask;
+	struct vsteer_dv_params value;  /* always value & mask */
+	uint8_t criteria;               /* match_criteria_enable */
+	uint32_t layers;                /* VSTEER_DV_L_* */
+};
+
+static inline struct mlx5dv_flow_match_parameters *
+vsteer_dv_params(struct vsteer_dv_params *p)
+{
+	return (struct mlx5dv_flow_match_parameters *)(void *)p;
+}
+
+/*
+ * Translate (and so validate) a pattern. Returns 0, or a negative errno
+ * with error set (rte_errno too): type ITEM / ITEM_SPEC / ITEM_MASK /
+ * ITEM_LAST, cause the offending item, a message naming item and field.
+ */
+int vsteer_flow_dv_translate(const struct rte_flow_item pattern[],
+			     struct vsteer_dv_match *out,
+			     struct rte_flow_error *error);
+
+/*
+ * Matcher cache key: two translations can share one mlx5dv matcher when
+ * their masks, criteria and priorities are equal.
+ */
+uint32_t vsteer_flow_dv_matcher_hash(const struct vsteer_dv_match *m,
+				     uint16_t priority);
+bool vsteer_flow_dv_matcher_equal(const struct vsteer_dv_match *a,
+				  uint16_t prio_a,
+				  const struct vsteer_dv_match *b,
+				  uint16_t prio_b);
+
+/* Print the non-zero mask fields by PRM name with mask and value (hex). */
+void vsteer_flow_dv_dump(FILE *f, const struct vsteer_dv_match *m);
+
+/*
+ * DevX flow counters. Builders write a complete command input of the
+ * stated size (VSTEER_PRM_*_IN_BYTES); parsers read the output and return
+ * 0, -EINVAL (short buffer) or -EIO (command status not OK).
+ */
+void vsteer_dv_cmd_alloc_counter(void *in);
+int vsteer_dv_cmd_alloc_counter_parse(const void *out, size_t outlen,
+				      uint32_t *id);
+void vsteer_dv_cmd_query_counter(void *in, uint32_t id, bool clear);
+int vsteer_dv_cmd_query_counter_parse(const void *out, size_t outlen,
+				      uint64_t *packets, uint64_t *bytes);
+void vsteer_dv_cmd_dealloc_counter(void *in, uint32_t id);
+
+#endif /* VSTEER_FLOW_DV_H */

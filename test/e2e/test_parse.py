@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vsteer authors
+"""The testpmd output parsers against text in DPDK 22.11's formats.
+
+testpmd ends some lines with a space; $SP stands for it below.
+"""
+
+import sys
+
+import testpmd_parse as parse
+
+
+def sp(text):
+    return text.replace("$SP", " ")
+
+PORT_STATS = """\r
+  ######################## NIC statistics for port 0  ########################\r
+  RX-packets: 50         RX-missed: 1          RX-bytes:  35662\r
+  RX-errors: 2\r
+  RX-nombuf:  3         \r
+  TX-packets: 49         TX-errors: 4          TX-bytes:  35000\r
+\r
+  Throughput (since last show)\r
+  Rx-pps:            0          Rx-bps:            0\r
+  Tx-pps:            0          Tx-bps:            0\r
+  ############################################################################\r
+"""
+
+XSTATS = sp("""###### NIC extended statistics for port 0$SP
+rx_good_packets: 50
+tx_good_packets: 50
+rx_q0_packets: 13
+rx_q3_bytes: 7936
+flow_rules_active: 2
+""")
+
+PORT_INFO = """
+********************* Infos for port 0  *********************
+MAC address: BA:AA:01:F2:BC:75
+Device name: net_vsteer0
+Driver name: net_vsteer
+Link status: up
+MTU: 1500
+Promiscuous mode: enabled
+Redirection table size: 128
+Supported RSS offload flow types:
+  ipv4  ipv4-frag  ipv4-tcp  ipv4-udp  ipv4-sctp  ipv4-other
+  ipv6  ipv6-frag  ipv6-tcp  ipv6-udp
+Minimum size of RX buffer: 0
+Current number of RX queues: 4
+Current number of TX queues: 4
+Hash key size in bytes: 40
+"""
+
+RSS_KEY = """RSS functions:
+  ipv4  ipv4-frag  ipv4-other  ipv6  ipv6-frag  ipv6-other
+RSS key:
+6D5A56DA255B0EC24167253D43A38FB0D0CA2BCBAE7B30B477CB2DA38030F20C6A42B73BBEAC01FA
+"""
+
+VERBOSE = sp("""testpmd> port 0/queue 1: received 2 packets
+  src=02:76:73:00:01:00 - dst=D2:E1:69:66:44:94 - pool=mb_pool_0 - type=0x0800 - length=72 - nb_segs=1 - RSS hash=0x51ccc178 - RSS queue=0x1 - FDIR matched ID=0x2a - sw ptype: L2_ETHER L3_IPV4 L4_UDP  - l2_len=14 - l3_len=20 - l4_len=8 - Receive queue=0x1
+  ol_flags: RTE_MBUF_F_RX_RSS_HASH RTE_MBUF_F_RX_FDIR RTE_MBUF_F_RX_FDIR_ID$SP
+  src=02:76:73:00:01:01 - dst=D2:E1:69:66:44:94 - pool=mb_pool_0 - type=0x86dd - length=90 - nb_segs=1 - sw ptype: L2_ETHER L3_IPV6 - Receive queue=0x1
+  ol_flags: RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN$SP
+show port stats 0
+port 0/queue 0: sent 1 packets
+  src=02:76:73:00:09:09 - dst=D2:E1:69:66:44:94 - pool=mb_pool_0 - type=0x0800 - length=60 - nb_segs=1 - Send queue=0x0
+  ol_flags: RTE_MBUF_F_TX_L4_NO_CKSUM$SP
+port 0/queue 3: received 1 packets
+  src=02:76:73:00:01:02 - dst=D2:E1:69:66:44:94 - pool=mb_pool_0 - type=0x0800 - length=72 - nb_segs=1 - FDIR matched hash=0x0 ID=0x0  - Receive queue=0x3
+  ol_flags: RTE_MBUF_F_RX_FDIR$SP
+""")
+
+FLOW_QUERY = """COUNT:
+ hits_set: 1
+ bytes_set: 1
+ hits: 12
+ bytes: 864
+"""
+
+FLOW_ERROR = ("port_flow_complain(): Caught PMD error type 13 (specific "
+              "pattern item): cause: 0x7ffe, item not supported: Operation "
+              "not supported\n")
+
+
+def t_port_stats():
+    s = parse.port_stats(parse.clean(PORT_STATS))
+    assert s == {"rx_packets": 50, "rx_missed": 1, "rx_bytes": 35662,
+                 "rx_errors": 2, "rx_nombuf": 3, "tx_packets": 49,
+                 "tx_errors": 4, "tx_bytes": 35000}, s
+    # The last block wins when a transcript holds several.
+    two = PORT_STATS.replace("50 ", "7 ") + PORT_STATS
+    assert parse.port_stats(parse.clean(two))["rx_packets"] == 50
+
+
+def t_xstats():
+    x = parse.xstats(XSTATS)
+    assert x["rx_good_packets"] == 50 and x["rx_q3_bytes"] == 7936, x
+    assert x["flow_rules_active"] == 2 and len(x) == 5, x
+
+
+def t_port_info():
+    i = parse.port_info(PORT_INFO)
+    assert i["mac"] == "ba:aa:01:f2:bc:75", i
+    assert i["driver"] == "net_vsteer" and i["device"] == "net_vsteer0", i
+    assert (i["rx_queues"], i["tx_queues"]) == (4, 4), i
+    assert (i["reta_size"], i["hash_key_size"], i["mtu"]) == (128, 40, 1500)
+    assert "ipv4-udp" in i["rss_offload_types"], i
+    assert "ipv6-udp" in i["rss_offload_types"], i
+    assert "Minimum" not in i["rss_offload_types"], i
+
+
+def t_rss_conf():
+    functions, key = parse.rss_hash_conf(RSS_KEY)
+    assert functions == ["ipv4", "ipv4-frag", "ipv4-other", "ipv6",
+                         "ipv6-frag", "ipv6-other"], functions
+    assert key.hex().startswith("6d5a56da") and len(key) == 40, key
+    assert parse.rss_hash_conf("RSS disabled\n") == ([], None)
+
+
+def t_reta():
+    assert parse.reta_masks(128) == \
+        "(0xffffffffffffffff,0xffffffffffffffff)"
+    assert parse.reta_masks(64) == "(0xffffffffffffffff)"
+    text = "".join("RSS RETA configuration: hash index=%d, queue=%d\n"
+                   % (i, i % 4) for i in range(8))
+    assert parse.reta(text, 8) == [0, 1, 2, 3, 0, 1, 2, 3]
+    try:
+        parse.reta(text, 9)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("short RETA accepted")
+
+
+def t_rx_dump():
+    pkts = parse.rx_dump(VERBOSE)
+    assert len(pkts) == 3, pkts
+    a, b, c = pkts
+    assert (a.port, a.queue, a.src, a.ethertype, a.length) == \
+        (0, 1, "02:76:73:00:01:00", 0x0800, 72), a
+    assert a.rss_hash == 0x51ccc178 and a.fdir_matched and a.fdir_id == 0x2a
+    assert "RTE_MBUF_F_RX_RSS_HASH" in a.ol_flags, a
+    assert (b.queue, b.ethertype, b.rss_hash, b.fdir_matched) == \
+        (1, 0x86dd, None, False), b
+    # The sent burst is not an Rx packet; queue 3 is.
+    assert c.queue == 3 and c.src.endswith("01:02") and c.fdir_matched, c
+    assert c.fdir_id is None, c
+
+
+def t_flow():
+    assert parse.flow_created("Flow rule #7 created\n") == 7
+    try:
+        parse.flow_created(FLOW_ERROR)
+    except ValueError as exc:
+        assert "item not supported" in str(exc), exc
+    else:
+        raise AssertionError("error taken for a rule")
+    q = parse.flow_count(FLOW_QUERY)
+    assert q == {"hits_set": 1, "bytes_set": 1, "hits": 12, "bytes": 864}, q
+    assert parse.error_line("ok\n" + FLOW_ERROR).startswith("port_flow")
+
+
+def t_clean():
+    assert parse.clean("a\x1b[2K\rb\x1b[1;32mc\r\n") == "abc\n"
+
+
+def main():
+    cases = [(n, f) for n, f in sorted(globals().items())
+             if n.startswith("t_")]
+    failed = 0
+    for name, fn in cases:
+        try:
+            fn()
+            print("ok - %s" % name)
+        except Exception as exc:  # report every case
+            failed += 1
+            print("not ok - %s: %r" % (name, exc))
+    print("%d passed, %d failed" % (len(cases) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,459 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vsteer authors
+"""End-to-end test framework: the real dpdk-testpmd with the vsteer PMD,
+softverbs on a veth pair whose peer lives in a network namespace, and
+packets from python3-scapy sent by the peer.
+
+Python 3 standard library and scapy only. A test is a script:
+
+    import vsteer_e2e as e2e
+
+    def main(args):
+        with e2e.VethNs() as net, e2e.Testpmd(args.pmd, net.vdev()) as tp:
+            tp.cmd("start")
+            ...
+
+    if __name__ == "__main__":
+        e2e.run(main)
+
+run() parses --pmd/--testpmd, skips (exit 77) without root, ip or testpmd,
+turns AssertionError into a failure with testpmd's transcript printed,
+and always cleans up: network namespace, veth pair, testpmd process and
+its EAL runtime directory.
+"""
+
+import argparse
+import atexit
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+import testpmd_parse as parse
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
+    else sys.executable
+PROMPT = "testpmd> "
+
+_cleanups = []
+
+
+def at_cleanup(fn):
+    """Run fn at exit, even on SIGTERM (meson's timeout) or an error."""
+    _cleanups.append(fn)
+    return fn
+
+
+def _run_cleanups():
+    while _cleanups:
+        fn = _cleanups.pop()
+        try:
+            fn()
+        except Exception as exc:  # keep cleaning up the rest
+            print("cleanup: %s" % exc, file=sys.stderr)
+
+
+def _on_signal(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+atexit.register(_run_cleanups)
+signal.signal(signal.SIGTERM, _on_signal)
+signal.signal(signal.SIGHUP, _on_signal)
+
+
+class Skip(Exception):
+    """Raised to skip a test: the environment cannot run it."""
+
+
+def log(msg):
+    print("[e2e %6.2f] %s" % (time.monotonic() - _T0, msg), flush=True)
+
+
+_T0 = time.monotonic()
+
+
+def sh(*argv, check=True, timeout=20, **kw):
+    """Run a command, return CompletedProcess with text output."""
+    res = subprocess.run(list(argv), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=timeout, **kw)
+    if check and res.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s"
+                           % (" ".join(argv), res.returncode,
+                              res.stdout.strip()))
+    return res
+
+
+def require_root():
+    """Become root through sudo -n when possible, else skip."""
+    if os.geteuid() == 0:
+        return
+    sudo = shutil.which("sudo")
+    if sudo and os.environ.get("VSTEER_E2E_SUDO") != "tried":
+        ok = subprocess.run([sudo, "-n", "true"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL).returncode == 0
+        if ok:
+            sys.stdout.flush()
+            os.execv(sudo, [sudo, "-n", "env", "VSTEER_E2E_SUDO=tried",
+                            "PATH=" + os.environ.get("PATH", ""),
+                            PYTHON, os.path.abspath(sys.argv[0])]
+                     + sys.argv[1:])
+    raise Skip("needs root (veth pairs, network namespaces, AF_PACKET) "
+               "and passwordless sudo is not available")
+
+
+def require_tools(*names):
+    for name in names:
+        if shutil.which(name) is None:
+            raise Skip("%s not found in PATH" % name)
+
+
+def require_pmd(path):
+    """The PMD must exist, and register a vdev driver at all."""
+    if not path or not os.path.isfile(path):
+        raise Skip("PMD shared object not built: %s" % path)
+    with open(path, "rb") as f:
+        blob = f.read()
+    if b"rte_vdev_register" not in blob:
+        raise Skip("%s registers no vdev driver yet" % path)
+
+
+def _unique():
+    return "%04x%02x" % (os.getpid() & 0xffff, int.from_bytes(os.urandom(1),
+                                                             "big"))
+
+
+class VethNs:
+    """A veth pair: `host` in the root namespace (for the PMD), `peer`
+    inside a fresh network namespace (for scapy). IPv6 is disabled on both
+    ends and no address is configured, so the kernel sends nothing."""
+
+    def __init__(self):
+        tag = _unique()
+        self.ns = "vsteer-e2e-" + tag
+        self.host = "vsh" + tag
+        self.peer = "vsp" + tag
+        self.peer_mac = None
+        self.host_mac = None
+
+    def __enter__(self):
+        at_cleanup(self.close)
+        sh("ip", "netns", "add", self.ns)
+        sh("ip", "link", "add", self.host, "type", "veth", "peer", "name",
+           self.peer, "netns", self.ns)
+        self._no_ipv6(None, self.host)
+        self._no_ipv6(self.ns, self.peer)
+        sh("ip", "link", "set", self.host, "up")
+        sh("ip", "-n", self.ns, "link", "set", self.peer, "up")
+        self.host_mac = self._mac(None, self.host)
+        self.peer_mac = self._mac(self.ns, self.peer)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with open("/sys/class/net/%s/operstate" % self.host) as f:
+                if f.read().strip() == "up":
+                    break
+            time.sleep(0.05)
+        log("veth %s <-> %s (netns %s), peer mac %s"
+            % (self.host, self.peer, self.ns, self.peer_mac))
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    @staticmethod
+    def _no_ipv6(ns, ifname):
+        knob = "/proc/sys/net/ipv6/conf/%s/disable_ipv6" % ifname
+        if not os.path.exists("/proc/sys/net/ipv6"):
+            return
+        prefix = ["ip", "netns", "exec", ns] if ns else []
+        sh(*prefix, "sh", "-c", "echo 1 > " + knob)
+
+    @staticmethod
+    def _mac(ns, ifname):
+        prefix = ["-n", ns] if ns else []
+        out = sh("ip", *prefix, "-o", "link", "show", "dev", ifname).stdout
+        m = re.search(r"link/ether ([0-9a-f:]{17})", out)
+        if m is None:
+            raise RuntimeError("no MAC address for %s: %s" % (ifname, out))
+        return m.group(1)
+
+    def close(self):
+        sh("ip", "netns", "del", self.ns, check=False)
+        # Deleting the namespace destroys the peer and so the pair; be sure.
+        if os.path.exists("/sys/class/net/" + self.host):
+            sh("ip", "link", "del", self.host, check=False)
+
+    def vdev(self, name="net_vsteer0", extra=""):
+        """The --vdev argument for the PMD on the host end."""
+        args = "%s,dev=soft:%s" % (name, self.host)
+        return args + ("," + extra if extra else "")
+
+    def exchange(self, frames, expect=None, timeout=3.0, gap=0.0):
+        """Send frames (bytes) from the peer; return the frames that
+        arrived at the peer meanwhile (our own sends excluded)."""
+        req = {"ifname": self.peer, "frames": [bytes(f).hex() for f in frames],
+               "expect": expect, "timeout": timeout, "gap": gap}
+        res = subprocess.run(["ip", "netns", "exec", self.ns, PYTHON,
+                              os.path.join(HERE, "peer.py"), "--json"],
+                             input=json.dumps(req), capture_output=True,
+                             text=True, timeout=timeout + 30)
+        if res.returncode != 0:
+            raise RuntimeError("peer failed (%d): %s"
+                               % (res.returncode, res.stderr.strip()))
+        out = json.loads(res.stdout)
+        if out["send_errors"]:
+            raise RuntimeError("peer could not send %d frames"
+                               % out["send_errors"])
+        return [bytes.fromhex(r) for r in out["received"]]
+
+
+def remove_runtime_dir(prefix):
+    """EAL leaves a runtime directory per --file-prefix; remove ours."""
+    for base in ("/var/run/dpdk", os.path.join(
+            os.environ.get("XDG_RUNTIME_DIR", "/nonexistent"), "dpdk")):
+        shutil.rmtree(os.path.join(base, prefix), ignore_errors=True)
+
+
+def unique_prefix(tag="e2e"):
+    """A --file-prefix no other EAL process uses."""
+    return "vsteer-%s-%s" % (tag, _unique())
+
+
+def lcores_arg():
+    """Two lcores (main + forwarding) on the CPUs this process may use."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) >= 2:
+        return "0@%d,1@%d" % (cpus[0], cpus[1])
+    return "0@%d,1@%d" % (cpus[0], cpus[0])
+
+
+class TestpmdError(AssertionError):
+    pass
+
+
+class Testpmd:
+    """dpdk-testpmd in interactive mode on a pty."""
+
+    def __init__(self, pmd, vdev, rxq=1, txq=1, mbufs=8192, eal=(),
+                 app=(), testpmd="dpdk-testpmd", start_timeout=60):
+        self.prefix = unique_prefix()
+        self.argv = [testpmd, "--no-huge", "-m", "1024", "--no-pci",
+                     "--lcores", lcores_arg(), "--file-prefix", self.prefix]
+        if pmd:
+            self.argv += ["-d", os.path.abspath(pmd)]
+        self.argv += ["--vdev", vdev, *eal, "--", "-i", "--nb-ports=1",
+                      "--rxq=%d" % rxq, "--txq=%d" % txq,
+                      "--total-num-mbufs=%d" % mbufs, *app]
+        self.start_timeout = start_timeout
+        self.proc = None
+        self.fd = None
+        self.transcript = ""
+        self.rc = None
+
+    # -- process -------------------------------------------------------
+    def __enter__(self):
+        at_cleanup(self.close)
+        at_cleanup(self._dump_on_failure)
+        log("$ " + " ".join(self.argv))
+        master, slave = pty.openpty()
+        self.proc = subprocess.Popen(self.argv, stdin=slave, stdout=slave,
+                                     stderr=slave, close_fds=True,
+                                     start_new_session=True)
+        os.close(slave)
+        self.fd = master
+        self._until_prompt(self.start_timeout, "start-up")
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def _read(self, timeout):
+        """Append what testpmd printed within timeout; False on EOF."""
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return True
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:  # EIO: the slave side is closed
+            return False
+        if not data:
+            return False
+        self.transcript += parse.clean(data.decode("utf-8", "replace"))
+        return True
+
+    def _until_prompt(self, timeout, what, start=None):
+        start = len(self.transcript) if start is None else start
+        deadline = time.monotonic() + timeout
+        while True:
+            idx = self.transcript.find(PROMPT, start)
+            if idx >= 0:
+                return idx
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TestpmdError("testpmd: no prompt within %gs after %s"
+                                   % (timeout, what))
+            if not self._read(min(left, 0.2)):
+                self.rc = self.proc.wait(timeout=10)
+                raise TestpmdError("testpmd exited (%d) during %s"
+                                   % (self.rc, what))
+
+    def cmd(self, line, timeout=15):
+        """Send one command, return its output (without echo or prompt)."""
+        start = len(self.transcript)
+        os.write(self.fd, (line + "\n").encode())
+        end = self._until_prompt(timeout, repr(line), start)
+        out = self.transcript[start:end]
+        # The command line library echoes what it reads.
+        first, _, rest = out.partition("\n")
+        if first.strip() == line.strip():
+            out = rest
+        return out
+
+    def settle(self, seconds):
+        """Keep reading (asynchronous verbose output) for a while."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if not self._read(deadline - time.monotonic()):
+                break
+
+    def quit(self, timeout=30):
+        """`quit` and wait for the exit status."""
+        os.write(self.fd, b"quit\n")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self._read(0.2):
+            if self.proc.poll() is not None:
+                break
+        try:
+            self.rc = self.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise TestpmdError("testpmd did not exit within %gs of quit"
+                               % timeout)
+        while self._read(0):
+            pass
+        return self.rc
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(5)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        if self.proc is not None and self.rc is None:
+            self.rc = self.proc.returncode
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        remove_runtime_dir(self.prefix)
+
+    def _dump_on_failure(self):
+        if _failed and self.transcript:
+            print("---- testpmd transcript (%s) ----\n%s\n---- end ----"
+                  % (self.prefix, self.transcript[-20000:]))
+
+    # -- typed helpers ---------------------------------------------------
+    def port_info(self, port=0):
+        return parse.port_info(self.cmd("show port info %d" % port))
+
+    def port_stats(self, port=0):
+        return parse.port_stats(self.cmd("show port stats %d" % port))
+
+    def xstats(self, port=0):
+        return parse.xstats(self.cmd("show port xstats %d" % port))
+
+    def rss_conf(self, port=0):
+        return parse.rss_hash_conf(self.cmd("show port %d rss-hash key"
+                                            % port))
+
+    def reta(self, size, port=0):
+        return parse.reta(self.cmd("show port %d rss reta %d %s"
+                                   % (port, size, parse.reta_masks(size))),
+                          size)
+
+    def flow_create(self, rule):
+        return parse.flow_created(self.cmd("flow create " + rule))
+
+    def flow_count(self, rule_id, port=0):
+        return parse.flow_count(self.cmd("flow query %d %d count"
+                                         % (port, rule_id)))
+
+    def wait_rx(self, packets, port=0, timeout=5.0):
+        """Poll port stats until RX-packets reaches packets."""
+        deadline = time.monotonic() + timeout
+        while True:
+            stats = self.port_stats(port)
+            if stats["rx_packets"] >= packets or time.monotonic() > deadline:
+                return stats
+            time.sleep(0.1)
+
+
+def run_testpmd_once(argv, timeout=60):
+    """Run testpmd to completion with no input: (exit status, output)."""
+    log("$ " + " ".join(argv))
+    try:
+        res = subprocess.run(argv, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, timeout=timeout,
+                             start_new_session=True)
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or ""
+        if isinstance(out, bytes):
+            out = out.decode("utf-8", "replace")
+        return None, out
+    return res.returncode, res.stdout
+
+
+def check(cond, msg, *args):
+    """Assert with a formatted message."""
+    if not cond:
+        raise AssertionError(msg % args if args else msg)
+
+
+def check_eq(got, want, what):
+    if got != want:
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+_failed = False
+
+
+def run(main, need_root=True):
+    """Parse the common arguments and run main(args) as a test."""
+    global _failed
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pmd", help="librte_net_vsteer.so to load with -d")
+    ap.add_argument("--testpmd", default=os.environ.get("VSTEER_TESTPMD",
+                                                         "dpdk-testpmd"))
+    args = ap.parse_args()
+    try:
+        if need_root:
+            require_root()
+            require_tools("ip")
+        require_tools(args.testpmd)
+        require_pmd(args.pmd)
+        main(args)
+    except Skip as exc:
+        print("SKIP: %s" % exc, flush=True)
+        sys.exit(SKIP)
+    except (AssertionError, RuntimeError, OSError,
+            subprocess.TimeoutExpired) as exc:
+        _failed = True
+        traceback.print_exc(file=sys.stdout)
+        print("FAIL: %s" % exc, flush=True)
+        sys.exit(1)
+    print("PASS", flush=True)
+    sys.exit(0)

@@ -1,0 +1,1099 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+/*
+ * softverbs wires: the in-memory link (always) and the AF_PACKET wire on a
+ * veth pair (as root with ip(8); in a network namespace of the test's own
+ * when it can make one, so the pair vanishes with the test whatever
+ * happens).
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "sv_wire.h"
+#include "vt_test.h"
+
+#define ETYPE_TEST 0x88b5           /* IEEE local experimental */
+#define MARK_LEN   8
+#define COLL_MAX   8192
+
+static uint8_t marker[MARK_LEN];    /* "SVWT" + our pid */
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Offset of the test payload (marker) in a frame, or -1. */
+static int
+payload_off(const uint8_t *f, uint32_t len)
+{
+	uint32_t off = 12;
+	int tags;
+
+	for (tags = 0; tags <= 2 && off + 2 <= len; tags++) {
+		uint16_t type = (uint16_t)(f[off] << 8 | f[off + 1]);
+
+		if (type == ETYPE_TEST)
+			return off + 2 + MARK_LEN <= len ? (int)(off + 2) : -1;
+		if (type != 0x8100 && type != 0x88a8)
+			return -1;
+		off += 4;
+	}
+	return -1;
+}
+
+/*
+ * A test frame: dst, src, ntags (tpid, tci) pairs, our ethertype, the
+ * marker, a 32-bit sequence number and filler that depends on it.
+ */
+static uint32_t
+build(uint8_t *buf, const uint8_t dst[6], const uint8_t src[6],
+      const uint16_t *tags, unsigned int ntags, uint32_t seq, uint32_t len)
+{
+	uint32_t off = 12, i;
+
+	memcpy(buf, dst, 6);
+	memcpy(buf + 6, src, 6);
+	for (i = 0; i < ntags; i++) {
+		buf[off++] = tags[2 * i] >> 8;
+		buf[off++] = tags[2 * i] & 0xff;
+		buf[off++] = tags[2 * i + 1] >> 8;
+		buf[off++] = tags[2 * i + 1] & 0xff;
+	}
+	buf[off++] = ETYPE_TEST >> 8;
+	buf[off++] = ETYPE_TEST & 0xff;
+	memcpy(buf + off, marker, MARK_LEN);
+	off += MARK_LEN;
+	buf[off++] = seq >> 24;
+	buf[off++] = seq >> 16;
+	buf[off++] = seq >> 8;
+	buf[off++] = seq;
+	for (i = off; i < len; i++)
+		buf[i] = (uint8_t)(seq * 7 + i);
+	return len > off ? len : off;
+}
+
+static uint32_t
+frame_seq(const uint8_t *f, uint32_t len)
+{
+	int off = payload_off(f, len);
+
+	if (off < 0 || (uint32_t)off + MARK_LEN + 4 > len)
+		return UINT32_MAX;
+	f += off + MARK_LEN;
+	return (uint32_t)f[0] << 24 | f[1] << 16 | f[2] << 8 | f[3];
+}
+
+/* Frames received, copied; only ours (by marker) when filter is set. */
+struct coll {
+	bool filter;
+	unsigned int n;
+	unsigned int other;
+	uint8_t *f[COLL_MAX];
+	uint32_t len[COLL_MAX];
+};
+
+static void
+coll_cb(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct coll *c = arg;
+	int off = payload_off(frame, len);
+
+	if (c->filter && (off < 0 ||
+			  memcmp(frame + off, marker, MARK_LEN) != 0)) {
+		c->other++;
+		return;
+	}
+	if (c->n == COLL_MAX)
+		return;
+	c->f[c->n] = malloc(len);
+	if (c->f[c->n] == NULL)
+		return;
+	memcpy(c->f[c->n], frame, len);
+	c->len[c->n] = len;
+	c->n++;
+}
+
+static struct coll *
+coll_new(bool filter)
+{
+	struct coll *c = calloc(1, sizeof(*c));
+
+	if (c != NULL)
+		c->filter = filter;
+	return c;
+}
+
+static void
+coll_reset(struct coll *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->f[i]);
+	c->n = 0;
+	c->other = 0;
+}
+
+static void
+coll_free(struct coll *c)
+{
+	if (c == NULL)
+		return;
+	coll_reset(c);
+	free(c);
+}
+
+/* Poll until want frames are collected or timeout_ms passed. */
+static unsigned int
+coll_wait(struct sv_wire *w, struct coll *c, unsigned int want,
+	  int timeout_ms)
+{
+	int64_t end = now_ms() + timeout_ms;
+	unsigned int polls = 0;
+
+	while (c->n < want && polls < 10000000) {
+		if (sv_wire_rx(w, 64, coll_cb, c) == 0) {
+			if (now_ms() > end)
+				break;
+			usleep(polls < 100 ? 10 : 1000);
+		}
+		polls++;
+	}
+	return c->n;
+}
+
+/* Send one frame gathered from three pieces (some may be empty). */
+static unsigned int
+send3(struct sv_wire *w, const uint8_t *f, uint32_t len)
+{
+	struct iovec iov[3];
+	unsigned int first[2] = { 0, 3 };
+	uint32_t a = len / 3, b = (2 * len) / 3;
+
+	iov[0].iov_base = (void *)(uintptr_t)f;
+	iov[0].iov_len = a;
+	iov[1].iov_base = (void *)(uintptr_t)(f + a);
+	iov[1].iov_len = b - a;
+	iov[2].iov_base = (void *)(uintptr_t)(f + b);
+	iov[2].iov_len = len - b;
+	return sv_wire_tx(w, iov, first, 1);
+}
+
+/* Send n frames of frames[i] (len[i] bytes) in one call, two pieces each. */
+static unsigned int
+send_batch(struct sv_wire *w, uint8_t *const *frames, const uint32_t *len,
+	   unsigned int n)
+{
+	struct iovec *iov = calloc(2 * n, sizeof(*iov));
+	unsigned int *first = calloc(n + 1, sizeof(*first));
+	unsigned int i, sent = 0;
+
+	if (iov != NULL && first != NULL) {
+		for (i = 0; i < n; i++) {
+			first[i] = 2 * i;
+			iov[2 * i].iov_base = frames[i];
+			iov[2 * i].iov_len = 14;
+			iov[2 * i + 1].iov_base = frames[i] + 14;
+			iov[2 * i + 1].iov_len = len[i] - 14;
+		}
+		first[n] = 2 * n;
+		sent = sv_wire_tx(w, iov, first, n);
+	}
+	free(iov);
+	free(first);
+	return sent;
+}
+
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/* ---------------------------------------------------------------- mem */
+
+static int
+test_mem_ends(void)
+{
+	struct sv_wire *a, *b, *c = NULL, *d;
+	uint8_t ma[6], mb[6], mc[6], md[6];
+	int ea = -1, eb = -1, ec = -1;
+
+	VT_CHECK_EQ(sv_wire_open("mem:ends", &a, &ea, ma), 0, "open a");
+	VT_CHECK_EQ(ea, 0, "first opener is end 0");
+	VT_CHECK(!sv_wire_link_up(a), "link down with one end");
+	VT_CHECK_EQ(sv_wire_open("mem:ends", &b, &eb, mb), 0, "open b");
+	VT_CHECK_EQ(eb, 1, "second opener is end 1");
+	VT_CHECK(sv_wire_link_up(a) && sv_wire_link_up(b), "link up");
+	c = (struct sv_wire *)&ec;
+	VT_CHECK_EQ(sv_wire_open("mem:ends", &c, &ec, mc), EBUSY, "third");
+	VT_CHECK(c == NULL, "no wire on failure");
+
+	VT_CHECK(memcmp(ma, mb, 6) != 0, "MACs differ");
+	VT_CHECK(ma[0] == 0x02 && mb[0] == 0x02, "locally administered");
+	VT_CHECK(ma[5] == 0 && mb[5] == 1, "end in the last byte");
+	VT_CHECK(memcmp(ma + 1, mb + 1, 4) == 0, "same link, same hash");
+	VT_CHECK_EQ(sv_wire_open("mem:ends2", &d, NULL, md), 0, "other link");
+	VT_CHECK(memcmp(ma + 1, md + 1, 4) != 0, "other link, other MAC");
+	sv_wire_close(d);
+
+	VT_CHECK_EQ(sv_wire_mtu(a), 1500, "default MTU");
+	VT_CHECK_EQ(sv_wire_set_mtu(a, 9000), 0, "MTU 9000");
+	VT_CHECK_EQ(sv_wire_mtu(a), 9000, "MTU set");
+	VT_CHECK_EQ(sv_wire_set_mtu(a, 9001), EINVAL, "MTU too big");
+	VT_CHECK_EQ(sv_wire_set_mtu(a, 67), EINVAL, "MTU too small");
+	VT_CHECK_EQ(sv_wire_mtu(a), 9000, "MTU kept");
+	VT_CHECK_EQ(sv_wire_mtu(b), 1500, "MTU is per end");
+
+	/* Closing end 0 frees it for the next opener. */
+	sv_wire_close(a);
+	VT_CHECK(!sv_wire_link_up(b), "link down after close");
+	VT_CHECK_EQ(sv_wire_open("mem:ends", &a, &ea, mc), 0, "reopen");
+	VT_CHECK_EQ(ea, 0, "got end 0 back");
+	VT_CHECK(memcmp(ma, mc, 6) == 0, "same MAC again");
+	VT_CHECK_EQ(sv_wire_mtu(a), 1500, "fresh end, default MTU");
+	VT_CHECK(sv_wire_link_up(b), "link up again");
+	sv_wire_close(a);
+	sv_wire_close(b);
+	/* Both closed: the link is gone, a new one starts at end 0. */
+	VT_CHECK_EQ(sv_wire_open("mem:ends", &b, &eb, mb), 0, "new link");
+	VT_CHECK_EQ(eb, 0, "end 0 of a new link");
+	VT_CHECK(!sv_wire_link_up(b), "alone again");
+	sv_wire_close(b);
+	sv_wire_close(NULL);
+	return VT_OK;
+}
+
+static int
+test_mem_spec_errors(void)
+{
+	char longname[80];
+	struct sv_wire *w;
+
+	memset(longname, 'x', sizeof(longname));
+	memcpy(longname, "mem:", 4);
+	longname[4 + 64] = '\0';
+	VT_CHECK_EQ(sv_wire_open("mem:", &w, NULL, NULL), EINVAL, "empty");
+	VT_CHECK_EQ(sv_wire_open(longname, &w, NULL, NULL), EINVAL, "long");
+	VT_CHECK_EQ(sv_wire_open("eth0", &w, NULL, NULL), EINVAL, "prefix");
+	VT_CHECK_EQ(sv_wire_open(NULL, &w, NULL, NULL), EINVAL, "NULL");
+	VT_CHECK_EQ(sv_wire_open("if:", &w, NULL, NULL), ENODEV, "if: empty");
+	VT_CHECK_EQ(sv_wire_open("if:sv-no-such-if", &w, NULL, NULL), ENODEV,
+		    "unknown interface");
+	VT_CHECK_EQ(sv_wire_open("if:an-interface-name-too-long", &w, NULL,
+				 NULL), ENODEV, "long interface name");
+	longname[4 + 63] = '\0';
+	VT_CHECK_EQ(sv_wire_open(longname, &w, NULL, NULL), 0, "63 chars");
+	sv_wire_close(w);
+	return VT_OK;
+}
+
+/* Frames sent one at a time arrive intact and in order, each way. */
+static int
+test_mem_frames(void)
+{
+	static uint8_t buf[200][1600];
+	uint32_t len[200];
+	struct sv_wire_stats st;
+	struct sv_wire *w[2];
+	uint8_t mac[2][6];
+	struct coll *c = coll_new(false);
+	unsigned int i, d;
+	int rc = VT_FAIL;
+
+	VT_CHECK(c != NULL, "alloc");
+	VT_CHECK_EQ(sv_wire_open("mem:frames", &w[0], NULL, mac[0]), 0, "a");
+	VT_CHECK_EQ(sv_wire_open("mem:frames", &w[1], NULL, mac[1]), 0, "b");
+	for (d = 0; d < 2; d++) {
+		unsigned int nf = d == 0 ? 200 : 77;
+
+		VT_CHECK_EQ(sv_wire_rx(w[1 - d], 64, coll_cb, c), 0, "empty");
+		for (i = 0; i < nf; i++) {
+			len[i] = build(buf[i], mac[1 - d], mac[d], NULL, 0,
+				       i + 1000 * d, 14 + (i * 37 + d) % 1501);
+			VT_CHECK_EQ(send3(w[d], buf[i], len[i]), 1, "tx %u", i);
+		}
+		coll_reset(c);
+		VT_CHECK_EQ(coll_wait(w[1 - d], c, nf, 1000), nf, "rx count");
+		for (i = 0; i < nf; i++)
+			VT_CHECK(c->len[i] == len[i] &&
+				 memcmp(c->f[i], buf[i], len[i]) == 0,
+				 "frame %u (dir %u) intact and in order", i,
+				 d);
+		VT_CHECK_EQ(sv_wire_rx(w[1 - d], 64, coll_cb, c), 0,
+			    "nothing more");
+		VT_CHECK_EQ(sv_wire_rx(w[d], 64, coll_cb, c), 0,
+			    "nothing back to the sender");
+		sv_wire_get_stats(w[d], &st);
+		VT_CHECK_EQ(st.tx_frames, nf, "tx_frames");
+		VT_CHECK_EQ(st.tx_errors, 0, "tx_errors");
+		sv_wire_get_stats(w[1 - d], &st);
+		VT_CHECK_EQ(st.rx_frames, nf, "rx_frames");
+	}
+	rc = VT_OK;
+	sv_wire_close(w[0]);
+	sv_wire_close(w[1]);
+	coll_free(c);
+	return rc;
+}
+
+/* One call, many frames; rx honours max. */
+static int
+test_mem_batch(void)
+{
+	enum { N = 300 };
+	static uint8_t buf[N][256];
+	uint8_t *frames[N];
+	uint32_t len[N];
+	struct sv_wire *a, *b;
+	uint8_t ma[6], mb[6];
+	struct coll *c = coll_new(false);
+	unsigned int i, got, calls = 0;
+
+	VT_CHECK(c != NULL, "alloc");
+	VT_CHECK_EQ(sv_wire_open("mem:batch", &a, NULL, ma), 0, "a");
+	VT_CHECK_EQ(sv_wire_open("mem:batch", &b, NULL, mb), 0, "b");
+	for (i = 0; i < N; i++) {
+		frames[i] = buf[i];
+		len[i] = build(buf[i], mb, ma, NULL, 0, i, 60 + i % 190);
+	}
+	VT_CHECK_EQ(send_batch(a, frames, len, N), N, "batch accepted");
+	while (calls < 1000) {
+		got = sv_wire_rx(b, 7, coll_cb, c);
+		calls++;
+		VT_CHECK(got <= 7, "rx returned %u > max", got);
+		if (got == 0)
+			break;
+		VT_CHECK(got == 7 || c->n == N, "short pull before the end");
+	}
+	VT_CHECK_EQ(c->n, N, "all arrived");
+	VT_CHECK_EQ(calls, (N + 6) / 7 + 1, "pulls of 7");
+	for (i = 0; i < N; i++)
+		VT_CHECK(c->len[i] == len[i] &&
+			 memcmp(c->f[i], buf[i], len[i]) == 0, "frame %u", i);
+	VT_CHECK_EQ(sv_wire_rx(b, 0, coll_cb, c), 0, "max 0");
+	sv_wire_close(a);
+	sv_wire_close(b);
+	coll_free(c);
+	return VT_OK;
+}
+
+/* A full ring drops (and counts) what does not fit; nothing is lost from
+ * what was accepted, and the link works again once drained. */
+static int
+test_mem_ring_full(void)
+{
+	enum { N = 5000, B = 100 };
+	static uint8_t buf[N][64];
+	uint8_t *frames[N];
+	uint32_t len[N];
+	struct sv_wire_stats st;
+	struct sv_wire *a, *b;
+	uint8_t ma[6], mb[6];
+	struct coll *c = coll_new(false);
+	unsigned int i, acc = 0;
+
+	VT_CHECK(c != NULL, "alloc");
+	VT_CHECK_EQ(sv_wire_open("mem:full", &a, NULL, ma), 0, "a");
+	VT_CHECK_EQ(sv_wire_open("mem:full", &b, NULL, mb), 0, "b");
+	for (i = 0; i < N; i++) {
+		frames[i] = buf[i];
+		len[i] = build(buf[i], mb, ma, NULL, 0, i, 64);
+	}
+	for (i = 0; i < N; i += B)
+		acc += send_batch(a, frames + i, len + i, B);
+	VT_CHECK(acc >= 1024 && acc < N, "ring is bounded: %u accepted", acc);
+	sv_wire_get_stats(a, &st);
+	VT_CHECK_EQ(st.tx_frames, acc, "tx_frames");
+	VT_CHECK_EQ(st.tx_errors, N - acc, "drops counted as tx_errors");
+	VT_CHECK_EQ(coll_wait(b, c, N, 100), acc, "what was accepted arrives");
+	for (i = 0; i < acc; i++)
+		VT_CHECK(c->len[i] == 64 && memcmp(c->f[i], buf[i], 64) == 0,
+			 "frame %u: the first ones are kept", i);
+	coll_reset(c);
+	VT_CHECK_EQ(send3(a, buf[7], 64), 1, "room again");
+	VT_CHECK_EQ(coll_wait(b, c, 1, 100), 1, "and it arrives");
+	VT_CHECK(memcmp(c->f[0], buf[7], 64) == 0, "intact");
+	sv_wire_close(a);
+	sv_wire_close(b);
+	coll_free(c);
+	return VT_OK;
+}
+
+/* Frame size limits follow the sender's MTU; the peer must be there. */
+static int
+test_mem_limits(void)
+{
+	static uint8_t buf[9100];
+	struct sv_wire_stats st;
+	struct sv_wire *a, *b;
+	uint8_t ma[6], mb[6];
+	struct coll *c = coll_new(false);
+	uint32_t len;
+
+	VT_CHECK(c != NULL, "alloc");
+	VT_CHECK_EQ(sv_wire_open("mem:limits", &a, NULL, ma), 0, "a");
+	VT_CHECK_EQ(sv_wire_open("mem:limits", &b, NULL, mb), 0, "b");
+	len = build(buf, mb, ma, NULL, 0, 1, 1500 + 14 + 8 + 1);
+	VT_CHECK_EQ(send3(a, buf, len), 0, "over MTU 1500");
+	VT_CHECK_EQ(send3(a, buf, 13), 0, "runt");
+	len = build(buf, mb, ma, NULL, 0, 2, 1500 + 14);
+	VT_CHECK_EQ(send3(a, buf, len), 1, "MTU 1500 frame");
+	VT_CHECK_EQ(sv_wire_set_mtu(a, 9000), 0, "jumbo");
+	len = build(buf, mb, ma, NULL, 0, 3, 9000 + 14);
+	VT_CHECK_EQ(send3(a, buf, len), 1, "MTU 9000 frame");
+	VT_CHECK_EQ(coll_wait(b, c, 2, 100), 2, "both arrive");
+	VT_CHECK(c->len[1] == len && memcmp(c->f[1], buf, len) == 0,
+		 "jumbo intact");
+	sv_wire_get_stats(a, &st);
+	VT_CHECK_EQ(st.tx_errors, 2, "oversize and runt counted");
+
+	/* Peer gone: link down, frames dropped; its successor does not get
+	 * what was queued for the previous holder. */
+	len = build(buf, mb, ma, NULL, 0, 4, 100);
+	VT_CHECK_EQ(send3(a, buf, len), 1, "queued for b");
+	sv_wire_close(b);
+	VT_CHECK_EQ(send3(a, buf, len), 0, "no peer");
+	sv_wire_get_stats(a, &st);
+	VT_CHECK_EQ(st.tx_errors, 3, "counted");
+	VT_CHECK_EQ(sv_wire_open("mem:limits", &b, NULL, mb), 0, "b again");
+	coll_reset(c);
+	VT_CHECK_EQ(sv_wire_rx(b, 64, coll_cb, c), 0, "stale frame gone");
+	len = build(buf, mb, ma, NULL, 0, 5, 100);
+	VT_CHECK_EQ(send3(a, buf, len), 1, "new frame");
+	VT_CHECK_EQ(coll_wait(b, c, 1, 100), 1, "arrives");
+	VT_CHECK_EQ(frame_seq(c->f[0], c->len[0]), 5, "the new one");
+	sv_wire_close(a);
+	sv_wire_close(b);
+	coll_free(c);
+	return VT_OK;
+}
+
+struct sender {
+	struct sv_wire *w;
+	uint8_t id;
+	unsigned int total;
+	unsigned int accepted;
+	atomic_bool done;
+};
+
+static void *
+sender_main(void *arg)
+{
+	struct sender *s = arg;
+	uint8_t buf[16][80];
+	uint8_t *frames[16];
+	uint32_t len[16];
+	uint8_t dst[6] = { 2, 0, 0, 0, 0, 1 };
+	uint8_t src[6] = { 2, 0, 0, 0, 0, 0 };
+	unsigned int seq, i;
+
+	src[4] = s->id;
+	for (seq = 0; seq < s->total; seq += 16) {
+		for (i = 0; i < 16; i++) {
+			frames[i] = buf[i];
+			len[i] = build(buf[i], dst, src, NULL, 0, seq + i,
+				       60 + (seq + i) % 20);
+		}
+		s->accepted += send_batch(s->w, frames, len, 16);
+	}
+	atomic_store(&s->done, true);
+	return NULL;
+}
+
+struct order {
+	uint32_t next[2];
+	unsigned int count[2];
+	unsigned int bad;
+};
+
+static void
+order_cb(void *arg, const uint8_t *f, uint32_t len)
+{
+	struct order *o = arg;
+	uint32_t seq = frame_seq(f, len);
+	unsigned int id = f[10];
+
+	if (id > 1 || seq == UINT32_MAX || seq < o->next[id] ||
+	    len != 60 + seq % 20 || f[len - 1] != (uint8_t)(seq * 7 + len - 1)) {
+		o->bad++;
+		return;
+	}
+	o->next[id] = seq + 1;
+	o->count[id]++;
+}
+
+/* Two threads send at once; each one's frames stay in order and whatever
+ * was accepted arrives exactly once. */
+static int
+test_mem_threads(void)
+{
+	struct sender s[2];
+	struct order o;
+	struct sv_wire_stats st;
+	struct sv_wire *a, *b;
+	pthread_t t[2];
+	int64_t end;
+	unsigned int i, idle = 0;
+
+	VT_CHECK_EQ(sv_wire_open("mem:threads", &a, NULL, NULL), 0, "a");
+	VT_CHECK_EQ(sv_wire_open("mem:threads", &b, NULL, NULL), 0, "b");
+	memset(&o, 0, sizeof(o));
+	for (i = 0; i < 2; i++) {
+		s[i].w = a;
+		s[i].id = i;
+		s[i].total = 40000;
+		s[i].accepted = 0;
+		atomic_init(&s[i].done, false);
+		VT_CHECK_EQ(pthread_create(&t[i], NULL, sender_main, &s[i]), 0,
+			    "thread");
+	}
+	end = now_ms() + 10000;
+	while (now_ms() < end) {
+		if (sv_wire_rx(b, 32, order_cb, &o) != 0)
+			continue;
+		if (atomic_load(&s[0].done) && atomic_load(&s[1].done) &&
+		    ++idle > 2)
+			break;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	while (sv_wire_rx(b, 32, order_cb, &o) != 0 && idle++ < 100000)
+		;
+	VT_CHECK_EQ(o.bad, 0, "frames out of order, corrupt or doubled");
+	/* How the ring is shared depends on scheduling; what is accepted
+	 * is not. */
+	VT_CHECK(s[0].accepted + s[1].accepted >= 4096, "frames got through");
+	for (i = 0; i < 2; i++)
+		VT_CHECK_EQ(o.count[i], s[i].accepted, "sender %u: accepted "
+			    "frames all arrive", i);
+	sv_wire_get_stats(a, &st);
+	VT_CHECK_EQ(st.tx_frames, s[0].accepted + s[1].accepted, "tx_frames");
+	VT_CHECK_EQ(st.tx_errors, 80000 - st.tx_frames, "tx_errors");
+	sv_wire_close(a);
+	sv_wire_close(b);
+	return VT_OK;
+}
+
+/* ------------------------------------------------------------- packet */
+
+static int
+sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+sh(const char *fmt, ...)
+{
+	char cmd[256];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc != 0)
+		fprintf(stderr, "  '%s' failed (%d)\n", cmd, rc);
+	return rc;
+}
+
+static void
+disable_ipv6(const char *ifname)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
+		 ifname);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return; /* no IPv6 at all: no IPv6 noise either */
+	if (write(fd, "1", 1) != 1)
+		fprintf(stderr, "  cannot disable IPv6 on %s\n", ifname);
+	close(fd);
+}
+
+static int
+if_mac_mtu(const char *ifname, uint8_t mac[6], int *mtu)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0) {
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+		if (ioctl(fd, SIOCGIFMTU, &ifr) == 0) {
+			*mtu = ifr.ifr_mtu;
+			rc = 0;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* The interface's promiscuity count (ip -d link), or -1. */
+static int
+promiscuity(const char *ifname)
+{
+	char cmd[96], line[512], *p;
+	int count = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ip -d link show %s", ifname);
+	f = popen(cmd, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		p = strstr(line, "promiscuity ");
+		if (p != NULL)
+			count = atoi(p + strlen("promiscuity "));
+	}
+	pclose(f);
+	return count;
+}
+
+static bool
+wait_link(struct sv_wire *w, bool up, int timeout_ms)
+{
+	int64_t end = now_ms() + timeout_ms;
+
+	while (sv_wire_link_up(w) != up) {
+		if (now_ms() > end)
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
+typedef int (*veth_body)(const char *a, const char *b);
+
+/*
+ * Run body in a child with a fresh veth pair a/b, up, without IPv6. The
+ * child makes its own network namespace when it can: the pair then goes
+ * with it even if it crashes; otherwise the pair is deleted here after
+ * the child, whatever it returned.
+ */
+static int
+run_on_veth(veth_body body)
+{
+	char a[IFNAMSIZ], b[IFNAMSIZ], in_netns = 0;
+	int status, p[2];
+	pid_t pid;
+
+	VT_SKIP_IF(geteuid() != 0, "needs root for veth and AF_PACKET");
+	VT_SKIP_IF(system("ip -V >/dev/null 2>&1") != 0, "needs ip(8)");
+	snprintf(a, sizeof(a), "vtw%da", (int)getpid());
+	snprintf(b, sizeof(b), "vtw%db", (int)getpid());
+	VT_CHECK(pipe(p) == 0, "pipe");
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	VT_CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		int rc = VT_FAIL;
+		char ns;
+
+		close(p[0]);
+		alarm(30); /* whatever happens, the child ends */
+		ns = unshare(CLONE_NEWNET) == 0;
+		if (write(p[1], &ns, 1) != 1)
+			_exit(VT_FAIL);
+		close(p[1]);
+		if (sh("ip link add %s type veth peer name %s", a, b) == 0) {
+			disable_ipv6(a);
+			disable_ipv6(b);
+			if (sh("ip link set %s up", a) == 0 &&
+			    sh("ip link set %s up", b) == 0)
+				rc = body(a, b);
+			sh("ip link del %s", a);
+		}
+		fflush(stdout);
+		fflush(stderr);
+		_exit(rc);
+	}
+	close(p[1]);
+	if (read(p[0], &in_netns, 1) != 1)
+		in_netns = 0;
+	close(p[0]);
+	VT_CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+	if (!in_netns)
+		sh("ip link del %s >/dev/null 2>&1 || true", a);
+	VT_CHECK(WIFEXITED(status), "child killed by signal %d",
+		 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return WEXITSTATUS(status);
+}
+
+/* Send a frame out of ifname through the stack (a plain packet socket,
+ * the qdisc and the taps), as other software on the host would. */
+static int
+raw_send(const char *ifname, const uint8_t *f, uint32_t len)
+{
+	struct sockaddr_ll sll;
+	int fd = socket(AF_PACKET, SOCK_RAW, 0);
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = (int)if_nametoindex(ifname);
+	sll.sll_halen = 6;
+	memcpy(sll.sll_addr, f, 6);
+	n = sendto(fd, f, len, 0, (struct sockaddr *)&sll, sizeof(sll));
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+struct pair {
+	struct sv_wire *w[2];
+	uint8_t mac[2][6];
+	struct coll *c[2];
+};
+
+static int
+pair_open(struct pair *pr, const char *a, const char *b)
+{
+	char spec[IFNAMSIZ + 4];
+	const char *n[2] = { a, b };
+	unsigned int i;
+
+	memset(pr, 0, sizeof(*pr));
+	for (i = 0; i < 2; i++) {
+		uint8_t mac[6];
+		int end = -1, mtu = 0;
+
+		snprintf(spec, sizeof(spec), "if:%s", n[i]);
+		VT_CHECK_EQ(sv_wire_open(spec, &pr->w[i], &end, pr->mac[i]), 0,
+			    "open %s", spec);
+		VT_CHECK_EQ(end, 0, "end of an interface wire");
+		VT_CHECK(if_mac_mtu(n[i], mac, &mtu) == 0, "ifreq");
+		VT_CHECK(memcmp(mac, pr->mac[i], 6) == 0, "the interface's MAC");
+		VT_CHECK_EQ(sv_wire_mtu(pr->w[i]), mtu, "the interface's MTU");
+		pr->c[i] = coll_new(true);
+		VT_CHECK(pr->c[i] != NULL, "alloc");
+	}
+	VT_CHECK(memcmp(pr->mac[0], pr->mac[1], 6) != 0, "MACs differ");
+	for (i = 0; i < 2; i++)
+		VT_CHECK(wait_link(pr->w[i], true, 3000), "link %u up", i);
+	return VT_OK;
+}
+
+static void
+pair_close(struct pair *pr)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		sv_wire_close(pr->w[i]);
+		coll_free(pr->c[i]);
+	}
+}
+
+/* Send frames from d to 1-d, one call each, and check they arrive as
+ * sent and that the sender does not see its own. */
+static int
+pkt_exchange(struct pair *pr, unsigned int d, uint8_t (*buf)[9100],
+	     const uint32_t *len, unsigned int n)
+{
+	struct coll *c = pr->c[1 - d];
+	unsigned int i;
+
+	coll_reset(c);
+	coll_reset(pr->c[d]);
+	for (i = 0; i < n; i++)
+		VT_CHECK_EQ(send3(pr->w[d], buf[i], len[i]), 1, "tx %u", i);
+	VT_CHECK_EQ(coll_wait(pr->w[1 - d], c, n, 2000), n,
+		    "received (%u other frames)", c->other);
+	for (i = 0; i < n; i++)
+		VT_CHECK(c->len[i] == len[i] &&
+			 memcmp(c->f[i], buf[i], len[i]) == 0,
+			 "frame %u byte-exact (got %u bytes, sent %u)", i,
+			 c->len[i], len[i]);
+	coll_wait(pr->w[d], pr->c[d], 1, 50);
+	VT_CHECK_EQ(pr->c[d]->n, 0, "sender sees none of its own frames");
+	return VT_OK;
+}
+
+static int
+pkt_frames(const char *an, const char *bn)
+{
+	static uint8_t buf[256][9100];
+	static uint8_t *frames[256];
+	static uint32_t len[256];
+	const uint16_t q[2] = { 0x8100, 0x6064 };           /* PCP 3 VID 100 */
+	const uint16_t qinq[4] = { 0x88a8, 0x0123, 0x8100, 0x0456 };
+	struct sv_wire_stats st;
+	struct pair pr;
+	unsigned int i, d;
+	int rc;
+
+	rc = pair_open(&pr, an, bn);
+	if (rc != VT_OK)
+		return rc;
+	VT_CHECK_EQ(promiscuity(an), 1, "wire a made its interface promiscuous");
+	VT_CHECK_EQ(promiscuity(bn), 1, "wire b made its interface promiscuous");
+	for (d = 0; d < 2; d++) {
+		for (i = 0; i < 20; i++)
+			len[i] = build(buf[i], pr.mac[1 - d], pr.mac[d], NULL,
+				       0, i, 60 + (i * 97) % (1514 - 60 + 1));
+		len[20] = build(buf[20], pr.mac[1 - d], pr.mac[d], NULL, 0,
+				20, 1514);
+		/* A broadcast frame too: the device does its own filtering. */
+		len[21] = build(buf[21], bcast, pr.mac[d], NULL, 0, 21, 100);
+		rc = pkt_exchange(&pr, d, buf, len, 22);
+		if (rc != VT_OK)
+			goto out;
+	}
+
+	/* VLAN tags the kernel strips come back in place. */
+	len[0] = build(buf[0], pr.mac[1], pr.mac[0], q, 1, 100, 200);
+	len[1] = build(buf[1], pr.mac[1], pr.mac[0], qinq, 2, 101, 300);
+	len[2] = build(buf[2], pr.mac[1], pr.mac[0], q, 1, 102, 1518);
+	rc = pkt_exchange(&pr, 0, buf, len, 3);
+	if (rc != VT_OK)
+		goto out;
+	VT_CHECK(pr.c[1]->f[0][12] == 0x81 && pr.c[1]->f[0][13] == 0x00 &&
+		 pr.c[1]->f[0][14] == 0x60 && pr.c[1]->f[0][15] == 0x64,
+		 "802.1Q tag in the frame");
+	VT_CHECK(pr.c[1]->f[1][12] == 0x88 && pr.c[1]->f[1][13] == 0xa8,
+		 "802.1ad tag in the frame");
+
+	/* Frames leaving a by another path are outgoing on a: the wire
+	 * reports only what comes in, as a NIC would. */
+	len[0] = build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 500, 80);
+	VT_CHECK(raw_send(an, buf[0], len[0]) == 0, "send through the stack");
+	coll_reset(pr.c[0]);
+	coll_reset(pr.c[1]);
+	VT_CHECK_EQ(coll_wait(pr.w[1], pr.c[1], 1, 2000), 1, "b gets it");
+	VT_CHECK(memcmp(pr.c[1]->f[0], buf[0], len[0]) == 0, "intact");
+	coll_wait(pr.w[0], pr.c[0], 1, 50);
+	VT_CHECK_EQ(pr.c[0]->n, 0, "a does not see its outgoing frame");
+
+	/* Limits: a runt and an untagged frame over the MTU are refused. */
+	sv_wire_get_stats(pr.w[0], &st);
+	VT_CHECK_EQ(st.tx_errors, 0, "no errors yet");
+	VT_CHECK_EQ(send3(pr.w[0], buf[0], 12), 0, "runt");
+	len[3] = build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 103, 1515);
+	VT_CHECK_EQ(send3(pr.w[0], buf[3], len[3]), 0, "over the MTU");
+	sv_wire_get_stats(pr.w[0], &st);
+	VT_CHECK_EQ(st.tx_errors, 2, "counted");
+
+	/* A batch of 256 frames, one call, one kick. */
+	for (i = 0; i < 256; i++) {
+		frames[i] = buf[i];
+		len[i] = build(buf[i], pr.mac[0], pr.mac[1], NULL, 0, 1000 + i,
+			       60 + (i * 13) % 1000);
+	}
+	coll_reset(pr.c[0]);
+	VT_CHECK_EQ(send_batch(pr.w[1], frames, len, 256), 256, "batch tx");
+	VT_CHECK_EQ(coll_wait(pr.w[0], pr.c[0], 256, 2000), 256,
+		    "batch rx (%u other frames)", pr.c[0]->other);
+	for (i = 0; i < 256; i++)
+		VT_CHECK(pr.c[0]->len[i] == len[i] &&
+			 memcmp(pr.c[0]->f[i], buf[i], len[i]) == 0,
+			 "batch frame %u byte-exact", i);
+	sv_wire_get_stats(pr.w[1], &st);
+	VT_CHECK_EQ(st.tx_frames, 22 + 256, "tx_frames of b");
+	VT_CHECK_EQ(st.tx_errors, 0, "tx_errors of b");
+	sv_wire_get_stats(pr.w[0], &st);
+	VT_CHECK_EQ(st.tx_frames, 22 + 3, "tx_frames of a");
+	VT_CHECK(st.rx_frames >= 22 + 256, "rx_frames of a");
+	VT_CHECK_EQ(st.rx_kernel_drops, 0, "no kernel drops");
+	rc = VT_OK;
+out:
+	pair_close(&pr);
+	if (rc == VT_OK)
+		VT_CHECK_EQ(promiscuity(an), 0, "closing undoes promiscuity");
+	return rc;
+}
+
+/* Jumbo MTU (ring rebuild), link state, tx with the interface down. */
+static int
+pkt_mtu_link(const char *an, const char *bn)
+{
+	static uint8_t buf[4][9100];
+	static uint32_t len[4];
+	const uint16_t q[2] = { 0x8100, 0x0007 };
+	struct sv_wire_stats st;
+	struct pair pr;
+	uint8_t mac[6];
+	int rc, mtu = 0;
+
+	rc = pair_open(&pr, an, bn);
+	if (rc != VT_OK)
+		return rc;
+	VT_CHECK_EQ(sv_wire_set_mtu(pr.w[0], 9001), EINVAL, "over 9000");
+	VT_CHECK_EQ(sv_wire_set_mtu(pr.w[0], 9000), 0, "MTU 9000 on a");
+	VT_CHECK_EQ(sv_wire_set_mtu(pr.w[1], 9000), 0, "MTU 9000 on b");
+	VT_CHECK_EQ(sv_wire_mtu(pr.w[0]), 9000, "reads back");
+	VT_CHECK(if_mac_mtu(an, mac, &mtu) == 0 && mtu == 9000,
+		 "the interface's MTU changed");
+	VT_CHECK(wait_link(pr.w[0], true, 3000), "link up");
+	VT_CHECK(wait_link(pr.w[1], true, 3000), "link up");
+	len[0] = build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 1, 9014);
+	len[1] = build(buf[1], pr.mac[1], pr.mac[0], q, 1, 2, 9018);
+	len[2] = build(buf[2], pr.mac[1], pr.mac[0], NULL, 0, 3, 64);
+	rc = pkt_exchange(&pr, 0, buf, len, 3);
+	if (rc != VT_OK)
+		goto out;
+	rc = pkt_exchange(&pr, 1, buf, len, 1);
+	if (rc != VT_OK)
+		goto out;
+
+	/* Peer down: no carrier on our side either. */
+	VT_CHECK_EQ(sh("ip link set %s down", bn), 0, "b down");
+	VT_CHECK(wait_link(pr.w[1], false, 3000), "b is down");
+	VT_CHECK(wait_link(pr.w[0], false, 3000), "a has no carrier");
+	VT_CHECK_EQ(sh("ip link set %s up", bn), 0, "b up");
+	VT_CHECK(wait_link(pr.w[0], true, 3000), "a up again");
+	VT_CHECK(wait_link(pr.w[1], true, 3000), "b up again");
+
+	/* Our interface down: frames are refused and counted, and none of
+	 * them is left in the ring to go out later. */
+	VT_CHECK_EQ(sh("ip link set %s down", an), 0, "a down");
+	len[3] = build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 66, 100);
+	VT_CHECK_EQ(send3(pr.w[0], buf[3], len[3]), 0, "tx while down");
+	VT_CHECK_EQ(send3(pr.w[0], buf[3], len[3]), 0, "tx while down");
+	sv_wire_get_stats(pr.w[0], &st);
+	VT_CHECK_EQ(st.tx_errors, 2, "counted");
+	VT_CHECK_EQ(sh("ip link set %s up", an), 0, "a up");
+	VT_CHECK(wait_link(pr.w[0], true, 3000), "a up again");
+	rc = pkt_exchange(&pr, 0, buf, len, 1);
+	if (rc != VT_OK)
+		goto out;
+	coll_wait(pr.w[1], pr.c[1], 2, 100);
+	VT_CHECK_EQ(pr.c[1]->n, 1, "no stale frame went out");
+	rc = VT_OK;
+out:
+	pair_close(&pr);
+	return rc;
+}
+
+/* Kernel drops when the receiver does not keep up; errors at open. */
+static int
+pkt_drops_errors(const char *an, const char *bn)
+{
+	enum { N = 6000, B = 200 };
+	static uint8_t buf[B][64];
+	uint8_t *frames[B];
+	uint32_t len[B];
+	char spec[IFNAMSIZ + 8];
+	struct sv_wire_stats st;
+	struct sv_wire *w;
+	struct pair pr;
+	unsigned int i, sent = 0, got = 0, polls = 0, n;
+	pid_t pid;
+	int rc, status;
+
+	rc = pair_open(&pr, an, bn);
+	if (rc != VT_OK)
+		return rc;
+	for (i = 0; i < B; i++) {
+		frames[i] = buf[i];
+		len[i] = build(buf[i], pr.mac[1], pr.mac[0], NULL, 0, i, 64);
+	}
+	for (i = 0; i < N; i += B)
+		sent += send_batch(pr.w[0], frames, len, B);
+	VT_CHECK_EQ(sent, N, "all sent");
+	pr.c[1]->filter = true;
+	do {
+		n = sv_wire_rx(pr.w[1], 256, coll_cb, pr.c[1]);
+		got += n;
+		coll_reset(pr.c[1]);
+	} while (n != 0 && polls++ < 1000);
+	sv_wire_get_stats(pr.w[1], &st);
+	VT_CHECK(st.rx_kernel_drops > 0, "the kernel's drops are reported");
+	VT_CHECK(got >= 1000 && got + st.rx_kernel_drops <= N,
+		 "got %u, %llu dropped", got,
+		 (unsigned long long)st.rx_kernel_drops);
+	VT_CHECK_EQ(st.rx_frames, got, "rx_frames");
+
+	snprintf(spec, sizeof(spec), "if:%s-x", an);
+	VT_CHECK_EQ(sv_wire_open(spec, &w, NULL, NULL), ENODEV, "unknown if");
+	/* Without CAP_NET_RAW: EPERM. */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	VT_CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		snprintf(spec, sizeof(spec), "if:%s", an);
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(2);
+		_exit(sv_wire_open(spec, &w, NULL, NULL) == EPERM ? 0 : 1);
+	}
+	VT_CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+	VT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		 "EPERM without privileges (status %d)", status);
+	pair_close(&pr);
+	return VT_OK;
+}
+
+static int
+test_pkt_frames(void)
+{
+	return run_on_veth(pkt_frames);
+}
+
+static int
+test_pkt_mtu_link(void)
+{
+	return run_on_veth(pkt_mtu_link);
+}
+
+static int
+test_pkt_drops_errors(void)
+{
+	return run_on_veth(pkt_drops_errors);
+}
+
+static const struct vt_case cases[] = {
+	VT_CASE(test_mem_ends),
+	VT_CASE(test_mem_spec_errors),
+	VT_CASE(test_mem_frames),
+	VT_CASE(test_mem_batch),
+	VT_CASE(test_mem_ring_full),
+	VT_CASE(test_mem_limits),
+	VT_CASE(test_mem_threads),
+	VT_CASE(test_pkt_frames),
+	VT_CASE(test_pkt_mtu_link),
+	VT_CASE(test_pkt_drops_errors),
+	{ 0 },
+};
+
+int
+main(int argc, char **argv)
+{
+	uint32_t pid = (uint32_t)getpid();
+
+	memcpy(marker, "SVWT", 4);
+	marker[4] = pid >> 24;
+	marker[5] = pid >> 16;
+	marker[6] = pid >> 8;
+	marker[7] = pid;
+	return vt_main(argc, argv, cases);
+}
