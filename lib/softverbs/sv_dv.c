@@ -1,3 +1,602 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * The libmlx5 entry points the driver uses: mlx5dv matchers and flows
+ * (mlx5dv_create_flow_matcher(3), mlx5dv_create_flow(3)) and DevX flow
+ * counters (mlx5dv_devx_obj_create(3)). Only devices with the mlx5
+ * profile have them; on others every call fails with EOPNOTSUPP, as
+ * libmlx5 does for a device that is not its own.
+ *
+ * What is checked, and where rdma-core 44 and the mlx5 kernel check it:
+ *   matcher  type NORMAL only, else EOPNOTSUPP; comp_mask within
+ *            MLX5DV_FLOW_MATCHER_MASK_FT_TYPE, else EOPNOTSUPP (libmlx5);
+ *            ft_type together with flags, flags other than EGRESS, an
+ *            unknown ft_type: EINVAL; FDB / RDMA tables: EOPNOTSUPP (no
+ *            such table here); the mask goes through sv_fte_compile()
+ *            (EINVAL bad size or criteria, EOPNOTSUPP unmatchable fields)
+ *   flow     DEST_IBV_QP, DEST_DEVX, DROP and DEFAULT_MISS are mutually
+ *            exclusive, a second COUNTERS_DEVX is refused (EOPNOTSUPP);
+ *            a second TAG is EINVAL; IBV_COUNTER is not handled by
+ *            rdma-core 44 (EOPNOTSUPP), nor are IBV_FLOW_ACTION and
+ *            DEST_DEVX here (no flow actions, no TIR objects); priority
+ *            above the device's highest is ENOMEM and is found here, at
+ *            rule creation (raw_fs_rule_add); a value with bits outside
+ *            the matcher mask is EINVAL (mlx5 core check_valid_spec); a
+ *            tag of 2^24 or more is EINVAL; an ingress rule needs a
+ *            destination QP, DROP or DEFAULT_MISS (EINVAL)
+ *   DevX     ALLOC_FLOW_COUNTER through obj_create, QUERY_FLOW_COUNTER
+ *            through obj_query; DEALLOC by obj_destroy, EBUSY while a flow
+ *            counts in it. Commands of the wrong class for the entry point
+ *            are EINVAL (the kernel's devx_is_obj_*_cmd checks: so
+ *            general_cmd refuses QUERY_FLOW_COUNTER); opcodes softverbs
+ *            does not model are EOPNOTSUPP.
+ *
+ * Rules join the port's table (sv_steer.c) as NORMAL rules at the matcher
+ * priority, so verbs and mlx5dv rules interleave by priority as in the
+ * kernel's BYPASS tables. DEFAULT_MISS traps the frame without delivering
+ * it (the kernel's own tables, which would take it, do not exist here).
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_internal.h"
+#include "vsteer_prm.h"
+
+struct sv_dv_matcher {
+	struct sv_context *ctx;
+	uint16_t priority;
+	uint32_t flags;                 /* IBV_FLOW_ATTR_FLAGS_EGRESS or 0 */
+	uint8_t criteria;
+	/* The mask as given, zero-extended to the full PRM size. */
+	uint8_t mask[VSTEER_PRM_MATCH_PARAM_BYTES];
+	struct sv_key kmask;
+	atomic_int usecnt;              /* flows: destroy -> EBUSY */
+};
+
+/* A DevX flow counter: an sv_counters, so steering counts in it. */
+struct sv_dv_counter {
+	struct sv_counters cnt;
+	uint32_t id;
+};
+
+struct sv_dv_flow {
+	struct ibv_flow flow;
+	struct sv_rule rule;
+	struct sv_dv_matcher *matcher;
+	struct sv_dv_counter *counter;  /* NULL: none */
+	struct sv_qp *qp;               /* NULL: none; holds a use count */
+};
+
+/* Counter ids are device-wide in hardware; one space per process here. */
+static atomic_uint sv_dv_counter_ids;
+static atomic_uint sv_dv_flow_handles;
+
+static inline struct sv_dv_matcher *
+sv_dv_matcher(struct mlx5dv_flow_matcher *m)
+{
+	return (struct sv_dv_matcher *)(void *)m;
+}
+
+static inline struct sv_dv_counter *
+sv_dv_counter(struct mlx5dv_devx_obj *obj)
+{
+	return (struct sv_dv_counter *)(void *)obj;
+}
+
+static bool
+sv_dv_ctx_ok(struct ibv_context *context)
+{
+	return sv_ctx(context)->dev->caps.profile == SV_PROFILE_MLX5;
+}
+
+bool
+sv_mlx5dv_is_supported(struct ibv_device *device)
+{
+	if (device == NULL)
+		return false;
+	return sv_container_of(device, struct sv_device, ibdev)->caps.profile ==
+	       SV_PROFILE_MLX5;
+}
+
+int
+sv_mlx5dv_query_device(struct ibv_context *ctx,
+		       struct mlx5dv_context *attrs_out)
+{
+	if (ctx == NULL || attrs_out == NULL)
+		return EINVAL;
+	if (!sv_dv_ctx_ok(ctx))
+		return EOPNOTSUPP;
+	/* No direct (ring) access: no flags, and none of the optional
+	 * fields the caller may ask for in comp_mask is filled. */
+	attrs_out->version = 0;
+	attrs_out->flags = 0;
+	attrs_out->comp_mask = 0;
+	return 0;
+}
+
+static bool
+sv_dv_ipv_mask_ok(const struct sv_dv_matcher *m, uint8_t criteria,
+		  unsigned int bit, uint32_t sect)
+{
+	uint32_t ipv;
+
+	if (!(criteria & (1u << bit)))
+		return true;
+	ipv = VSTEER_PRM_GET(m->mask, sect, VSTEER_PRM_L24_IP_VERSION);
+	return ipv == 0 || ipv == 0xf;
+}
+
+struct mlx5dv_flow_matcher *
+sv_mlx5dv_create_flow_matcher(struct ibv_context *context,
+			      struct mlx5dv_flow_matcher_attr *attr)
+{
+	struct mlx5dv_flow_match_parameters *mp;
+	struct sv_dv_matcher *m;
+	uint32_t flags;
+	int rc;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!sv_dv_ctx_ok(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* libmlx5 first, then the kernel. */
+	if (attr->type != IBV_FLOW_ATTR_NORMAL ||
+	    (attr->comp_mask & ~(uint64_t)MLX5DV_FLOW_MATCHER_MASK_FT_TYPE)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	flags = attr->flags;
+	if (flags & ~(uint32_t)IBV_FLOW_ATTR_FLAGS_EGRESS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & MLX5DV_FLOW_MATCHER_MASK_FT_TYPE) {
+		if (flags != 0) {
+			errno = EINVAL;
+			return NULL;
+		}
+		switch (attr->ft_type) {
+		case MLX5DV_FLOW_TABLE_TYPE_NIC_RX:
+			break;
+		case MLX5DV_FLOW_TABLE_TYPE_NIC_TX:
+			flags = IBV_FLOW_ATTR_FLAGS_EGRESS;
+			break;
+		case MLX5DV_FLOW_TABLE_TYPE_FDB:
+		case MLX5DV_FLOW_TABLE_TYPE_RDMA_RX:
+		case MLX5DV_FLOW_TABLE_TYPE_RDMA_TX:
+			errno = EOPNOTSUPP;
+			return NULL;
+		default:
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	mp = attr->match_mask;
+	if (mp == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = sv_fte_compile(&sv_ctx(context)->dev->caps,
+			    attr->match_criteria_enable, mp->match_buf,
+			    mp->match_sz, &m->kmask);
+	if (rc != 0) {
+		free(m);
+		errno = rc;
+		return NULL;
+	}
+	memcpy(m->mask, mp->match_buf, mp->match_sz);
+	/* A partial ip_version mask selects by version bits, which the
+	 * key's presence bits cannot express. */
+	if (!sv_dv_ipv_mask_ok(m, attr->match_criteria_enable,
+			       VSTEER_PRM_CRIT_OUTER_BIT, VSTEER_PRM_OUTER) ||
+	    !sv_dv_ipv_mask_ok(m, attr->match_criteria_enable,
+			       VSTEER_PRM_CRIT_INNER_BIT, VSTEER_PRM_INNER)) {
+		free(m);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	m->ctx = sv_ctx(context);
+	m->priority = attr->priority;
+	m->flags = flags;
+	m->criteria = attr->match_criteria_enable;
+	atomic_init(&m->usecnt, 0);
+	atomic_fetch_add(&m->ctx->nobjs, 1);
+	return (struct mlx5dv_flow_matcher *)(void *)m;
+}
+
+int
+sv_mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
+{
+	struct sv_dv_matcher *m;
+
+	if (matcher == NULL)
+		return EINVAL;
+	m = sv_dv_matcher(matcher);
+	if (atomic_load(&m->usecnt) > 0)
+		return EBUSY;
+	atomic_fetch_sub(&m->ctx->nobjs, 1);
+	free(m);
+	return 0;
+}
+
+/* What the action list asks for, checked in libmlx5's order. */
+struct sv_dv_acts {
+	struct sv_qp *qp;
+	bool dest;                      /* a destination-kind action seen */
+	bool drop;
+	bool miss;
+	bool has_tag;
+	uint32_t tag;
+	struct sv_dv_counter *counter;
+};
+
+static int
+sv_dv_parse_actions(size_t n, const struct mlx5dv_flow_action_attr *a,
+		    struct sv_dv_acts *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (n > 0 && a == NULL)
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		switch (a[i].type) {
+		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
+		case MLX5DV_FLOW_ACTION_DEST_DEVX:
+		case MLX5DV_FLOW_ACTION_DROP:
+		case MLX5DV_FLOW_ACTION_DEFAULT_MISS:
+			if (out->dest)
+				return EOPNOTSUPP;
+			out->dest = true;
+			if (a[i].type == MLX5DV_FLOW_ACTION_DEST_DEVX)
+				return EOPNOTSUPP;
+			if (a[i].type == MLX5DV_FLOW_ACTION_DROP)
+				out->drop = true;
+			else if (a[i].type == MLX5DV_FLOW_ACTION_DEFAULT_MISS)
+				out->miss = true;
+			else if (a[i].qp == NULL)
+				return EINVAL;
+			else
+				out->qp = sv_qp(a[i].qp);
+			break;
+		case MLX5DV_FLOW_ACTION_TAG:
+			if (out->has_tag)
+				return EINVAL;
+			out->has_tag = true;
+			out->tag = a[i].tag_value;
+			break;
+		case MLX5DV_FLOW_ACTION_COUNTERS_DEVX:
+			if (out->counter != NULL)
+				return EOPNOTSUPP;
+			if (a[i].obj == NULL)
+				return EINVAL;
+			out->counter = sv_dv_counter(a[i].obj);
+			break;
+		case MLX5DV_FLOW_ACTION_IBV_COUNTER:
+		case MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION:
+		default:
+			return EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+/* EINVAL when the value has a bit the mask lacks (zero-extended). */
+static int
+sv_dv_value_in_mask(const struct sv_dv_matcher *m, const uint8_t *v,
+		    size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (v[i] & ~m->mask[i])
+			return EINVAL;
+	return 0;
+}
+
+static struct ibv_flow *
+sv_dv_fail(int rc)
+{
+	errno = rc;
+	return NULL;
+}
+
+struct ibv_flow *
+sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
+		      struct mlx5dv_flow_match_parameters *match_value,
+		      size_t num_actions,
+		      struct mlx5dv_flow_action_attr actions_attr[])
+{
+	const uint8_t *km, *kv;
+	struct sv_dv_matcher *m;
+	struct sv_device *dev;
+	struct sv_dv_flow *flow;
+	struct sv_dv_acts acts;
+	struct sv_key value;
+	bool egress;
+	size_t i;
+	int rc;
+
+	if (matcher == NULL || match_value == NULL)
+		return sv_dv_fail(EINVAL);
+	m = sv_dv_matcher(matcher);
+	dev = m->ctx->dev;
+	egress = m->flags & IBV_FLOW_ATTR_FLAGS_EGRESS;
+	rc = sv_dv_parse_actions(num_actions, actions_attr, &acts);
+	if (rc != 0)
+		return sv_dv_fail(rc);
+	/* The kernel finds no flow table for the priority. */
+	if (m->priority > dev->caps.max_priority)
+		return sv_dv_fail(ENOMEM);
+	rc = sv_fte_compile(&dev->caps, m->criteria, match_value->match_buf,
+			    match_value->match_sz, &value);
+	if (rc == 0)
+		rc = sv_dv_value_in_mask(m, (const uint8_t *)
+					 match_value->match_buf,
+					 match_value->match_sz);
+	if (rc != 0)
+		return sv_dv_fail(rc);
+	/* A value whose fields land outside the compiled mask was read in
+	 * another layout than the mask (IPv4 vs IPv6 addresses). */
+	km = (const uint8_t *)&m->kmask;
+	kv = (const uint8_t *)&value;
+	for (i = 0; i < sizeof(value); i++)
+		if (kv[i] & ~km[i])
+			return sv_dv_fail(EOPNOTSUPP);
+	if (acts.has_tag && (acts.tag >= (UINT32_C(1) << 24) || egress))
+		return sv_dv_fail(EINVAL);
+	if (egress && acts.qp != NULL)
+		return sv_dv_fail(EINVAL);
+	if (!egress && !acts.dest)
+		return sv_dv_fail(EINVAL);
+	/* Frames reach a QP through its indirection table (sv_steer.c). */
+	if (acts.qp != NULL &&
+	    (acts.qp->ctx->dev != dev || acts.qp->kind != SV_QP_HASH ||
+	     acts.qp->ind == NULL))
+		return sv_dv_fail(EINVAL);
+	if (acts.counter != NULL && acts.counter->cnt.ctx->dev != dev)
+		return sv_dv_fail(EINVAL);
+
+	flow = calloc(1, sizeof(*flow));
+	if (flow == NULL)
+		return sv_dv_fail(ENOMEM);
+	flow->rule.match.mask = m->kmask;
+	flow->rule.match.value = value;
+	flow->rule.act.drop = acts.drop;
+	flow->rule.act.has_tag = acts.has_tag;
+	flow->rule.act.tag = acts.tag;
+	flow->rule.act.counters = acts.counter ? &acts.counter->cnt : NULL;
+	flow->rule.priority = m->priority;
+	flow->rule.type = IBV_FLOW_ATTR_NORMAL;
+	flow->rule.flags = m->flags;
+	flow->rule.qp = acts.qp;
+	flow->matcher = m;
+	flow->counter = acts.counter;
+	flow->qp = acts.qp;
+	if (acts.counter != NULL)
+		atomic_fetch_add(&acts.counter->cnt.bound, 1);
+	rc = sv_steer_insert(&dev->port, &flow->rule);
+	if (rc != 0) {
+		if (acts.counter != NULL)
+			atomic_fetch_sub(&acts.counter->cnt.bound, 1);
+		free(flow);
+		return sv_dv_fail(rc);
+	}
+	if (acts.qp != NULL)
+		atomic_fetch_add(&acts.qp->usecnt, 1);
+	atomic_fetch_add(&m->usecnt, 1);
+	atomic_fetch_add(&m->ctx->nobjs, 1);
+	flow->flow.comp_mask = 0;
+	flow->flow.context = &m->ctx->vctx.context;
+	flow->flow.handle = SV_FLOW_HANDLE_DV |
+			    (atomic_fetch_add(&sv_dv_flow_handles, 1) &
+			     ~SV_FLOW_HANDLE_DV);
+	return &flow->flow;
+}
+
+int
+sv_dv_destroy_flow(struct ibv_flow *ibflow)
+{
+	struct sv_dv_flow *flow;
+
+	if (ibflow == NULL || !(ibflow->handle & SV_FLOW_HANDLE_DV))
+		return EINVAL;
+	flow = sv_container_of(ibflow, struct sv_dv_flow, flow);
+	sv_steer_remove(&flow->matcher->ctx->dev->port, &flow->rule);
+	if (flow->counter != NULL)
+		atomic_fetch_sub(&flow->counter->cnt.bound, 1);
+	if (flow->qp != NULL)
+		atomic_fetch_sub(&flow->qp->usecnt, 1);
+	atomic_fetch_sub(&flow->matcher->usecnt, 1);
+	atomic_fetch_sub(&flow->matcher->ctx->nobjs, 1);
+	free(flow);
+	return 0;
+}
+
+/* --- DevX --- */
+
+static uint32_t
+sv_dv_opcode(const void *in, size_t inlen)
+{
+	if (in == NULL || inlen < VSTEER_PRM_OUT_HDR_BYTES)
+		return 0;
+	return vsteer_prm_get(in, VSTEER_PRM_IN_OPCODE_OFF,
+			      VSTEER_PRM_IN_OPCODE_LEN);
+}
+
+static bool
+sv_dv_counter_opcode(uint32_t op)
+{
+	return op == VSTEER_PRM_CMD_ALLOC_FLOW_COUNTER ||
+	       op == VSTEER_PRM_CMD_DEALLOC_FLOW_COUNTER ||
+	       op == VSTEER_PRM_CMD_QUERY_FLOW_COUNTER;
+}
+
+/* Known but not of this entry point's class: EINVAL; unknown: not
+ * modelled. */
+static int
+sv_dv_wrong_cmd(uint32_t op)
+{
+	return sv_dv_counter_opcode(op) ? EINVAL : EOPNOTSUPP;
+}
+
+static void
+sv_dv_out_ok(void *out, size_t outlen)
+{
+	memset(out, 0, outlen);
+	vsteer_prm_set(out, VSTEER_PRM_OUT_STATUS_OFF,
+		       VSTEER_PRM_OUT_STATUS_LEN, VSTEER_PRM_STATUS_OK);
+}
+
+struct mlx5dv_devx_obj *
+sv_mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
+			  size_t inlen, void *out, size_t outlen)
+{
+	struct sv_dv_counter *c;
+	uint32_t op;
+
+	if (context == NULL || in == NULL || out == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!sv_dv_ctx_ok(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	op = sv_dv_opcode(in, inlen);
+	if (op != VSTEER_PRM_CMD_ALLOC_FLOW_COUNTER) {
+		errno = op == 0 ? EINVAL : sv_dv_wrong_cmd(op);
+		return NULL;
+	}
+	if (inlen < VSTEER_PRM_ALLOC_FC_IN_BYTES ||
+	    outlen < VSTEER_PRM_ALLOC_FC_OUT_BYTES) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Bulk allocation hands out ranges of ids: not modelled. */
+	if (vsteer_prm_get(in, VSTEER_PRM_ALLOC_FC_IN_BULK_OFF,
+			   VSTEER_PRM_ALLOC_FC_IN_BULK_LEN) != 0) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->cnt.c.context = context;
+	c->cnt.ctx = sv_ctx(context);
+	atomic_init(&c->cnt.packets, 0);
+	atomic_init(&c->cnt.bytes, 0);
+	atomic_init(&c->cnt.bound, 0);
+	pthread_mutex_init(&c->cnt.lock, NULL);
+	c->id = atomic_fetch_add(&sv_dv_counter_ids, 1) + 1;
+	atomic_fetch_add(&c->cnt.ctx->nobjs, 1);
+	sv_dv_out_ok(out, outlen);
+	vsteer_prm_set(out, VSTEER_PRM_ALLOC_FC_OUT_ID_OFF,
+		       VSTEER_PRM_ALLOC_FC_OUT_ID_LEN, c->id);
+	return (struct mlx5dv_devx_obj *)(void *)c;
+}
+
+static int
+sv_dv_query_counter(struct sv_dv_counter *c, const void *in, size_t inlen,
+		    void *out, size_t outlen)
+{
+	uint64_t packets, bytes;
+	bool clear;
+
+	if (inlen < VSTEER_PRM_QUERY_FC_IN_BYTES || out == NULL ||
+	    outlen < VSTEER_PRM_QUERY_FC_OUT_BYTES)
+		return EINVAL;
+	/* The kernel checks that the command names the object. */
+	if (vsteer_prm_get(in, VSTEER_PRM_QUERY_FC_IN_ID_OFF,
+			   VSTEER_PRM_QUERY_FC_IN_ID_LEN) != c->id)
+		return EINVAL;
+	if (vsteer_prm_get(in, VSTEER_PRM_QUERY_FC_IN_DUMP_TO_MEMORY_OFF,
+			   VSTEER_PRM_QUERY_FC_IN_DUMP_TO_MEMORY_LEN))
+		return EOPNOTSUPP;
+	if (vsteer_prm_get(in, VSTEER_PRM_QUERY_FC_IN_NUM_OF_COUNTERS_OFF,
+			   VSTEER_PRM_QUERY_FC_IN_NUM_OF_COUNTERS_LEN) > 1)
+		return EOPNOTSUPP;
+	clear = vsteer_prm_get(in, VSTEER_PRM_QUERY_FC_IN_CLEAR_OFF,
+			       VSTEER_PRM_QUERY_FC_IN_CLEAR_LEN);
+	/* clear: read and reset, so no frame is counted twice or lost. */
+	if (clear) {
+		packets = atomic_exchange(&c->cnt.packets, 0);
+		bytes = atomic_exchange(&c->cnt.bytes, 0);
+	} else {
+		packets = atomic_load(&c->cnt.packets);
+		bytes = atomic_load(&c->cnt.bytes);
+	}
+	sv_dv_out_ok(out, outlen);
+	vsteer_prm_set64(out, VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
+			 VSTEER_PRM_TRAFFIC_PACKETS_OFF, packets);
+	vsteer_prm_set64(out, VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
+			 VSTEER_PRM_TRAFFIC_OCTETS_OFF, bytes);
+	return 0;
+}
+
+int
+sv_mlx5dv_devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in,
+			 size_t inlen, void *out, size_t outlen)
+{
+	uint32_t op;
+
+	if (obj == NULL || in == NULL)
+		return EINVAL;
+	op = sv_dv_opcode(in, inlen);
+	if (op != VSTEER_PRM_CMD_QUERY_FLOW_COUNTER)
+		return op == 0 ? EINVAL : sv_dv_wrong_cmd(op);
+	return sv_dv_query_counter(sv_dv_counter(obj), in, inlen, out, outlen);
+}
+
+int
+sv_mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj)
+{
+	struct sv_dv_counter *c;
+
+	if (obj == NULL)
+		return EINVAL;
+	c = sv_dv_counter(obj);
+	/* DEALLOC_FLOW_COUNTER while a rule still counts in it. */
+	if (atomic_load(&c->cnt.bound) > 0)
+		return EBUSY;
+	atomic_fetch_sub(&c->cnt.ctx->nobjs, 1);
+	pthread_mutex_destroy(&c->cnt.lock);
+	free(c);
+	return 0;
+}
+
+int
+sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
+			   size_t inlen, void *out, size_t outlen)
+{
+	uint32_t op;
+
+	(void)out;
+	(void)outlen;
+	if (context == NULL || in == NULL)
+		return EINVAL;
+	if (!sv_dv_ctx_ok(context))
+		return EOPNOTSUPP;
+	op = sv_dv_opcode(in, inlen);
+	if (op == 0)
+		return EINVAL;
+	/* Flow counter commands are object commands: the kernel refuses
+	 * them here. No general command is modelled. */
+	return sv_dv_wrong_cmd(op);
+}

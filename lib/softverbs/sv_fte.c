@@ -1,3 +1,343 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The vsteer authors
  */
+
+/*
+ * PRM fte_match_param compiler: the mask or value buffer of
+ * mlx5dv_create_flow_matcher(3) / mlx5dv_create_flow(3) into struct sv_key.
+ * The layout is the driver's own (vsteer_prm.h): one definition for the
+ * side that writes the buffer and the side that reads it.
+ *
+ * PRM field (lyr_2_4: S = outer or inner stack) -> key field
+ *   smac, dmac                 -> S.smac, S.dmac
+ *   ethertype                  -> S.ether_type (after the VLAN tags)
+ *   first_prio/first_cfi/first_vid -> S.vlan_tci (same bit layout)
+ *   cvlan_tag                  -> SV_P_VLAN in S.present
+ *   ip_version 4 / 6 / 0xf     -> SV_P_IPV4 / SV_P_IPV6 / both
+ *   frag                       -> SV_P_IPFRAG
+ *   ip_protocol                -> S.ip_proto
+ *   ip_dscp:ip_ecn             -> S.tos (the same 8 bits)
+ *   ttl_hoplimit               -> S.ttl
+ *   tcp_flags (low 8 bits)     -> S.tcp_flags
+ *   tcp_sport/dport or udp_sport/dport -> S.sport, S.dport
+ *   src/dst ipv4_layout        -> S.src_ip[0..3], S.dst_ip[0..3]
+ *   src/dst ipv6_layout        -> S.src_ip, S.dst_ip
+ * misc
+ *   gre_c/k/s_present          -> gre_c_ks_ver C (0x8000), K (0x2000),
+ *                                 S (0x1000), network order
+ *   gre_protocol, gre_key      -> gre_protocol, gre_key
+ *   vxlan_vni                  -> vni (as ibv_flow_tunnel_filter)
+ *   outer/inner_ipv6_flow_label -> outer/inner.flow_label
+ * misc2
+ *   outer_first_mpls_over_gre / _over_udp -> mpls_label
+ *
+ * Absent headers: the device reads the fields of a header a frame does
+ * not have as zero, and so does the parser (sv_parse() zeroes the key).
+ * A field therefore compiles to its key field alone, without a presence
+ * bit; only the fields that are presence bits in the PRM (ip_version,
+ * cvlan_tag, frag) set SV_P_* bits. A mask buffer and a value buffer thus
+ * compile independently and still pair up: the presence bits of ip_version
+ * 0xf (mask) cover those of 4 or 6 (value).
+ *
+ * Where the key is coarser than the PRM the buffer must say which header
+ * it means, else EOPNOTSUPP: TCP fields need ip_protocol 6 (or a full
+ * mask), UDP fields 17, MPLS over UDP / over GRE 17 / 47, and an IPv4
+ * layout address is recognised by ip_version (not 6) and all-zero upper
+ * 96 bits. Fields softverbs does not model (svlan_tag, ipv4_ihl, the NS
+ * TCP flag, second VLANs, GENEVE, ESP, metadata, misc3 and beyond) must be
+ * zero in enabled sections: EOPNOTSUPP. Disabled sections are ignored, as
+ * by the device.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sv_internal.h"
+#include "sv_key.h"
+#include "vsteer_prm.h"
+
+#define SV_IPPROTO_TCP 6
+#define SV_IPPROTO_UDP 17
+#define SV_IPPROTO_GRE 47
+
+/* The bits of a section softverbs can match. */
+struct sv_fte_sup {
+	uint8_t l24[VSTEER_PRM_SECT_BYTES];
+	uint8_t misc[VSTEER_PRM_SECT_BYTES];
+	uint8_t misc2[VSTEER_PRM_SECT_BYTES];
+};
+
+#define SV_SUP(buf, fld) \
+	vsteer_prm_set((buf), fld##_OFF, fld##_LEN, UINT32_MAX)
+
+static void
+sv_fte_sup_init(struct sv_fte_sup *s)
+{
+	memset(s, 0, sizeof(*s));
+	memset(s->l24 + VSTEER_PRM_L24_SMAC_OFF / 8, 0xff, 6);
+	memset(s->l24 + VSTEER_PRM_L24_DMAC_OFF / 8, 0xff, 6);
+	SV_SUP(s->l24, VSTEER_PRM_L24_ETHERTYPE);
+	SV_SUP(s->l24, VSTEER_PRM_L24_FIRST_PRIO);
+	SV_SUP(s->l24, VSTEER_PRM_L24_FIRST_CFI);
+	SV_SUP(s->l24, VSTEER_PRM_L24_FIRST_VID);
+	SV_SUP(s->l24, VSTEER_PRM_L24_IP_PROTOCOL);
+	SV_SUP(s->l24, VSTEER_PRM_L24_IP_DSCP);
+	SV_SUP(s->l24, VSTEER_PRM_L24_IP_ECN);
+	SV_SUP(s->l24, VSTEER_PRM_L24_CVLAN_TAG);
+	SV_SUP(s->l24, VSTEER_PRM_L24_FRAG);
+	SV_SUP(s->l24, VSTEER_PRM_L24_IP_VERSION);
+	/* tcp_flags: the 8 classic flags, not NS (bit 8). */
+	vsteer_prm_set(s->l24, VSTEER_PRM_L24_TCP_FLAGS_OFF + 1, 8, 0xff);
+	SV_SUP(s->l24, VSTEER_PRM_L24_TCP_SPORT);
+	SV_SUP(s->l24, VSTEER_PRM_L24_TCP_DPORT);
+	SV_SUP(s->l24, VSTEER_PRM_L24_TTL_HOPLIMIT);
+	SV_SUP(s->l24, VSTEER_PRM_L24_UDP_SPORT);
+	SV_SUP(s->l24, VSTEER_PRM_L24_UDP_DPORT);
+	memset(s->l24 + VSTEER_PRM_L24_SRC_IP_OFF / 8, 0xff, 16);
+	memset(s->l24 + VSTEER_PRM_L24_DST_IP_OFF / 8, 0xff, 16);
+
+	SV_SUP(s->misc, VSTEER_PRM_MISC_GRE_C_PRESENT);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_GRE_K_PRESENT);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_GRE_S_PRESENT);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_GRE_PROTOCOL);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_GRE_KEY);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_VXLAN_VNI);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_OUTER_IPV6_FLOW_LABEL);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_INNER_IPV6_FLOW_LABEL);
+
+	memset(s->misc2 + VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_GRE_OFF / 8,
+	       0xff, 4);
+	memset(s->misc2 + VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF / 8,
+	       0xff, 4);
+}
+
+/* EOPNOTSUPP when the section has a bit outside sup. */
+static int
+sv_fte_check(const uint8_t *sect, const uint8_t *sup)
+{
+	unsigned int i;
+
+	for (i = 0; i < VSTEER_PRM_SECT_BYTES; i++)
+		if (sect[i] & ~sup[i])
+			return EOPNOTSUPP;
+	return 0;
+}
+
+static bool
+sv_fte_nonzero(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return true;
+	return false;
+}
+
+#define SV_GET(sect, fld) vsteer_prm_get((sect), fld##_OFF, fld##_LEN)
+
+/* An address of the IP union into the key: IPv6 as is, IPv4 (the last 32
+ * bits, upper 96 zero) into the first 4 bytes. */
+static int
+sv_fte_addr(const uint8_t *a, uint32_t ip_version, uint8_t out[16])
+{
+	bool upper = sv_fte_nonzero(a, 12);
+
+	if (!upper && ip_version != 6) {
+		memcpy(out, a + 12, 4);
+		return 0;
+	}
+	/* Upper bits on an IPv4-only rule: not an address IPv4 can have. */
+	if (ip_version == 4)
+		return EOPNOTSUPP;
+	memcpy(out, a, 16);
+	return 0;
+}
+
+static int
+sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
+{
+	uint32_t ipv = SV_GET(s, VSTEER_PRM_L24_IP_VERSION);
+	uint32_t proto = SV_GET(s, VSTEER_PRM_L24_IP_PROTOCOL);
+	bool tcp, udp;
+	int rc;
+
+	memcpy(h->smac, s + VSTEER_PRM_L24_SMAC_OFF / 8, 6);
+	memcpy(h->dmac, s + VSTEER_PRM_L24_DMAC_OFF / 8, 6);
+	memcpy(&h->ether_type, s + VSTEER_PRM_L24_ETHERTYPE_OFF / 8, 2);
+	/* first_prio:first_cfi:first_vid is a TCI, bit for bit. */
+	memcpy(&h->vlan_tci, s + VSTEER_PRM_L24_FIRST_PRIO_OFF / 8, 2);
+	h->ip_proto = (uint8_t)proto;
+	/* ip_dscp:ip_ecn is the TOS / traffic class byte. */
+	h->tos = s[VSTEER_PRM_L24_IP_DSCP_OFF / 8];
+	h->ttl = (uint8_t)SV_GET(s, VSTEER_PRM_L24_TTL_HOPLIMIT);
+	h->tcp_flags = (uint8_t)SV_GET(s, VSTEER_PRM_L24_TCP_FLAGS);
+	if (SV_GET(s, VSTEER_PRM_L24_CVLAN_TAG))
+		h->present |= SV_P_VLAN;
+	if (SV_GET(s, VSTEER_PRM_L24_FRAG))
+		h->present |= SV_P_IPFRAG;
+	switch (ipv) {
+	case 0:
+		break;
+	case 4:
+		h->present |= SV_P_IPV4;
+		break;
+	case 6:
+		h->present |= SV_P_IPV6;
+		break;
+	case 0xf:
+		h->present |= SV_P_IPV4 | SV_P_IPV6;
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	/* One pair of ports in the key: the protocol must say whose. */
+	tcp = h->tcp_flags || SV_GET(s, VSTEER_PRM_L24_TCP_SPORT) ||
+	      SV_GET(s, VSTEER_PRM_L24_TCP_DPORT);
+	udp = SV_GET(s, VSTEER_PRM_L24_UDP_SPORT) ||
+	      SV_GET(s, VSTEER_PRM_L24_UDP_DPORT);
+	if (tcp && udp)
+		return EOPNOTSUPP;
+	if (tcp) {
+		if (proto != 0xff && proto != SV_IPPROTO_TCP)
+			return EOPNOTSUPP;
+		memcpy(&h->sport, s + VSTEER_PRM_L24_TCP_SPORT_OFF / 8, 2);
+		memcpy(&h->dport, s + VSTEER_PRM_L24_TCP_DPORT_OFF / 8, 2);
+	} else if (udp) {
+		if (proto != 0xff && proto != SV_IPPROTO_UDP)
+			return EOPNOTSUPP;
+		memcpy(&h->sport, s + VSTEER_PRM_L24_UDP_SPORT_OFF / 8, 2);
+		memcpy(&h->dport, s + VSTEER_PRM_L24_UDP_DPORT_OFF / 8, 2);
+	}
+	rc = sv_fte_addr(s + VSTEER_PRM_L24_SRC_IP_OFF / 8, ipv, h->src_ip);
+	if (rc == 0)
+		rc = sv_fte_addr(s + VSTEER_PRM_L24_DST_IP_OFF / 8, ipv,
+				 h->dst_ip);
+	return rc;
+}
+
+/* A 20-bit flow label field into the key's network-order word. */
+static void
+sv_fte_flow_label(const uint8_t *misc, uint32_t off, uint32_t *out)
+{
+	uint32_t fl = vsteer_prm_get(misc, off,
+				     VSTEER_PRM_MISC_OUTER_IPV6_FLOW_LABEL_LEN);
+	uint8_t b[4] = { 0, (uint8_t)(fl >> 16), (uint8_t)(fl >> 8),
+			 (uint8_t)fl };
+
+	memcpy(out, b, 4);
+}
+
+static void
+sv_fte_misc(const uint8_t *m, struct sv_key *k)
+{
+	uint8_t cks[2] = { 0, 0 };
+	uint8_t vni[4] = { 0 };
+
+	if (SV_GET(m, VSTEER_PRM_MISC_GRE_C_PRESENT))
+		cks[0] |= 0x80;
+	if (SV_GET(m, VSTEER_PRM_MISC_GRE_K_PRESENT))
+		cks[0] |= 0x20;
+	if (SV_GET(m, VSTEER_PRM_MISC_GRE_S_PRESENT))
+		cks[0] |= 0x10;
+	memcpy(&k->gre_c_ks_ver, cks, 2);
+	memcpy(&k->gre_protocol, m + VSTEER_PRM_MISC_GRE_PROTOCOL_OFF / 8, 2);
+	memcpy(&k->gre_key, m + VSTEER_PRM_MISC_GRE_KEY_OFF / 8, 4);
+	memcpy(vni + 1, m + VSTEER_PRM_MISC_VXLAN_VNI_OFF / 8, 3);
+	memcpy(&k->vni, vni, 4);
+	sv_fte_flow_label(m, VSTEER_PRM_MISC_OUTER_IPV6_FLOW_LABEL_OFF,
+			  &k->outer.flow_label);
+	sv_fte_flow_label(m, VSTEER_PRM_MISC_INNER_IPV6_FLOW_LABEL_OFF,
+			  &k->inner.flow_label);
+}
+
+static int
+sv_fte_misc2(const uint8_t *m2, uint8_t outer_proto, struct sv_key *k)
+{
+	const uint8_t *gre =
+		m2 + VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_GRE_OFF / 8;
+	const uint8_t *udp =
+		m2 + VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF / 8;
+	bool over_gre = sv_fte_nonzero(gre, 4);
+	bool over_udp = sv_fte_nonzero(udp, 4);
+
+	/* The key has one label: the outer protocol tells the carriers
+	 * apart. */
+	if (over_gre && over_udp)
+		return EOPNOTSUPP;
+	if (over_gre) {
+		if (outer_proto != 0xff && outer_proto != SV_IPPROTO_GRE)
+			return EOPNOTSUPP;
+		memcpy(&k->mpls_label, gre, 4);
+	} else if (over_udp) {
+		if (outer_proto != 0xff && outer_proto != SV_IPPROTO_UDP)
+			return EOPNOTSUPP;
+		memcpy(&k->mpls_label, udp, 4);
+	}
+	return 0;
+}
+
+int
+sv_fte_compile(const struct sv_caps *caps, uint8_t criteria_enable,
+	       const void *buf, size_t len, struct sv_key *out)
+{
+	const uint8_t *b = buf;
+	struct sv_fte_sup sup;
+	unsigned int i;
+	int rc;
+
+	(void)caps;
+	if (out == NULL)
+		return EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (criteria_enable & ~VSTEER_PRM_CRIT_ALL)
+		return EINVAL;
+	if (len > VSTEER_PRM_MATCH_PARAM_BYTES ||
+	    len < vsteer_prm_match_min_size(criteria_enable) ||
+	    (len > 0 && buf == NULL))
+		return EINVAL;
+	sv_fte_sup_init(&sup);
+	/* Sections softverbs has no key fields for at all. */
+	for (i = VSTEER_PRM_CRIT_MISC3_BIT; i < VSTEER_PRM_NUM_SECTS; i++)
+		if ((criteria_enable & (1u << i)) &&
+		    sv_fte_nonzero(b + i * VSTEER_PRM_SECT_BYTES,
+				   VSTEER_PRM_SECT_BYTES))
+			return EOPNOTSUPP;
+	if (criteria_enable & (1u << VSTEER_PRM_CRIT_OUTER_BIT)) {
+		const uint8_t *s = b + VSTEER_PRM_OUTER / 8;
+
+		rc = sv_fte_check(s, sup.l24);
+		if (rc == 0)
+			rc = sv_fte_l24(s, &out->outer);
+		if (rc != 0)
+			return rc;
+	}
+	if (criteria_enable & (1u << VSTEER_PRM_CRIT_INNER_BIT)) {
+		const uint8_t *s = b + VSTEER_PRM_INNER / 8;
+
+		rc = sv_fte_check(s, sup.l24);
+		if (rc == 0)
+			rc = sv_fte_l24(s, &out->inner);
+		if (rc != 0)
+			return rc;
+	}
+	if (criteria_enable & (1u << VSTEER_PRM_CRIT_MISC_BIT)) {
+		const uint8_t *s = b + VSTEER_PRM_MISC / 8;
+
+		rc = sv_fte_check(s, sup.misc);
+		if (rc != 0)
+			return rc;
+		sv_fte_misc(s, out);
+	}
+	if (criteria_enable & (1u << VSTEER_PRM_CRIT_MISC2_BIT)) {
+		const uint8_t *s = b + VSTEER_PRM_MISC2 / 8;
+
+		rc = sv_fte_check(s, sup.misc2);
+		if (rc == 0)
+			rc = sv_fte_misc2(s, out->outer.ip_proto, out);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}

@@ -291,6 +291,11 @@ bool sv_port_egress(struct sv_port *port, const uint8_t *frame,
 struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
 				struct ibv_flow_attr *attr);
 int sv_destroy_flow(struct ibv_flow *flow);
+/* mlx5dv flows (sv_dv.c) are destroyed with ibv_destroy_flow() too: their
+ * ibv_flow.handle has SV_FLOW_HANDLE_DV set (verbs flow handles never do)
+ * and sv_destroy_flow() hands them to sv_dv_destroy_flow(). */
+#define SV_FLOW_HANDLE_DV (UINT32_C(1) << 31)
+int sv_dv_destroy_flow(struct ibv_flow *flow);
 
 /* Counters (sv_counters.c). */
 #define SV_MAX_COUNTER_POINTS 16     /* attach points per object */

@@ -892,6 +892,10 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (act.counters != NULL && act.counters->ctx->dev != dev) {
+		errno = EINVAL;
+		return NULL;
+	}
 	flow = calloc(1, sizeof(*flow));
 	if (flow == NULL) {
 		errno = ENOMEM;
@@ -907,20 +911,29 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 	flow->port = port;
 	flow->qp = qp;
 	/* Binding freezes the counters' attach points (EBUSY after). */
-	if (act.counters != NULL)
-		atomic_fetch_add(&act.counters->bound, 1);
+	if (act.counters != NULL) {
+		rc = sv_counters_bind(act.counters);
+		if (rc != 0) {
+			free(flow);
+			errno = rc;
+			return NULL;
+		}
+	}
 	rc = sv_steer_insert(port, &flow->rule);
 	if (rc != 0) {
 		if (act.counters != NULL)
-			atomic_fetch_sub(&act.counters->bound, 1);
+			sv_counters_unbind(act.counters);
 		free(flow);
 		errno = rc;
 		return NULL;
 	}
 	atomic_fetch_add(&qp->usecnt, 1);
+	atomic_fetch_add(&qp->ctx->nobjs, 1);
 	flow->flow.comp_mask = 0;
 	flow->flow.context = ibqp->context;
-	flow->flow.handle = atomic_fetch_add(&sv_flow_handles, 1);
+	/* Bit 31 marks mlx5dv flows. */
+	flow->flow.handle = atomic_fetch_add(&sv_flow_handles, 1) &
+			    ~SV_FLOW_HANDLE_DV;
 	return &flow->flow;
 }
 
@@ -931,11 +944,15 @@ sv_destroy_flow(struct ibv_flow *ibflow)
 
 	if (ibflow == NULL)
 		return EINVAL;
+	/* ibv_destroy_flow() also destroys mlx5dv_create_flow() flows. */
+	if (ibflow->handle & SV_FLOW_HANDLE_DV)
+		return sv_dv_destroy_flow(ibflow);
 	flow = sv_container_of(ibflow, struct sv_flow, flow);
 	sv_steer_remove(flow->port, &flow->rule);
 	if (flow->rule.act.counters != NULL)
-		atomic_fetch_sub(&flow->rule.act.counters->bound, 1);
+		sv_counters_unbind(flow->rule.act.counters);
 	atomic_fetch_sub(&flow->qp->usecnt, 1);
+	atomic_fetch_sub(&flow->qp->ctx->nobjs, 1);
 	free(flow);
 	return 0;
 }

@@ -425,6 +425,7 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	default:
 		priv->flow_engine = is_mlx5dv ? VSTEER_FLOW_ENGINE_DV :
 			VSTEER_FLOW_ENGINE_VERBS;
+		priv->flow_engine_auto = 1;
 		break;
 	}
 	vsteer_probe_caps(priv);

@@ -178,6 +178,7 @@ struct vsteer_txq {
 	unsigned int socket;
 	uint64_t offloads;
 	uint32_t csum:1;            /* IBV_SEND_IP_CSUM allowed */
+	uint32_t qp_err:1;          /* an error completion: QP to recover */
 	struct vsteer_mr_hit mr_hit;
 	struct vsteer_txq_stats stats;
 };
@@ -202,6 +203,9 @@ struct vsteer_priv {
 	char soft_name[64];         /* softverbs device to remove, or "" */
 	int profile;                /* softverbs profile (enum sv_profile) */
 	enum vsteer_flow_engine flow_engine;
+	/* flow_engine=auto: rules the matcher path cannot express fall back
+	 * to verbs instead of failing. */
+	uint32_t flow_engine_auto:1;
 	struct ibv_device_attr_ex dev_attr;
 	struct ibv_port_attr port_attr;
 	/* Capabilities, from queries and probes at start-up. */
@@ -269,6 +273,8 @@ int vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx,
 void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_txq_start(struct vsteer_txq *txq);
 void vsteer_txq_stop(struct vsteer_txq *txq);
+/* Bring a QP that failed a WR back to RTS; its WRs are all reaped. */
+int vsteer_txq_recover(struct vsteer_txq *txq);
 
 /* vsteer_rxtx.c */
 uint16_t vsteer_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);

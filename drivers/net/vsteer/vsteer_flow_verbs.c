@@ -290,7 +290,7 @@ xl_l3_need_proto(struct xl_state *st, struct xl_layers *l, uint8_t proto,
 	}
 	if ((proto & *m) != *v)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-			      item, "%s item: %s protocol %u (mask 0x%02x) does not carry %s (%u)",
+			      item, "%s item: %s %u (mask 0x%02x) does not carry %s (%u)",
 			      what, l->fam == 4 ? "IPv4 next_proto_id" :
 			      "IPv6 next header", *v, *m, what, proto);
 	return 0;

@@ -182,8 +182,12 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 	do {
 		uint32_t id = (uint32_t)cq->wr_id;
 
-		if (unlikely(cq->status != IBV_WC_SUCCESS))
-			txq->stats.comp_errors++;
+		if (unlikely(cq->status != IBV_WC_SUCCESS)) {
+			/* The QP is in error: what follows is flushed. */
+			if (cq->status != IBV_WC_WR_FLUSH_ERR)
+				txq->stats.comp_errors++;
+			txq->qp_err = 1;
+		}
 		/* Only ids in flight count; wr_id is the ring counter. */
 		if (id - txq->tail < txq->head - txq->tail &&
 		    id - txq->tail >= upto - txq->tail) {
@@ -233,9 +237,16 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 
 	if (unlikely(txq->cq == NULL))
 		return 0;
-	if (txq->comp_pending > 0)
+	if (txq->comp_pending > 0 || txq->qp_err)
 		vsteer_tx_complete(txq);
-	room = txq->elts_n - (txq->head - txq->tail);
+	if (unlikely(txq->qp_err)) {
+		/* Every WR completes (flushed) before the QP can restart. */
+		if (txq->tail != txq->head || vsteer_txq_recover(txq) != 0)
+			return 0;
+	}
+	/* At most max_send_wr - 1 WRs in flight: one slot stays free, as
+	 * ring-based send queues need. */
+	room = txq->elts_n - 1 - (txq->head - txq->tail);
 	start = txq->head;
 	for (i = 0; i < pkts_n && room > 0; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;

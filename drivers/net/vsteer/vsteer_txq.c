@@ -128,6 +128,31 @@ vsteer_txq_to_rts(struct vsteer_txq *txq)
 }
 
 int
+vsteer_txq_recover(struct vsteer_txq *txq)
+{
+	struct vsteer_priv *priv = txq->priv;
+	struct ibv_qp_attr mod;
+	int ret;
+
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_RESET;
+	ret = priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE);
+	if (ret == 0)
+		ret = vsteer_txq_to_rts(txq);
+	if (ret != 0) {
+		TX_LOG(ERR, "port %u: Tx queue %u: QP recovery: %s",
+		       txq->port_id, txq->queue_id, strerror(ret));
+		return -ret;
+	}
+	txq->qp_err = 0;
+	txq->comp_pending = 0;
+	txq->since_signal = 0;
+	TX_LOG(WARNING, "port %u: Tx queue %u: QP recovered after an error completion",
+	       txq->port_id, txq->queue_id);
+	return 0;
+}
+
+int
 vsteer_txq_start(struct vsteer_txq *txq)
 {
 	struct vsteer_priv *priv = txq->priv;
@@ -156,7 +181,11 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	qp_attr.cap.max_recv_wr = 0;
 	qp_attr.cap.max_recv_sge = 0;
 	qp_attr.sq_sig_all = 0;
-	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	/* With PD alone, ibv_create_qp_ex() would call the exported
+	 * ibv_create_qp(), which only knows rdma-core's own providers; a
+	 * (zero) create_flags keeps the call on the context's ops. */
+	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	qp_attr.create_flags = 0;
 	qp_attr.pd = priv->pd;
 	txq->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
 	if (txq->qp == NULL) {
@@ -177,6 +206,7 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	txq->tail = 0;
 	txq->comp_pending = 0;
 	txq->since_signal = 0;
+	txq->qp_err = 0;
 	return 0;
 err:
 	vsteer_txq_stop(txq);
@@ -190,7 +220,7 @@ vsteer_txq_stop(struct vsteer_txq *txq)
 	int ret;
 
 	/* Give completions that already arrived their mbufs back first. */
-	if (txq->cq != NULL && txq->comp_pending > 0)
+	if (txq->cq != NULL && (txq->comp_pending > 0 || txq->qp_err))
 		vsteer_tx_complete(txq);
 	if (txq->qp != NULL) {
 		ret = priv->glue->destroy_qp(txq->qp);
@@ -218,4 +248,5 @@ vsteer_txq_stop(struct vsteer_txq *txq)
 	txq->tail = 0;
 	txq->comp_pending = 0;
 	txq->since_signal = 0;
+	txq->qp_err = 0;
 }
