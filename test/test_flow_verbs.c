@@ -1245,6 +1245,22 @@ test_rss_expand_l3(void)
 		VT_CHECK(plan.queue_num == 3 && plan.queues[0] == 2 &&
 			 plan.queues[1] == 2 && plan.queues[2] == 5, "queues");
 	}
+	/* ESP: the SPI joins the addresses; ESP counts as L4. */
+	{
+		const struct rte_flow_item pe[] = {
+			{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+			{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+			{ .type = RTE_FLOW_ITEM_TYPE_ESP },
+			{ .type = RTE_FLOW_ITEM_TYPE_END },
+		};
+
+		rss.types = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_ESP;
+		XLATE_OK(&c, &attr_in, pe, act);
+		VT_CHECK_EQ(plan.n_rules, 1, "no expansion above ESP");
+		VT_CHECK_EQ(plan.rules[0].hash_fields,
+			    H4 | IBV_RX_HASH_IPSEC_SPI, "addresses + SPI");
+		VT_CHECK_EQ(plan.rules[0].subprio, VSTEER_SUBPRIO_L4, "L4");
+	}
 	return VT_OK;
 }
 
@@ -1602,7 +1618,7 @@ test_err_items(void)
 	SET(0, ETH, NULL, NULL);
 	SET(1, ICMP, NULL, NULL);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM, &p[1], "icmp");
+		   RTE_FLOW_ERROR_TYPE_ITEM, &p[1], "(ICMP) not supported");
 	RESET();
 	SET(0, ETH, NULL, NULL);
 	SET(1, TCP, NULL, NULL);

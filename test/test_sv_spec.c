@@ -344,6 +344,32 @@ mk_v6_udp(struct fb *f, uint32_t *o)
 	fb_done(f);
 }
 
+/* IPv6 / hop-by-hop (16 bytes) / dest-opts (24 bytes) / UDP. */
+static void
+mk_v6_longext(struct fb *f, uint32_t *o)
+{
+	unsigned int i;
+
+	fb_init(f);
+	fb_eth(f, MAC_D, MAC_S, 0x86dd);
+	o[O_L3] = fb_ipv6(f, 0, IP6_A, IP6_B, 0, 0, 64);
+	fb_u8(f, 60);
+	fb_u8(f, 1);
+	fb_u8(f, 1);                    /* PadN over the remaining 12 */
+	fb_u8(f, 12);
+	for (i = 0; i < 12; i++)
+		fb_u8(f, 0);
+	fb_u8(f, 17);
+	fb_u8(f, 2);
+	fb_u8(f, 1);
+	fb_u8(f, 20);
+	for (i = 0; i < 20; i++)
+		fb_u8(f, 0);
+	o[O_L4] = fb_udp(f, 9, 10);
+	fb_payload(f, 3);
+	fb_done(f);
+}
+
 static void
 mk_qinq(struct fb *f, uint32_t *o)
 {
@@ -709,6 +735,10 @@ test_parse_checksums(void)
 	memcpy(b, f_v4_udp, sizeof(f_v4_udp));
 	sv_parse(b, 60, &k, &info);
 	VT_CHECK(info.l3_csum_ok && info.l4_csum_ok, "padded frame verifies");
+	memset(b, 0, sizeof(b));
+	memcpy(b, f_v4_tcp, sizeof(f_v4_tcp));
+	sv_parse(b, 64, &k, &info);
+	VT_CHECK(info.l4_csum_ok, "tcp segment ends with the ip packet");
 	/* UDP checksum 0 over IPv4: not computed, counts as good. */
 	memcpy(b, f_v4_udp, sizeof(f_v4_udp));
 	b[40] = b[41] = 0;
@@ -741,6 +771,7 @@ test_parse_ipv6_ext(void)
 	const struct sv_hdrs *h = &k.outer;
 	struct fb f;
 	uint32_t o[O_N];
+	unsigned int n;
 
 	sv_parse(f_v6_ext_udp, sizeof(f_v6_ext_udp), &k, &info);
 	VT_CHECK_EQ(h->present, SV_P_ETH | SV_P_IPV6 | SV_P_UDP, "layers");
@@ -776,6 +807,38 @@ test_parse_ipv6_ext(void)
 	VT_CHECK_EQ(h->ip_proto, 6, "protocol from the fragment header");
 	VT_CHECK_EQ(h->sport, 0, "no ports");
 	VT_CHECK_EQ(info.l4_off, 0, "no l4 offset");
+
+	/* Extension headers longer than 8 bytes. */
+	mk_v6_longext(&f, o);
+	sv_parse(f.b, f.n, &k, &info);
+	VT_CHECK_EQ(h->present, SV_P_ETH | SV_P_IPV6 | SV_P_UDP, "long ext");
+	VT_CHECK_EQ(info.l4_off, o[O_L4], "udp after 16 + 24 bytes");
+	VT_CHECK_EQ(h->dport, htons(10), "dport");
+	/* A header running past the payload length stops the walk. */
+	f.b[o[O_L3] + 41] = 200;
+	sv_parse(f.b, f.n, &k, &info);
+	VT_CHECK_EQ(h->present, SV_P_ETH | SV_P_IPV6, "ext past the end");
+	VT_CHECK_EQ(h->ip_proto, 0, "left at hop-by-hop");
+
+	/* The walk is bounded: 8 extension headers, not 9. */
+	for (n = 8; n <= 9; n++) {
+		unsigned int i;
+
+		fb_init(&f);
+		fb_eth(&f, MAC_D, MAC_S, 0x86dd);
+		fb_ipv6(&f, 60, IP6_A, IP6_B, 0, 0, 64);
+		for (i = 0; i < n; i++) {
+			fb_u8(&f, i + 1 < n ? 60 : 17);
+			fb_u8(&f, 0);
+			fb_u32(&f, 0x01040000);
+			fb_u16(&f, 0);
+		}
+		fb_udp(&f, 1, 2);
+		fb_done(&f);
+		sv_parse(f.b, f.n, &k, &info);
+		VT_CHECK_EQ(h->ip_proto, n == 8 ? 17 : 60, "%u headers", n);
+		VT_CHECK_EQ(!!(h->present & SV_P_UDP), n == 8, "%u headers", n);
+	}
 
 	/* Plain IPv6 / UDP from the builder. */
 	mk_v6_udp(&f, o);
@@ -1012,7 +1075,8 @@ static int
 test_parse_truncated(void)
 {
 	static const mk_fn mk[] = {
-		mk_v4_tcp, mk_v4_udp, mk_v6_udp, mk_qinq, mk_vxlan,
+		mk_v4_tcp, mk_v4_udp, mk_v6_udp, mk_v6_longext, mk_qinq,
+		mk_vxlan,
 		mk_gre_eth, mk_gre_ip, mk_mpls_udp, mk_mpls_gre,
 		mk_mpls_plain, mk_esp,
 	};
@@ -1648,6 +1712,14 @@ test_spec_inner(void)
 	VT_CHECK(hit(&m, &f), "through vxlan");
 	mk_v4_tcp(&f, o);
 	VT_CHECK(!hit(&m, &f), "no tunnel, no inner header");
+	/* An empty inner ETH still wants an inner Ethernet header. */
+	ieth = sp_eth(IBV_FLOW_SPEC_ETH | IBV_FLOW_SPEC_INNER);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &ieth, sizeof(ieth));
+	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "empty inner eth");
+	VT_CHECK(hit(&m, &g), "gre carrying ethernet");
+	mk_gre_ip(&g, og);
+	VT_CHECK(!hit(&m, &g), "gre carrying ip: no inner L2");
 	return VT_OK;
 }
 

@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,72 +252,82 @@ rb_init(struct rule_buf *rb, enum ibv_flow_attr_type type, uint16_t prio,
 	return &rb->u.attr;
 }
 
-static void *
-rb_add(struct rule_buf *rb, size_t size)
+/* Specs follow each other unaligned (a COUNT spec holds a pointer):
+ * build each one aside and copy it in, as verbs users do. */
+static void
+rb_put(struct rule_buf *rb, const void *spec, size_t size)
 {
-	void *p = rb->u.b + rb->off;
-
+	memcpy(rb->u.b + rb->off, spec, size);
 	rb->off += size;
 	rb->u.attr.size += size;
 	rb->u.attr.num_of_specs++;
-	return p;
 }
 
 static void
 rb_eth_dst(struct rule_buf *rb, const uint8_t dmac[6], const uint8_t mask[6])
 {
-	struct ibv_flow_spec_eth *s = rb_add(rb, sizeof(*s));
+	struct ibv_flow_spec_eth s;
 
-	s->type = IBV_FLOW_SPEC_ETH;
-	s->size = sizeof(*s);
-	memcpy(s->val.dst_mac, dmac, 6);
-	memcpy(s->mask.dst_mac, mask, 6);
+	memset(&s, 0, sizeof(s));
+	s.type = IBV_FLOW_SPEC_ETH;
+	s.size = sizeof(s);
+	memcpy(s.val.dst_mac, dmac, 6);
+	memcpy(s.mask.dst_mac, mask, 6);
+	rb_put(rb, &s, sizeof(s));
 }
 
 static void
 rb_ipv4(struct rule_buf *rb, const uint8_t *src, const uint8_t *dst)
 {
-	struct ibv_flow_spec_ipv4 *s = rb_add(rb, sizeof(*s));
+	struct ibv_flow_spec_ipv4 s;
 
-	s->type = IBV_FLOW_SPEC_IPV4;
-	s->size = sizeof(*s);
+	memset(&s, 0, sizeof(s));
+	s.type = IBV_FLOW_SPEC_IPV4;
+	s.size = sizeof(s);
 	if (src != NULL) {
-		memcpy(&s->val.src_ip, src, 4);
-		s->mask.src_ip = 0xffffffff;
+		memcpy(&s.val.src_ip, src, 4);
+		s.mask.src_ip = 0xffffffff;
 	}
 	if (dst != NULL) {
-		memcpy(&s->val.dst_ip, dst, 4);
-		s->mask.dst_ip = 0xffffffff;
+		memcpy(&s.val.dst_ip, dst, 4);
+		s.mask.dst_ip = 0xffffffff;
 	}
+	rb_put(rb, &s, sizeof(s));
 }
 
 static void
 rb_tag(struct rule_buf *rb, uint32_t tag)
 {
-	struct ibv_flow_spec_action_tag *s = rb_add(rb, sizeof(*s));
+	struct ibv_flow_spec_action_tag s;
 
-	s->type = IBV_FLOW_SPEC_ACTION_TAG;
-	s->size = sizeof(*s);
-	s->tag_id = tag;
+	memset(&s, 0, sizeof(s));
+	s.type = IBV_FLOW_SPEC_ACTION_TAG;
+	s.size = sizeof(s);
+	s.tag_id = tag;
+	rb_put(rb, &s, sizeof(s));
 }
 
 static void
 rb_drop(struct rule_buf *rb)
 {
-	struct ibv_flow_spec_action_drop *s = rb_add(rb, sizeof(*s));
+	struct ibv_flow_spec_action_drop s;
 
-	s->type = IBV_FLOW_SPEC_ACTION_DROP;
-	s->size = sizeof(*s);
+	memset(&s, 0, sizeof(s));
+	s.type = IBV_FLOW_SPEC_ACTION_DROP;
+	s.size = sizeof(s);
+	rb_put(rb, &s, sizeof(s));
 }
 
 static void
 rb_count(struct rule_buf *rb, struct ibv_counters *c)
 {
-	struct ibv_flow_spec_counter_action *s = rb_add(rb, sizeof(*s));
+	struct ibv_flow_spec_counter_action s;
 
-	s->type = IBV_FLOW_SPEC_ACTION_COUNT;
-	s->size = sizeof(*s);
-	s->counters = c;
+	memset(&s, 0, sizeof(s));
+	s.type = IBV_FLOW_SPEC_ACTION_COUNT;
+	s.size = sizeof(s);
+	s.counters = c;
+	rb_put(rb, &s, sizeof(s));
 }
 
 static const uint8_t ff6[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -864,6 +876,22 @@ test_priority(void)
 	VT_CHECK_EQ(n[2], 0, "younger ETH rule");
 	VT_CHECK_EQ(ibv_destroy_flow(fl[0]), 0, "destroy");
 	VT_CHECK_EQ(ibv_destroy_flow(fl[1]), 0, "destroy");
+
+	/* Rule age, not mask age: the ETH mask exists first (priority 5),
+	 * then an IPv4 rule and a younger ETH rule both at priority 1. */
+	broad = flow_dst(e->q[0].hqp, mac_a, 5, 0);
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 1, 0);
+	rb_ipv4(&rb, NULL, ip_3);
+	fl[1] = ibv_create_flow(e->q[1].hqp, &rb.u.attr);
+	fl[0] = flow_dst(e->q[2].hqp, mac_a, 1, 0);
+	VT_CHECK(broad && fl[0] && fl[1], "create: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_3, 1, 2, 6));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[1], 1, "the older priority-1 rule wins");
+	VT_CHECK_EQ(n[0] + n[2], 0, "not the younger one nor priority 5");
+	VT_CHECK_EQ(ibv_destroy_flow(broad), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(fl[0]), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(fl[1]), 0, "destroy");
 	ENV_DOWN(e);
 	return VT_OK;
 }
@@ -1194,7 +1222,7 @@ static int
 test_eexist(void)
 {
 	struct env *e = &E;
-	struct ibv_flow *fl, *same, *other_prio, *dt;
+	struct ibv_flow *fl, *same, *other_prio, *dt, *dt2;
 	struct rule_buf rb;
 	uint8_t f[128];
 	int n[NQ];
@@ -1224,10 +1252,12 @@ test_eexist(void)
 	VT_CHECK(other_prio != NULL, "other priority: errno %d", errno);
 	dt = flow_dst(e->q[2].hqp, mac_a, 1, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
 	VT_CHECK(dt != NULL, "DONT_TRAP is another table: errno %d", errno);
+	dt2 = flow_dst(e->q[2].hqp, mac_a, 1, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
+	VT_CHECK(dt2 != NULL, "identical DONT_TRAP rule: errno %d", errno);
 	SEND(e, f, mk_to(f, mac_a, 1));
 	COLLECT(e, G, n);
 	VT_CHECK_EQ(n[0], 1, "the shared entry delivers once");
-	VT_CHECK_EQ(n[2], 1, "DONT_TRAP copy");
+	VT_CHECK_EQ(n[2], 1, "one DONT_TRAP copy for the shared entry");
 	VT_CHECK_EQ(n[1], 0, "lower priority");
 	/* Removing one of the sharers keeps the entry. */
 	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
@@ -1237,6 +1267,7 @@ test_eexist(void)
 	VT_CHECK_EQ(ibv_destroy_flow(same), 0, "destroy");
 	VT_CHECK_EQ(ibv_destroy_flow(other_prio), 0, "destroy");
 	VT_CHECK_EQ(ibv_destroy_flow(dt), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(dt2), 0, "destroy");
 	ENV_DOWN(e);
 	return VT_OK;
 }
@@ -1271,6 +1302,7 @@ test_invalid(void)
 	struct ibv_flow *fl;
 	struct ibv_flow_attr *a;
 	struct rule_buf rb;
+	uint32_t bad_type;
 
 	ENV_UP(e);
 	hq = e->q[0].hqp;
@@ -1345,8 +1377,9 @@ test_invalid(void)
 	/* Malformed chains, from the compiler, passed through. */
 	a = rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, 0);
 	rb_eth_dst(&rb, mac_a, ff6);
-	((struct ibv_flow_spec_eth *)(void *)(rb.u.b +
-		sizeof(struct ibv_flow_attr)))->type = 0x99;
+	bad_type = 0x99;
+	memcpy(rb.u.b + sizeof(struct ibv_flow_attr), &bad_type,
+	       sizeof(bad_type));
 	EXPECT_FAIL(hq, a, EINVAL, "unknown spec type");
 
 	/* Nothing half-made: the refused rules left no trace. */
@@ -1599,9 +1632,9 @@ test_many_rules(void)
  * every frame ends up either on the rule's queue or on ALL_DEFAULT. */
 struct churn {
 	struct ibv_qp *qp;
-	volatile int stop;
-	int errors;
-	int rounds;
+	atomic_int stop;
+	atomic_int errors;
+	atomic_int rounds;
 };
 
 static void *
@@ -1610,12 +1643,13 @@ churn_main(void *arg)
 	struct churn *c = arg;
 	double deadline = now_s() + 3.0;
 
-	while (!c->stop && now_s() < deadline && c->rounds < 20000) {
+	while (!atomic_load(&c->stop) && now_s() < deadline &&
+	       atomic_load(&c->rounds) < 20000) {
 		struct ibv_flow *fl = flow_dst(c->qp, mac_a, 0, 0);
 
 		if (fl == NULL || ibv_destroy_flow(fl) != 0)
-			c->errors++;
-		c->rounds++;
+			atomic_fetch_add(&c->errors, 1);
+		atomic_fetch_add(&c->rounds, 1);
 	}
 	return NULL;
 }
@@ -1624,17 +1658,25 @@ static int
 test_concurrent_churn(void)
 {
 	struct env *e = &E;
-	struct churn c = { 0 };
+	struct churn c;
 	struct ibv_flow *all;
 	pthread_t th;
 	uint8_t f[128];
 	int n[NQ], i, total = 0, k;
+	double deadline;
 
 	ENV_UP(e);
 	all = flow_type(e->q[1].hqp, IBV_FLOW_ATTR_ALL_DEFAULT);
 	VT_CHECK(all != NULL, "create: errno %d", errno);
 	c.qp = e->q[0].hqp;
+	atomic_init(&c.stop, 0);
+	atomic_init(&c.errors, 0);
+	atomic_init(&c.rounds, 0);
 	VT_CHECK_EQ(pthread_create(&th, NULL, churn_main, &c), 0, "thread");
+	/* Traffic only once the control thread is busy. */
+	deadline = now_s() + 2.0;
+	while (atomic_load(&c.rounds) == 0 && now_s() < deadline)
+		sched_yield();
 	for (i = 0; i < 10; i++) {
 		for (k = 0; k < 20; k++)
 			if (send0(e, f, mk_to(f, mac_a, (uint32_t)k)) != 0)
@@ -1643,11 +1685,11 @@ test_concurrent_churn(void)
 			break;
 		total += n[0] + n[1];
 	}
-	c.stop = 1;
+	atomic_store(&c.stop, 1);
 	pthread_join(th, NULL);
 	VT_CHECK_EQ(i, 10, "traffic rounds");
-	VT_CHECK_EQ(c.errors, 0, "create/destroy failures");
-	VT_CHECK(c.rounds > 0, "the control thread ran");
+	VT_CHECK_EQ(atomic_load(&c.errors), 0, "create/destroy failures");
+	VT_CHECK(atomic_load(&c.rounds) > 0, "the control thread ran");
 	VT_CHECK_EQ(total, 200, "each frame delivered exactly once");
 	VT_CHECK_EQ(ibv_destroy_flow(all), 0, "destroy");
 	ENV_DOWN(e);

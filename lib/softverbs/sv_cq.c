@@ -67,7 +67,8 @@ sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding)
 	uint32_t i;
 
 	pthread_spin_lock(&cq->lock);
-	for (i = cq->head; i != cq->tail; i++) {
+	for (i = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE); i != cq->tail;
+	     i++) {
 		struct sv_cqe *e = &cq->ring[i & (cq->size - 1)];
 
 		if (e->sq_outstanding == sq_outstanding)

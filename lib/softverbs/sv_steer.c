@@ -21,24 +21,28 @@
  *
  * A frame is classified as follows:
  *  1. every SNIFFER rule gets a copy (once per destination QP);
- *  2. NORMAL rules are walked in order: a DONT_TRAP rule gets the frame
- *     and the walk goes on, the first trapping rule ends it, a DROP rule
- *     drops the frame and ends it;
+ *  2. NORMAL rules are walked in order: every matching DONT_TRAP rule
+ *     gets the frame and the walk goes on, the first trapping rule ends
+ *     it, a DROP rule drops the frame and ends it;
  *  3. if no NORMAL rule trapped the frame, the first default rule that
  *     applies takes it: MC_DEFAULT for multicast (dmac bit 0), ALL_DEFAULT
  *     for anything, in (priority, MC before ALL, creation) order. Their
  *     specs are ignored, as the mlx5 kernel ignores them (it installs its
- *     own catch-all entries).
+ *     own catch-all entries, all in one leftovers table).
+ * A frame that no NORMAL or default rule took counts as rx_unsteered.
  * Transmitted frames go through the EGRESS rules (DROP drops, COUNT
- * counts) and, once on the wire, are copied to the sniffers (the mlx5
- * kernel installs a Tx sniffer rule next to the Rx one).
+ * counts, DONT_TRAP goes on) and, once on the wire, are copied to the
+ * sniffers (the mlx5 kernel installs a Tx sniffer rule next to the Rx
+ * one). A sniffer with DROP only counts.
  *
  * Identical matches at one level are one hardware entry (the kernel merges
  * them into one FTE): a rule with the same match, priority, type and flags
  * as an existing one but another destination QP, drop or tag is refused
- * with EEXIST; an identical rule (same fate) is accepted and shares the
- * entry: frames are delivered once and counted in every distinct counters
- * object of the merged rules.
+ * with EEXIST (where the kernel would add the QP as a second destination;
+ * one fate per entry keeps steering unambiguous); an identical rule (same
+ * fate) is accepted and shares the entry: frames are delivered once and
+ * counted in every distinct counters object of the merged rules. Default
+ * rules follow the same rule per (type, priority).
  */
 
 #include <errno.h>

@@ -125,8 +125,10 @@ def json_mode():
 def demo_mix(src_mac, dst_mac, count):
     """A mix of what a service port sees: UDP/TCP to a few services,
     ICMP, IPv6, a VLAN-tagged frame. Returns [(kind, frame bytes)]."""
-    from scapy.all import (ICMP, IP, IPv6, TCP, UDP, Dot1Q, Ether,
-                           Raw)  # noqa: E402 (scapy is slow to import)
+    import logging
+    # scapy warns about interfaces without addresses: all of them here.
+    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+    from scapy.all import ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw
 
     eth = Ether(src=src_mac, dst=dst_mac)
     kinds = [

@@ -5,6 +5,8 @@
 --nb-ports=1 asks for one) and the PMD says, on one line, which device it
 could not find."""
 
+import os
+
 import vsteer_e2e as e2e
 
 CASES = [
@@ -19,7 +21,8 @@ def main(args):
         prefix = e2e.unique_prefix("bad")
         argv = [args.testpmd, "--no-huge", "-m", "256", "--no-pci",
                 "--lcores", e2e.lcores_arg(), "--file-prefix", prefix,
-                "-d", args.pmd, "--vdev", "net_vsteer0,dev=" + dev,
+                "-d", os.path.abspath(args.pmd),
+                "--vdev", "net_vsteer0,dev=" + dev,
                 "--", "-i", "--nb-ports=1", "--total-num-mbufs=2048"]
         rc, out = e2e.run_testpmd_once(argv, timeout=60)
         e2e.remove_runtime_dir(prefix)

@@ -121,9 +121,9 @@ def t_rss_conf():
 
 
 def t_reta():
-    assert parse.reta_masks(128) == \
-        "(0xffffffffffffffff,0xffffffffffffffff)"
-    assert parse.reta_masks(64) == "(0xffffffffffffffff)"
+    assert parse.reta_masks(128, 1) == "(0,0xffffffffffffffff)"
+    assert parse.reta_masks(64, 0) == "(0xffffffffffffffff)"
+    assert len(parse.reta_masks(512, 7)) <= 128
     text = "".join("RSS RETA configuration: hash index=%d, queue=%d\n"
                    % (i, i % 4) for i in range(8))
     assert parse.reta(text, 8) == [0, 1, 2, 3, 0, 1, 2, 3]

@@ -116,10 +116,13 @@ def rss_hash_conf(text):
     return functions, key
 
 
-def reta_masks(size):
-    """Mask argument of `show port <p> rss reta <size> (...)`."""
-    groups = (size + 63) // 64
-    return "(" + ",".join(["0xffffffffffffffff"] * groups) + ")"
+def reta_masks(size, group):
+    """Mask argument of `show port <p> rss reta <size> (...)` selecting the
+    64 entries of one group: testpmd takes at most 128 characters there,
+    too few for all eight masks of a 512-entry table."""
+    masks = ["0"] * ((size + 63) // 64)
+    masks[group] = "0xffffffffffffffff"
+    return "(" + ",".join(masks) + ")"
 
 
 def reta(text, size):

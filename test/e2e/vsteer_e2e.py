@@ -380,9 +380,10 @@ class Testpmd:
                                             % port))
 
     def reta(self, size, port=0):
-        return parse.reta(self.cmd("show port %d rss reta %d %s"
-                                   % (port, size, parse.reta_masks(size))),
-                          size)
+        out = "".join(self.cmd("show port %d rss reta %d %s"
+                               % (port, size, parse.reta_masks(size, g)))
+                      for g in range((size + 63) // 64))
+        return parse.reta(out, size)
 
     def flow_create(self, rule):
         return parse.flow_created(self.cmd("flow create " + rule))

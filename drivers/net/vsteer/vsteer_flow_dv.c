@@ -318,12 +318,10 @@ dv_l3_common(struct dv_ctx *c, const struct rte_flow_item *item,
 	struct dv_level *lv = dv_level(c);
 	uint32_t sect = dv_sect(c);
 
+	/* An L4 item needs an L3 one: no "L3 after L4" case beyond this. */
 	if (dv_has(c, DV_L3))
 		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"%s: multiple L3 layers not supported", name);
-	if (dv_has(c, DV_L4))
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"%s: L3 cannot follow an L4 layer", name);
 	if ((lv->l2_type_v ^ ether_type) & lv->l2_type_m)
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"%s: cannot follow an L2 layer whose ether type is 0x%04x",

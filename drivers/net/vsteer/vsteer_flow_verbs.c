@@ -178,8 +178,11 @@ struct xl_field {
 };
 
 #define XL_FIELD(t, n, m) { n, offsetof(t, m), sizeof(((t *)0)->m) }
-/* The trailing 32-bit word of bit-fields in some item structs. */
-#define XL_FIELD_TAIL(t, n) { n, sizeof(t) - sizeof(uint32_t), sizeof(uint32_t) }
+/* The bit-fields after the header of some item structs (where the
+ * compiler packs them is its business: take everything after hdr). */
+#define XL_FIELD_TAIL(t, n) \
+	{ n, offsetof(t, hdr) + sizeof(((t *)0)->hdr), \
+	  sizeof(t) - offsetof(t, hdr) - sizeof(((t *)0)->hdr) }
 
 typedef int (xl_item_fn)(struct xl_state *st, const struct rte_flow_item *item,
 			 const void *val, const void *mask,

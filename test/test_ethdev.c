@@ -1,0 +1,939 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+/*
+ * In-process ethdev tests of net_vsteer: two ports on the two ends of an
+ * in-memory softverbs link (no privileges needed), driven through the
+ * ethdev API as an application would.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_random.h>
+#include <rte_thash.h>
+#include <rte_udp.h>
+
+#include "softverbs.h"
+#include "vt_test.h"
+
+#define NB_MBUF 4095
+#define POLL_ROUNDS 16     /* rx_burst rounds before "nothing came" */
+#define BURST 32
+
+static char link_a[32];
+static uint16_t p0, p1;
+static struct rte_mempool *pool;
+static struct rte_ether_addr mac0, mac1;
+
+static const struct rte_ether_addr other_mac = {
+	.addr_bytes = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee } };
+
+/* (Re)configure and start a port: n queues each way, RSS when rss_hf. */
+static int
+port_up(uint16_t port, uint16_t nq, uint64_t rss_hf, uint16_t nb_rxd,
+	struct rte_mempool *rx_pool, uint64_t rx_off, uint64_t tx_off)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_rxconf rxc;
+	struct rte_eth_txconf txc;
+	uint16_t q;
+	int ret;
+
+	rte_eth_dev_stop(port);
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mq_mode = rss_hf ? RTE_ETH_MQ_RX_RSS : RTE_ETH_MQ_RX_NONE;
+	conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
+	conf.rxmode.offloads = rx_off;
+	conf.txmode.offloads = tx_off;
+	ret = rte_eth_dev_configure(port, nq, nq, &conf);
+	if (ret != 0)
+		return ret;
+	memset(&rxc, 0, sizeof(rxc));
+	memset(&txc, 0, sizeof(txc));
+	for (q = 0; q < nq; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, 0, &rxc,
+					     rx_pool ? rx_pool : pool);
+		if (ret != 0)
+			return ret;
+		ret = rte_eth_tx_queue_setup(port, q, 256, 0, &txc);
+		if (ret != 0)
+			return ret;
+	}
+	return rte_eth_dev_start(port);
+}
+
+static int
+ports_default(void)
+{
+	int ret;
+
+	ret = port_up(p0, 1, 0, 256, NULL, 0, 0);
+	if (ret == 0)
+		ret = port_up(p1, 1, 0, 256, NULL, 0, 0);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_disable(p1);
+	return ret;
+}
+
+/* An Ethernet/IPv4/UDP frame of len bytes with a recognisable payload. */
+static struct rte_mbuf *
+udp_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst,
+	  uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
+	  uint16_t len, uint8_t seed)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	uint8_t *p;
+	uint16_t i;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eth = (struct rte_ether_hdr *)p;
+	eth->dst_addr = *dst;
+	eth->src_addr = mac0;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(len - sizeof(*eth));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(sip);
+	ip->dst_addr = rte_cpu_to_be_32(dip);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp = (struct rte_udp_hdr *)(ip + 1);
+	udp->src_port = rte_cpu_to_be_16(sport);
+	udp->dst_port = rte_cpu_to_be_16(dport);
+	udp->dgram_len = rte_cpu_to_be_16(len - sizeof(*eth) - sizeof(*ip));
+	udp->dgram_cksum = 0;
+	for (i = sizeof(*eth) + sizeof(*ip) + sizeof(*udp); i < len; i++)
+		p[i] = (uint8_t)(seed + i);
+	return m;
+}
+
+static struct rte_mbuf *
+simple_frame(const struct rte_ether_addr *dst, uint16_t len, uint8_t seed)
+{
+	return udp_frame(pool, dst, 0x0a000001, 0x0a000002, 1000, 2000, len,
+			 seed);
+}
+
+/* Send every mbuf (bounded retries); returns how many were taken. */
+static uint16_t
+send_all(uint16_t port, uint16_t q, struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t sent = 0;
+	int tries;
+
+	for (tries = 0; tries < 1000 && sent < n; tries++)
+		sent += rte_eth_tx_burst(port, q, m + sent, n - sent);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(m + sent, n - sent);
+	return sent;
+}
+
+static int
+send_one(uint16_t port, struct rte_mbuf *m)
+{
+	if (m == NULL)
+		return -ENOMEM;
+	return send_all(port, 0, &m, 1) == 1 ? 0 : -EIO;
+}
+
+/* Poll queue q until n packets or POLL_ROUNDS empty rounds. */
+static uint16_t
+recv_n(uint16_t port, uint16_t q, struct rte_mbuf **out, uint16_t n)
+{
+	uint16_t got = 0;
+	int idle = 0;
+
+	while (got < n && idle < POLL_ROUNDS) {
+		uint16_t k = rte_eth_rx_burst(port, q, out + got,
+					      RTE_MIN(n - got, BURST));
+
+		got += k;
+		idle = k ? 0 : idle + 1;
+	}
+	return got;
+}
+
+/* Drain every queue of a port; returns packets freed. */
+static unsigned int
+drain(uint16_t port, uint16_t nq)
+{
+	struct rte_mbuf *m[BURST];
+	unsigned int total = 0;
+	uint16_t q, k;
+	int round;
+
+	for (round = 0; round < POLL_ROUNDS; round++) {
+		unsigned int got = 0;
+
+		for (q = 0; q < nq; q++) {
+			k = rte_eth_rx_burst(port, q, m, BURST);
+			rte_pktmbuf_free_bulk(m, k);
+			got += k;
+		}
+		total += got;
+	}
+	return total;
+}
+
+/* Was a frame to dst received on port p1 (queue 0)? */
+static int
+delivered(const struct rte_ether_addr *dst)
+{
+	struct rte_mbuf *m;
+	uint16_t k;
+
+	if (send_one(p0, simple_frame(dst, 64, 1)) != 0)
+		return -1;
+	k = recv_n(p1, 0, &m, 1);
+	if (k == 1) {
+		const struct rte_ether_hdr *eth =
+			rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		int same = rte_is_same_ether_addr(&eth->dst_addr, dst);
+
+		rte_pktmbuf_free(m);
+		return same ? 1 : -1;
+	}
+	return 0;
+}
+
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, v = UINT64_MAX;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0)
+		return UINT64_MAX;
+	if (rte_eth_xstats_get_by_id(port, &id, &v, 1) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
+static int
+sv_device_exists(const char *name)
+{
+	struct ibv_device **list;
+	int n = 0, i, found = 0;
+
+	list = sv_get_device_list(&n);
+	for (i = 0; list != NULL && i < n; i++)
+		if (strcmp(sv_get_device_name(list[i]), name) == 0)
+			found = 1;
+	if (list != NULL)
+		sv_free_device_list(list);
+	return found;
+}
+
+/* Capture what the PMD logs while probing args; returns probe's result. */
+static int
+probe_capture(const char *name, const char *args, char *log, size_t len)
+{
+	FILE *saved = rte_log_get_stream();
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&buf, &blen);
+	if (f == NULL)
+		return -ENOMEM;
+	rte_openlog_stream(f);
+	ret = rte_vdev_init(name, args);
+	fflush(f);
+	rte_openlog_stream(saved);
+	fclose(f);
+	snprintf(log, len, "%s", buf != NULL ? buf : "");
+	free(buf);
+	return ret;
+}
+
+static unsigned int
+count_lines(const char *s, const char *needle)
+{
+	unsigned int n = 0;
+	const char *line = s;
+
+	while (line != NULL && *line != '\0') {
+		const char *eol = strchr(line, '\n');
+		size_t l = eol ? (size_t)(eol - line) : strlen(line);
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%.*s", (int)RTE_MIN(l, sizeof(tmp) - 1),
+			 line);
+		if (strstr(tmp, needle) != NULL)
+			n++;
+		line = eol ? eol + 1 : NULL;
+	}
+	return n;
+}
+
+static int
+test_bad_devargs(void)
+{
+	static const struct {
+		const char *args;
+		const char *msg;
+	} cases[] = {
+		{ "dev=nosuch", "no rdma-core device nosuch; found:" },
+		{ "dev=soft:nosuchif9", "no interface nosuchif9; found:" },
+		{ "dev=mem:x,bogus=1", "unknown devarg 'bogus'; valid: dev, port" },
+		{ "dev=mem:x,port=0", "port=0" },
+		{ "dev=mem:x,port=2", "has 1 port(s)" },
+		{ "dev=mem:x,profile=fast", "profile=fast: expected generic or mlx5" },
+		{ "dev=nosuch,profile=generic", "profile= applies to softverbs" },
+		{ "dev=mem:x,flow_engine=turbo", "flow_engine=turbo" },
+		{ "dev=mem:x,mac=01:00:00:00:00:01", "mac=01:00:00:00:00:01" },
+		{ "port=1", "dev= is required" },
+	};
+	char log[4096];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		int ret = probe_capture("net_vsteer9", cases[i].args, log,
+					sizeof(log));
+
+		VT_CHECK(ret < 0, "probe with '%s' succeeded", cases[i].args);
+		VT_CHECK(strstr(log, cases[i].msg) != NULL,
+			 "'%s': log lacks '%s': %s", cases[i].args,
+			 cases[i].msg, log);
+		VT_CHECK_EQ(count_lines(log, "net_vsteer9"), 1,
+			    "'%s': one line: %s", cases[i].args, log);
+		VT_CHECK(rte_eth_dev_get_port_by_name("net_vsteer9", &(uint16_t){0}) != 0,
+			 "'%s': port left behind", cases[i].args);
+	}
+	/* Nothing half-made: the failed mem: probes left no device. */
+	VT_CHECK(!sv_device_exists("mem:x.0"), "device mem:x.0 left behind");
+	return VT_OK;
+}
+
+static int
+test_lifecycle_repeatable(void)
+{
+	char args[64], devname[64];
+	uint16_t port;
+	int round, ret;
+
+	snprintf(args, sizeof(args), "dev=mem:%s-life", link_a);
+	snprintf(devname, sizeof(devname), "mem:%s-life.0", link_a);
+	for (round = 0; round < 2; round++) {
+		int i;
+
+		VT_CHECK_EQ(rte_vdev_init("net_vsteer2", args), 0, "probe");
+		VT_CHECK(sv_device_exists(devname), "no %s", devname);
+		VT_CHECK_EQ(rte_eth_dev_get_port_by_name("net_vsteer2", &port),
+			    0, "port");
+		for (i = 0; i < 3; i++) {
+			ret = port_up(port, (uint16_t)(1 + i), i ? RTE_ETH_RSS_IP : 0,
+				      64, NULL, 0, 0);
+			VT_CHECK_EQ(ret, 0, "configure/start %d", i);
+			VT_CHECK_EQ(rte_eth_dev_stop(port), 0, "stop %d", i);
+			VT_CHECK_EQ(rte_eth_dev_start(port), 0, "restart %d", i);
+			VT_CHECK_EQ(rte_eth_dev_stop(port), 0, "stop again %d", i);
+		}
+		VT_CHECK_EQ(rte_mempool_avail_count(pool) +
+			    rte_mempool_in_use_count(pool), NB_MBUF, "pool");
+		VT_CHECK_EQ(rte_eth_dev_close(port), 0, "close");
+		/* The device closes only with every object gone (EBUSY
+		 * otherwise), and only then can it be removed. */
+		VT_CHECK(!sv_device_exists(devname),
+			 "%s still exists after close: objects leaked", devname);
+		VT_CHECK_EQ(rte_vdev_uninit("net_vsteer2"), 0, "uninit");
+	}
+	return VT_OK;
+}
+
+static int
+test_tx_rx_exact(void)
+{
+	static const uint16_t lens[] = { 60, 64, 65, 128, 511, 1000, 1514 };
+	struct rte_mbuf *m, *r;
+	unsigned int i;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports up");
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		uint8_t ref[2048];
+
+		m = simple_frame(&mac1, lens[i], (uint8_t)i);
+		VT_CHECK(m != NULL, "alloc");
+		memcpy(ref, rte_pktmbuf_mtod(m, void *), lens[i]);
+		VT_CHECK_EQ(send_one(p0, m), 0, "send %u", lens[i]);
+		VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive %u", lens[i]);
+		VT_CHECK_EQ(r->pkt_len, lens[i], "pkt_len");
+		VT_CHECK_EQ(r->data_len, lens[i], "data_len");
+		VT_CHECK_EQ(r->nb_segs, 1, "segments");
+		VT_CHECK_EQ(r->port, p1, "mbuf port");
+		VT_CHECK(memcmp(rte_pktmbuf_mtod(r, void *), ref, lens[i]) == 0,
+			 "bytes of a %u-byte frame differ", lens[i]);
+		VT_CHECK((r->ol_flags & RTE_MBUF_F_RX_FDIR) == 0,
+			 "FDIR flag without a MARK/FLAG rule");
+		rte_pktmbuf_free(r);
+	}
+	VT_CHECK_EQ(drain(p1, 1), 0, "extra packets");
+	return VT_OK;
+}
+
+/* extmem belongs to the test, which frees it. */
+static void
+ext_free_noop(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+}
+
+static int
+test_multiseg_tx(void)
+{
+	struct rte_mempool *other;
+	struct rte_mbuf *h, *s1, *s2, *r, *ext;
+	struct rte_mbuf_ext_shared_info *shinfo;
+	struct rte_eth_stats st;
+	uint8_t ref[1200], *extmem;
+	uint16_t ext_len = 256;
+	int ret;
+
+	ret = port_up(p0, 1, 0, 256, NULL, 0, RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	VT_CHECK_EQ(ret, 0, "p0 with MULTI_SEGS");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1");
+	/* Segments from a pool the port has never seen: registered on
+	 * first use. */
+	other = rte_pktmbuf_pool_create("tx_other", 63, 0, 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	VT_CHECK(other != NULL, "second pool");
+	h = udp_frame(pool, &mac1, 1, 2, 3, 4, 100, 7);
+	s1 = rte_pktmbuf_alloc(other);
+	s2 = rte_pktmbuf_alloc(pool);
+	VT_CHECK(h != NULL && s1 != NULL && s2 != NULL, "alloc");
+	memset(rte_pktmbuf_append(s1, 700), 0x5a, 700);
+	memset(rte_pktmbuf_append(s2, 300), 0xa5, 300);
+	memcpy(ref, rte_pktmbuf_mtod(h, void *), 100);
+	memset(ref + 100, 0x5a, 700);
+	memset(ref + 800, 0xa5, 300);
+	VT_CHECK_EQ(rte_pktmbuf_chain(h, s1), 0, "chain");
+	VT_CHECK_EQ(rte_pktmbuf_chain(h, s2), 0, "chain");
+	VT_CHECK_EQ(h->nb_segs, 3, "3 segments");
+	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	VT_CHECK_EQ(send_one(p0, h), 0, "send chain");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
+	VT_CHECK_EQ(r->pkt_len, 1100, "pkt_len");
+	VT_CHECK(memcmp(rte_pktmbuf_mtod(r, void *), ref, 1100) == 0,
+		 "gathered bytes differ");
+	rte_pktmbuf_free(r);
+
+	/* Memory of no pool and no registration is never posted. */
+	extmem = malloc(ext_len + sizeof(*shinfo) + 64);
+	VT_CHECK(extmem != NULL, "malloc");
+	ext = rte_pktmbuf_alloc(pool);
+	VT_CHECK(ext != NULL, "alloc");
+	shinfo = rte_pktmbuf_ext_shinfo_init_helper(extmem, &ext_len,
+						    ext_free_noop, NULL);
+	VT_CHECK(shinfo != NULL, "shinfo");
+	rte_pktmbuf_attach_extbuf(ext, extmem, 0, ext_len, shinfo);
+	rte_pktmbuf_reset_headroom(ext);
+	ext->data_off = 0;
+	memcpy(rte_pktmbuf_append(ext, 64), ref, 64);
+	VT_CHECK(RTE_MBUF_HAS_EXTBUF(ext), "extbuf");
+	rte_mbuf_ext_refcnt_set(shinfo, 2); /* keep extmem ours */
+	VT_CHECK_EQ(send_one(p0, ext), 0, "tx takes the packet");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 0, "unregistered memory was sent");
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st), 0, "stats");
+	VT_CHECK_EQ(st.opackets, 1, "opackets");
+	VT_CHECK_EQ(st.oerrors, 1, "the dropped packet is an error");
+	free(extmem);
+
+	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+	rte_mempool_free(other);
+	return VT_OK;
+}
+
+static int
+test_scatter_rx(void)
+{
+	struct rte_mempool *small;
+	struct rte_mbuf *m, *r, *seg;
+	uint8_t ref[1514];
+	uint32_t off = 0;
+	int ret;
+
+	small = rte_pktmbuf_pool_create("rx_small", 1023, 0, 0,
+					512 + RTE_PKTMBUF_HEADROOM, 0);
+	VT_CHECK(small != NULL, "pool");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	/* 1514-byte frames in 512-byte buffers need the scatter offload. */
+	ret = port_up(p1, 1, 0, 64, small, 0, 0);
+	VT_CHECK(ret == -EINVAL, "no scatter accepted: %d", ret);
+	ret = port_up(p1, 1, 0, 64, small, RTE_ETH_RX_OFFLOAD_SCATTER, 0);
+	VT_CHECK_EQ(ret, 0, "with scatter");
+	m = simple_frame(&mac1, 1514, 9);
+	VT_CHECK(m != NULL, "alloc");
+	memcpy(ref, rte_pktmbuf_mtod(m, void *), 1514);
+	VT_CHECK_EQ(send_one(p0, m), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
+	VT_CHECK_EQ(r->pkt_len, 1514, "pkt_len");
+	VT_CHECK_EQ(r->nb_segs, 3, "segments");
+	for (seg = r; seg != NULL; seg = seg->next) {
+		VT_CHECK(off + seg->data_len <= 1514, "overrun");
+		VT_CHECK(memcmp(rte_pktmbuf_mtod(seg, void *), ref + off,
+				seg->data_len) == 0, "segment at %u differs", off);
+		off += seg->data_len;
+	}
+	VT_CHECK_EQ(off, 1514, "segment lengths");
+	rte_pktmbuf_free(r);
+	/* A small frame still takes one segment. */
+	VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 80, 1)), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
+	VT_CHECK_EQ(r->nb_segs, 1, "one segment");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_mempool_avail_count(small), 1023, "small pool leak");
+	/* Queues must not keep using the pool once set up again. */
+	VT_CHECK_EQ(ports_default(), 0, "default");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	rte_mempool_free(small);
+	return VT_OK;
+}
+
+static uint32_t
+predict_queue(const uint8_t *key, const uint16_t *reta, uint16_t reta_size,
+	      uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport)
+{
+	union rte_thash_tuple t;
+	uint32_t h;
+
+	memset(&t, 0, sizeof(t));
+	t.v4.src_addr = sip;
+	t.v4.dst_addr = dip;
+	t.v4.sport = sport;
+	t.v4.dport = dport;
+	h = rte_softrss((uint32_t *)&t, RTE_THASH_V4_L4_LEN, key);
+	return reta[h % reta_size];
+}
+
+static int
+rss_check(uint16_t nq, const uint8_t *key, const uint16_t *reta,
+	  uint16_t reta_size, unsigned int npkts, uint32_t seed,
+	  unsigned int *per_q)
+{
+	unsigned int i;
+
+	rte_srand(seed);
+	for (i = 0; i < npkts; i++) {
+		uint32_t sip = 0x0a000000 + (rte_rand() & 0xffffff);
+		uint32_t dip = 0xc0a80000 + (rte_rand() & 0xffff);
+		uint16_t sport = (uint16_t)rte_rand();
+		uint16_t dport = (uint16_t)rte_rand();
+		uint32_t want = predict_queue(key, reta, reta_size, sip, dip,
+					      sport, dport);
+		struct rte_mbuf *r = NULL;
+		int found = -1, round;
+		uint16_t q;
+
+		VT_CHECK_EQ(send_one(p0, udp_frame(pool, &mac1, sip, dip, sport,
+						   dport, 80, 0)), 0, "send");
+		for (round = 0; round < POLL_ROUNDS && found < 0; round++) {
+			for (q = 0; q < nq && found < 0; q++) {
+				if (rte_eth_rx_burst(p1, q, &r, 1) == 1)
+					found = q;
+			}
+		}
+		VT_CHECK(found >= 0, "packet %u not received", i);
+		rte_pktmbuf_free(r);
+		VT_CHECK_EQ(found, want,
+			    "packet %u (%08x:%u -> %08x:%u) on the wrong queue",
+			    i, sip, sport, dip, dport);
+		per_q[found]++;
+	}
+	return VT_OK;
+}
+
+static int
+test_rss_default_traffic(void)
+{
+	const uint64_t hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP;
+	struct rte_eth_rss_reta_entry64 conf[8];
+	struct rte_eth_rss_conf rc;
+	struct rte_eth_dev_info info;
+	uint8_t key[40];
+	uint16_t reta[512];
+	unsigned int per_q[4] = { 0 }, i;
+	struct rte_mbuf *m, *r;
+	int ret;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 4, hf, 128, NULL, 0, 0), 0, "p1 with RSS");
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK(info.reta_size > 0 && info.reta_size <= 512, "reta size");
+	VT_CHECK_EQ(info.hash_key_size, 40, "key size");
+	memset(&rc, 0, sizeof(rc));
+	rc.rss_key = key;
+	rc.rss_key_len = sizeof(key);
+	VT_CHECK_EQ(rte_eth_dev_rss_hash_conf_get(p1, &rc), 0, "key");
+	VT_CHECK_EQ(rc.rss_hf, hf, "types");
+	memset(conf, 0, sizeof(conf));
+	for (i = 0; i < info.reta_size / RTE_ETH_RETA_GROUP_SIZE; i++)
+		conf[i].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, info.reta_size), 0,
+		    "reta");
+	for (i = 0; i < info.reta_size; i++) {
+		reta[i] = conf[i / 64].reta[i % 64];
+		VT_CHECK_EQ(reta[i], i % 4, "default RETA is round-robin");
+	}
+	ret = rss_check(4, key, reta, info.reta_size, 64, 1, per_q);
+	if (ret != VT_OK)
+		return ret;
+	for (i = 0; i < 4; i++)
+		VT_CHECK(per_q[i] > 0, "queue %u got nothing of 64", i);
+
+	/* Non-IP traffic is not hashed: the first RETA queue. */
+	m = simple_frame(&mac1, 64, 0);
+	VT_CHECK(m != NULL, "alloc");
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type =
+		rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	VT_CHECK_EQ(send_one(p0, m), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "ARP on queue %u", reta[0]);
+	rte_pktmbuf_free(r);
+
+	/* A new RETA (queues 3, 2 only) and a new key take effect. */
+	for (i = 0; i < info.reta_size; i++)
+		conf[i / 64].reta[i % 64] = reta[i] = (i & 1) ? 2 : 3;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_update(p1, conf, info.reta_size), 0,
+		    "reta update");
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)(0x6d + 13 * i);
+	rc.rss_key = key;
+	rc.rss_key_len = sizeof(key);
+	rc.rss_hf = hf;
+	VT_CHECK_EQ(rte_eth_dev_rss_hash_update(p1, &rc), 0, "key update");
+	memset(per_q, 0, sizeof(per_q));
+	ret = rss_check(4, key, reta, info.reta_size, 32, 2, per_q);
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK(per_q[0] == 0 && per_q[1] == 0 && per_q[2] > 0 && per_q[3] > 0,
+		 "RETA not followed: %u %u %u %u", per_q[0], per_q[1],
+		 per_q[2], per_q[3]);
+	/* Non-IP now goes to the new first RETA queue (3). */
+	m = simple_frame(&mac1, 64, 0);
+	VT_CHECK(m != NULL, "alloc");
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type =
+		rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	VT_CHECK_EQ(send_one(p0, m), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 3, &r, 1), 1, "ARP on queue 3");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(drain(p1, 4), 0, "extra packets");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	return VT_OK;
+}
+
+static int
+test_promisc_allmulti(void)
+{
+	const struct rte_ether_addr mc = {
+		.addr_bytes = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 } };
+	const struct rte_ether_addr v6mc = {
+		.addr_bytes = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 } };
+	const struct rte_ether_addr bcast = {
+		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	struct rte_ether_addr mc_list[1] = { mc };
+	uint64_t unsteered;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(rte_eth_promiscuous_get(p1), 0, "promisc off");
+	VT_CHECK_EQ(delivered(&mac1), 1, "own MAC");
+	unsteered = xstat(p1, "rx_unsteered_packets");
+	VT_CHECK_EQ(delivered(&other_mac), 0, "other MAC without promisc");
+	VT_CHECK_EQ(xstat(p1, "rx_unsteered_packets"), unsteered + 1,
+		    "the drop is counted as unsteered");
+	VT_CHECK_EQ(delivered(&bcast), 1, "broadcast");
+	VT_CHECK_EQ(delivered(&v6mc), 1, "IPv6 multicast");
+	VT_CHECK_EQ(delivered(&mc), 0, "multicast without all-multicast");
+
+	VT_CHECK_EQ(rte_eth_promiscuous_enable(p1), 0, "promisc on");
+	VT_CHECK_EQ(delivered(&other_mac), 1, "other MAC in promisc");
+	VT_CHECK_EQ(delivered(&mc), 1, "multicast in promisc");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc off");
+	VT_CHECK_EQ(delivered(&other_mac), 0, "other MAC after promisc off");
+
+	VT_CHECK_EQ(rte_eth_allmulticast_enable(p1), 0, "allmulti on");
+	VT_CHECK_EQ(delivered(&mc), 1, "multicast in all-multicast");
+	VT_CHECK_EQ(delivered(&other_mac), 0, "unicast in all-multicast");
+	VT_CHECK_EQ(delivered(&mac1), 1, "own MAC in all-multicast");
+	VT_CHECK_EQ(rte_eth_allmulticast_disable(p1), 0, "allmulti off");
+	VT_CHECK_EQ(delivered(&mc), 0, "multicast after all-multicast");
+
+	VT_CHECK_EQ(rte_eth_dev_set_mc_addr_list(p1, mc_list, 1), 0, "mc list");
+	VT_CHECK_EQ(delivered(&mc), 1, "listed multicast");
+	VT_CHECK_EQ(rte_eth_dev_set_mc_addr_list(p1, NULL, 0), 0, "mc flush");
+	VT_CHECK_EQ(delivered(&mc), 0, "multicast after the list is flushed");
+	VT_CHECK_EQ(drain(p1, 1), 0, "extra packets");
+	return VT_OK;
+}
+
+static int
+test_mac_filters(void)
+{
+	struct rte_ether_addr extra = {
+		.addr_bytes = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 } };
+	struct rte_ether_addr newdef = {
+		.addr_bytes = { 0x02, 0x66, 0x77, 0x88, 0x99, 0x00 } };
+	struct rte_ether_addr cur;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(delivered(&extra), 0, "unknown MAC");
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_add(p1, &extra, 0), 0, "mac add");
+	VT_CHECK_EQ(delivered(&extra), 1, "added MAC");
+	VT_CHECK_EQ(delivered(&mac1), 1, "default MAC still");
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_remove(p1, &extra), 0, "mac remove");
+	VT_CHECK_EQ(delivered(&extra), 0, "removed MAC");
+
+	VT_CHECK_EQ(rte_eth_dev_default_mac_addr_set(p1, &newdef), 0, "set");
+	VT_CHECK_EQ(delivered(&newdef), 1, "new default MAC");
+	VT_CHECK_EQ(delivered(&mac1), 0, "old default MAC");
+	/* Filters survive stop/start. */
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_add(p1, &extra, 0), 0, "mac add");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+	VT_CHECK_EQ(delivered(&extra), 1, "added MAC after restart");
+	VT_CHECK_EQ(delivered(&newdef), 1, "default MAC after restart");
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_remove(p1, &extra), 0, "mac remove");
+	VT_CHECK_EQ(rte_eth_dev_default_mac_addr_set(p1, &mac1), 0, "restore");
+	VT_CHECK_EQ(rte_eth_macaddr_get(p1, &cur), 0, "get");
+	VT_CHECK(rte_is_same_ether_addr(&cur, &mac1), "default MAC restored");
+	VT_CHECK_EQ(delivered(&mac1), 1, "restored MAC");
+	return VT_OK;
+}
+
+static int
+test_stats_xstats(void)
+{
+	struct rte_mbuf *m[BURST];
+	struct rte_eth_stats s0, s1;
+	struct rte_eth_xstat_name *names;
+	unsigned int i;
+	int n, k, has_q, has_nobuf;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset p0");
+	VT_CHECK_EQ(rte_eth_xstats_reset(p1), 0, "reset p1");
+	for (i = 0; i < 20; i++)
+		m[i] = simple_frame(&mac1, (uint16_t)(100 + i), 0);
+	VT_CHECK_EQ(send_all(p0, 0, m, 20), 20, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, m, 20), 20, "receive");
+	rte_pktmbuf_free_bulk(m, 20);
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &s0), 0, "stats p0");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &s1), 0, "stats p1");
+	VT_CHECK_EQ(s0.opackets, 20, "opackets");
+	VT_CHECK_EQ(s0.obytes, 20 * 100 + 190, "obytes");
+	VT_CHECK_EQ(s1.ipackets, 20, "ipackets");
+	VT_CHECK_EQ(s1.ibytes, 20 * 100 + 190, "ibytes");
+	VT_CHECK_EQ(s1.q_ipackets[0], 20, "q0 ipackets");
+	VT_CHECK_EQ(s1.imissed, 0, "imissed");
+	VT_CHECK_EQ(xstat(p1, "rx_q0_packets"), 20, "per-queue xstat");
+	VT_CHECK_EQ(xstat(p1, "rx_good_bytes"), 20 * 100 + 190, "rx_good_bytes");
+	n = rte_eth_xstats_get_names(p1, NULL, 0);
+	VT_CHECK(n > 0, "xstats count");
+	names = calloc(n, sizeof(*names));
+	VT_CHECK(names != NULL, "calloc");
+	k = rte_eth_xstats_get_names(p1, names, n);
+	has_q = has_nobuf = 0;
+	for (i = 0; i < (unsigned int)k; i++) {
+		has_q |= strcmp(names[i].name, "rx_q0_mbuf_allocation_errors") == 0;
+		has_nobuf |= strcmp(names[i].name, "rx_no_buffer_packets") == 0;
+	}
+	free(names);
+	VT_CHECK(has_q && has_nobuf, "driver xstats missing");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &s1), 0, "stats");
+	VT_CHECK_EQ(s1.ipackets, 0, "reset ipackets");
+	VT_CHECK_EQ(xstat(p1, "rx_q0_packets"), 0, "reset xstat");
+	return VT_OK;
+}
+
+/* A ring smaller than what arrives at once: drops for lack of buffers. */
+static int
+test_no_buffer_drops(void)
+{
+	struct rte_mbuf *m[64];
+	struct rte_eth_stats st;
+	unsigned int i, got;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 16, NULL, 0, 0), 0, "p1, 16 buffers");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
+	/* Nothing polls p1 while 48 frames reach it. */
+	for (i = 0; i < 48; i++)
+		m[i] = simple_frame(&mac1, 64, 0);
+	VT_CHECK_EQ(send_all(p0, 0, m, 48), 48, "send");
+	got = drain(p1, 1);
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &st), 0, "stats");
+	VT_CHECK(got < 48, "all 48 frames fit in 16 buffers?");
+	VT_CHECK_EQ(st.ipackets, got, "ipackets");
+	VT_CHECK_EQ(st.imissed, 48 - got, "imissed counts the drops");
+	VT_CHECK_EQ(xstat(p1, "rx_no_buffer_packets"), 48 - got, "xstat");
+	VT_CHECK(st.imissed >= 16, "at least 16 drops: %" PRIu64, st.imissed);
+	return VT_OK;
+}
+
+/* An exhausted pool: packets dropped for want of a replacement mbuf. */
+static int
+test_rx_nombuf(void)
+{
+	struct rte_mempool *tiny;
+	struct rte_mbuf *held[8], *m[16];
+	struct rte_eth_stats st;
+	unsigned int i, got;
+
+	tiny = rte_pktmbuf_pool_create("rx_tiny", 20, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	VT_CHECK(tiny != NULL, "pool");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	/* 16 buffers posted, 4 left in the pool. */
+	VT_CHECK_EQ(port_up(p1, 1, 0, 16, tiny, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_mempool_avail_count(tiny), 4, "4 spare mbufs");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
+	for (i = 0; i < 10; i++)
+		m[i] = simple_frame(&mac1, 64, 0);
+	VT_CHECK_EQ(send_all(p0, 0, m, 10), 10, "send");
+	got = recv_n(p1, 0, held, 8);
+	VT_CHECK_EQ(got, 4, "only 4 replacements exist");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &st), 0, "stats");
+	VT_CHECK_EQ(st.ipackets, 4, "ipackets");
+	VT_CHECK_EQ(st.rx_nombuf, 6, "rx_nombuf");
+	VT_CHECK_EQ(xstat(p1, "rx_q0_mbuf_allocation_errors"), 6, "xstat");
+	rte_pktmbuf_free_bulk(held, got);
+	/* With mbufs back the queue works again. */
+	VT_CHECK_EQ(delivered(&mac1), 1, "after the pool refilled");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_mempool_avail_count(tiny), 20, "tiny pool leak");
+	VT_CHECK_EQ(ports_default(), 0, "default");
+	rte_mempool_free(tiny);
+	return VT_OK;
+}
+
+/* Many bursts both ways: completions, ring wrap, restart, no leaks. */
+static int
+test_volume_restart(void)
+{
+	struct rte_mbuf *m[BURST];
+	unsigned int round, sent = 0, got = 0;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	for (round = 0; round < 2; round++) {
+		unsigned int b;
+
+		sent = got = 0;
+		for (b = 0; b < 200; b++) {
+			unsigned int i;
+			uint16_t k;
+
+			for (i = 0; i < BURST; i++)
+				m[i] = simple_frame(&mac1, 60, 0);
+			sent += send_all(p0, 0, m, BURST);
+			do {
+				k = rte_eth_rx_burst(p1, 0, m, BURST);
+				rte_pktmbuf_free_bulk(m, k);
+				got += k;
+			} while (k > 0);
+		}
+		got += drain(p1, 1);
+		VT_CHECK_EQ(sent, 200 * BURST, "sent");
+		VT_CHECK_EQ(got, sent, "round %u: received", round);
+		VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+		VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+		VT_CHECK_EQ(rte_mempool_avail_count(pool), NB_MBUF,
+			    "mbufs leaked: %u in use",
+			    rte_mempool_in_use_count(pool));
+		VT_CHECK_EQ(rte_eth_dev_start(p0), 0, "start");
+		VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+		VT_CHECK_EQ(rte_eth_promiscuous_get(p1), 0, "promisc kept off");
+	}
+	return VT_OK;
+}
+
+static const struct vt_case cases[] = {
+	VT_CASE(test_bad_devargs),
+	VT_CASE(test_lifecycle_repeatable),
+	VT_CASE(test_tx_rx_exact),
+	VT_CASE(test_multiseg_tx),
+	VT_CASE(test_scatter_rx),
+	VT_CASE(test_rss_default_traffic),
+	VT_CASE(test_promisc_allmulti),
+	VT_CASE(test_mac_filters),
+	VT_CASE(test_stats_xstats),
+	VT_CASE(test_no_buffer_drops),
+	VT_CASE(test_rx_nombuf),
+	VT_CASE(test_volume_restart),
+	{ NULL, NULL },
+};
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64], args[64];
+	char *eal[] = {
+		argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+		"-l", "0", prefix, "--log-level=pmd.net.vsteer*:notice",
+		NULL,
+	};
+	int ret;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=vsteer_ethdev_%d",
+		 (int)getpid());
+	snprintf(link_a, sizeof(link_a), "t%d", (int)getpid());
+	ret = rte_eal_init((int)RTE_DIM(eal) - 1, eal);
+	if (ret < 0) {
+		fprintf(stderr, "EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 77;
+	}
+	pool = rte_pktmbuf_pool_create("test_pool", NB_MBUF, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (pool == NULL) {
+		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	snprintf(args, sizeof(args), "dev=mem:%s", link_a);
+	if (rte_vdev_init("net_vsteer0", args) != 0 ||
+	    rte_vdev_init("net_vsteer1", args) != 0 ||
+	    rte_eth_dev_get_port_by_name("net_vsteer0", &p0) != 0 ||
+	    rte_eth_dev_get_port_by_name("net_vsteer1", &p1) != 0) {
+		fprintf(stderr, "cannot probe net_vsteer on mem:%s\n", link_a);
+		return 1;
+	}
+	rte_eth_macaddr_get(p0, &mac0);
+	rte_eth_macaddr_get(p1, &mac1);
+	ret = vt_main(argc, argv, cases);
+	rte_eth_dev_stop(p0);
+	rte_eth_dev_stop(p1);
+	if (rte_eth_dev_close(p0) != 0 || rte_eth_dev_close(p1) != 0) {
+		fprintf(stderr, "close failed\n");
+		ret = 1;
+	}
+	rte_vdev_uninit("net_vsteer0");
+	rte_vdev_uninit("net_vsteer1");
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	return ret;
+}
