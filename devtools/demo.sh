@@ -61,6 +61,7 @@ work=$(mktemp -d)
 LOG=$work/testpmd.log
 FIFO=$work/testpmd.in
 tp_pid=
+pmd_dir=
 
 cleanup() {
 	exec 3>&- 2>/dev/null || true
@@ -72,6 +73,7 @@ cleanup() {
 	$SUDO ip netns del "$NS" 2>/dev/null || true
 	$SUDO ip link del "$HOST" 2>/dev/null || true
 	$SUDO rm -rf "/var/run/dpdk/$PREFIX"
+	[ -z "$pmd_dir" ] || $SUDO rm -rf "$pmd_dir"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -93,10 +95,26 @@ $SUDO ip -n "$NS" link set "$PEER" up
 read -r CPU0 CPU1 < <($PY -c \
 	'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1])')
 
+# EAL refuses a plugin below a world-writable directory (a checkout in
+# /tmp, say): then load a copy from a private directory.
+pmd_path=$(realpath "$PMD")
+d=$(dirname "$pmd_path")
+while :; do
+	if [ -n "$(find "$d" -maxdepth 0 -perm -0002)" ]; then
+		pmd_dir=$($SUDO mktemp -d /run/vsteer-demo.XXXXXX)
+		$SUDO cp "$pmd_path" "$pmd_dir/"
+		pmd_path=$pmd_dir/$(basename "$PMD")
+		echo "demo: $d is world-writable, loading the driver from $pmd_dir"
+		break
+	fi
+	[ "$d" != / ] || break
+	d=$(dirname "$d")
+done
+
 say "starting dpdk-testpmd with net_vsteer0,dev=soft:$HOST"
 mkfifo "$FIFO"
 $SUDO stdbuf -oL dpdk-testpmd --no-huge -m 1024 --no-pci --lcores "0@$CPU0,1@$CPU1" \
-	--file-prefix "$PREFIX" -d "$(pwd)/$PMD" \
+	--file-prefix "$PREFIX" -d "$pmd_path" \
 	--vdev "net_vsteer0,dev=soft:$HOST" -- \
 	-i --nb-ports=1 --rxq=$QUEUES --txq=$QUEUES --total-num-mbufs=8192 \
 	--forward-mode=$FWD_MODE <"$FIFO" >"$LOG" 2>&1 &

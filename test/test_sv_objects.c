@@ -254,6 +254,8 @@ test_device_list_open_close(void)
 		    "a link has two ends");
 	VT_CHECK_EQ(softverbs_device_add("eth0", NULL, NULL, 0), EINVAL,
 		    "wire spec without prefix");
+	VT_CHECK_EQ(softverbs_device_add("if:svnosuch0", NULL, NULL, 0), ENODEV,
+		    "no such interface");
 	VT_CHECK_EQ(softverbs_device_add("mem:objdev2", NULL, tiny,
 					 sizeof(tiny)), ENAMETOOLONG,
 		    "name buffer too small");
@@ -692,6 +694,10 @@ test_wq_create_modify(void)
 		VT_CHECK_EQ(w[i].status, IBV_WC_WR_FLUSH_ERR, "flush %d", i);
 	VT_CHECK(w[0].wr_id == 0 && w[1].wr_id == 1 && w[7].wr_id == 1,
 		 "in posting order");
+	wr[0].next = NULL;
+	VT_CHECK_EQ(ibv_post_wq_recv(wq, wr, &bad), 0, "post in ERR");
+	VT_CHECK_EQ(poll_all(cq, w, 16), 1, "flushed at once");
+	VT_CHECK_EQ(w[0].status, IBV_WC_WR_FLUSH_ERR, "flush");
 	VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), EINVAL, "ERR -> RDY");
 	VT_CHECK_EQ(wq_to(wq, IBV_WQS_RESET), 0, "ERR -> RESET");
 	/* Back in RESET the ring is empty: 8 fit again. */

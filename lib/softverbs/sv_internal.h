@@ -204,8 +204,9 @@ struct sv_wq {
 
 /*
  * Deliver one frame into the next posted buffer of wq and complete it on
- * the WQ's CQ. Returns 0, or ENOBUFS when nothing is posted (the caller
- * counts rx_no_buffer). An SGE outside registered memory completes with
+ * the WQ's CQ. Returns 0, or ENOBUFS when nothing is posted or the WQ is
+ * not in IBV_WQS_RDY (the caller counts rx_no_buffer). An SGE outside
+ * memory registered with local write access in the WQ's PD completes with
  * IBV_WC_LOC_PROT_ERR, a frame longer than the buffers with
  * IBV_WC_LOC_LEN_ERR.
  */

@@ -378,13 +378,14 @@ sv_parse_ipv6(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 	ip_end = l3.complete ? off + 40 + plen : end;
 	next = p[6];
 	cur = off + 40;
-	for (n = 0; n < SV_MAX_IPV6_EXT; n++) {
+	for (n = 0;; n++) {
 		uint32_t elen;
 
 		if (next != SV_IPPROTO_HOPOPTS && next != SV_IPPROTO_ROUTING &&
 		    next != SV_IPPROTO_DSTOPTS && next != SV_IPPROTO_FRAGMENT)
 			break;
-		if (ip_end - cur < 8) {
+		/* Bounded walk: past the limit the L4 header stays unknown. */
+		if (n == SV_MAX_IPV6_EXT || ip_end - cur < 8) {
 			h->ip_proto = next;
 			return;
 		}
@@ -402,8 +403,6 @@ sv_parse_ipv6(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 		cur += elen;
 	}
 	h->ip_proto = next;
-	if (n == SV_MAX_IPV6_EXT)
-		return;
 	sv_parse_l4(ps, cur, ip_end, next, &l3);
 }
 

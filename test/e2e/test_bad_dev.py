@@ -5,8 +5,6 @@
 --nb-ports=1 asks for one) and the PMD says, on one line, which device it
 could not find."""
 
-import os
-
 import vsteer_e2e as e2e
 
 CASES = [
@@ -17,11 +15,12 @@ CASES = [
 
 
 def main(args):
+    pmd = e2e.loadable_pmd(args.pmd)
     for dev, name in CASES:
         prefix = e2e.unique_prefix("bad")
         argv = [args.testpmd, "--no-huge", "-m", "256", "--no-pci",
                 "--lcores", e2e.lcores_arg(), "--file-prefix", prefix,
-                "-d", os.path.abspath(args.pmd),
+                "-d", pmd,
                 "--vdev", "net_vsteer0,dev=" + dev,
                 "--", "-i", "--nb-ports=1", "--total-num-mbufs=2048"]
         rc, out = e2e.run_testpmd_once(argv, timeout=60)

@@ -31,8 +31,10 @@ import re
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -127,6 +129,44 @@ def require_pmd(path):
         blob = f.read()
     if b"rte_vdev_register" not in blob:
         raise Skip("%s registers no vdev driver yet" % path)
+
+
+def _world_writable_dir(path):
+    """The first directory on the way to path that anyone may write."""
+    d = os.path.dirname(os.path.realpath(path))
+    while True:
+        if os.stat(d).st_mode & stat.S_IWOTH:
+            return d
+        if d == "/":
+            return None
+        d = os.path.dirname(d)
+
+
+def loadable_pmd(path):
+    """A path EAL will load the PMD from.
+
+    EAL refuses a plugin when any directory above it is world-writable
+    (a checkout under /tmp, say); then the object is copied to a private
+    directory under one that is not, removed at exit.
+    """
+    path = os.path.abspath(path)
+    bad = _world_writable_dir(path)
+    if bad is None:
+        return path
+    for base in ("/run", "/var/lib", os.path.expanduser("~")):
+        if os.path.isdir(base) and os.access(base, os.W_OK) and \
+                _world_writable_dir(os.path.join(base, "x")) is None:
+            break
+    else:
+        raise Skip("%s is world-writable, so EAL will not load %s, and no "
+                   "private directory to copy it to was found" % (bad, path))
+    tmp = tempfile.mkdtemp(prefix="vsteer-e2e-pmd-", dir=base)
+    at_cleanup(lambda: shutil.rmtree(tmp, ignore_errors=True))
+    dst = os.path.join(tmp, os.path.basename(path))
+    shutil.copy2(path, dst)
+    log("%s is world-writable: loading the PMD from a copy in %s"
+        % (bad, tmp))
+    return dst
 
 
 def _unique():
@@ -252,7 +292,7 @@ class Testpmd:
         self.argv = [testpmd, "--no-huge", "-m", "1024", "--no-pci",
                      "--lcores", lcores_arg(), "--file-prefix", self.prefix]
         if pmd:
-            self.argv += ["-d", os.path.abspath(pmd)]
+            self.argv += ["-d", loadable_pmd(pmd)]
         self.argv += ["--vdev", vdev, *eal, "--", "-i", "--nb-ports=1",
                       "--rxq=%d" % rxq, "--txq=%d" % txq,
                       "--total-num-mbufs=%d" % mbufs, *app]

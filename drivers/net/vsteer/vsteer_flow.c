@@ -324,8 +324,9 @@ vsteer_count_read(struct vsteer_priv *priv, const struct vsteer_count *c,
 		int ret;
 
 		vsteer_dv_cmd_query_counter(in, c->devx_id, false);
-		ret = priv->glue->devx_general_cmd(priv->ctx, in, sizeof(in),
-						   out, sizeof(out));
+		/* An object command: the kernel refuses it as a general one. */
+		ret = priv->glue->devx_obj_query(c->devx, in, sizeof(in), out,
+						 sizeof(out));
 		if (ret == 0)
 			ret = -vsteer_dv_cmd_query_counter_parse(out,
 								 sizeof(out),
@@ -620,11 +621,14 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 	}
 	if (flow->cnt != NULL) {
 		ret = vsteer_count_devx_make(priv, flow->cnt);
-		if (ret != 0)
+		if (ret != 0) {
+			/* The destination is already held: give it back. */
+			vsteer_flow_remove(dev, flow);
 			return vsteer_flow_err(error, ret,
 					       RTE_FLOW_ERROR_TYPE_ACTION, NULL,
 					       "DevX ALLOC_FLOW_COUNTER: %s",
 					       strerror(ret));
+		}
 		act[n].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 		act[n].obj = flow->cnt->devx;
 		n++;

@@ -265,7 +265,8 @@ vsteer_prm_match_min_size(uint8_t criteria)
 #define VSTEER_PRM_TRAFFIC_PACKETS_OFF      0x00  /* 64 bits */
 #define VSTEER_PRM_TRAFFIC_OCTETS_OFF       0x40  /* 64 bits */
 #define VSTEER_PRM_QUERY_FC_OUT_BYTES \
-	((VSTEER_PRM_QUERY_FC_OUT_STATS_OFF + VSTEER_PRM_TRAFFIC_COUNTER_BITS) / 8)
+	((VSTEER_PRM_QUERY_FC_OUT_STATS_OFF + \
+	  VSTEER_PRM_TRAFFIC_COUNTER_BITS) / 8)
 
 /* --- Accessors (MLX5_SET / MLX5_GET semantics) --- */
 

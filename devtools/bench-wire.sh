@@ -1,0 +1,340 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vsteer authors
+#
+# Wire benchmark: net_vsteer on softverbs over a Linux interface
+# (dev=soft:<ifname>) against DPDK's own net_af_packet on the same
+# interface, measured in the same run with the same traffic.
+#
+# A veth pair joins the root namespace, where the driver under test (the
+# DUT, in Debian's dpdk-testpmd) sits, to a network namespace made for the
+# run. Both ends have IPv6 disabled and no addresses; nothing leaves the
+# pair, and everything is removed on exit.
+#
+#  rx: a generator on the namespace end sends fixed size UDP frames as
+#      fast as it can (trafgen from netsniff-ng, or with -g testpmd a
+#      dpdk-testpmd with net_af_packet in txonly mode); the DUT, in rxonly
+#      mode, counts what it receives. "offered" is what the veth delivered
+#      to the root end in the same window (its rx_packets counter).
+#  tx: the DUT, in txonly mode, sends fixed size frames; what arrives is
+#      read from the namespace end's rx_packets counter.
+#
+# The DUT's rates are testpmd's own "Rx-pps"/"Tx-pps" between two
+# "show port stats" issued at the ends of the measured window. Each figure
+# is the median of REPEATS runs, the two drivers alternating. The DUT
+# forwards on the first CPU this shell may use, the generator on the last.
+#
+# usage: devtools/bench-wire.sh [-d seconds] [-r repeats] [-s frame bytes]
+#            [-g trafgen|testpmd]
+#        VSTEER_BUILD_DIR picks the build directory (default: build).
+set -eu
+
+DUR=5            # measured seconds per run
+WARM=2           # seconds of traffic before the measured window
+REPEATS=3
+SIZE=64          # frame bytes without FCS
+GEN_TOOL=trafgen
+
+usage() {
+	sed -n 's/^# usage: //p; s/^#        //p' "$0" >&2
+	exit 2
+}
+
+while getopts "d:r:s:g:h" opt; do
+	case $opt in
+	d) DUR=$OPTARG ;;
+	r) REPEATS=$OPTARG ;;
+	s) SIZE=$OPTARG ;;
+	g) GEN_TOOL=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+case "$DUR$REPEATS$SIZE" in
+*[!0-9]*) usage ;;
+esac
+case $GEN_TOOL in
+trafgen | testpmd) ;;
+*) usage ;;
+esac
+if [ "$DUR" -lt 1 ] || [ "$DUR" -gt 20 ] || [ "$REPEATS" -lt 1 ] ||
+	[ "$REPEATS" -gt 9 ] || [ "$SIZE" -lt 60 ] || [ "$SIZE" -gt 1514 ]; then
+	echo "bench-wire: -d 1..20, -r 1..9, -s 60..1514" >&2
+	exit 2
+fi
+
+cd "$(dirname "$0")/.."
+BUILD=${VSTEER_BUILD_DIR:-build}
+PMD=$BUILD/drivers/net/vsteer/librte_net_vsteer.so
+PY=/usr/bin/python3
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 || {
+		echo "bench-wire: needs root (network namespace, veth pair) or sudo" >&2
+		exit 1
+	}
+	SUDO=sudo
+fi
+
+if [ ! -f "$PMD" ]; then
+	[ -f "$BUILD/build.ninja" ] ||
+		meson setup "$BUILD" -Ddpdk_sdk_dir=build-sdk -Dtests=false
+	ninja -C "$BUILD" >/dev/null
+fi
+command -v dpdk-testpmd >/dev/null || {
+	echo "bench-wire: dpdk-testpmd not found (devtools/setup.sh installs it)" >&2
+	exit 1
+}
+if [ "$GEN_TOOL" = trafgen ] && ! command -v trafgen >/dev/null; then
+	echo "bench-wire: installing netsniff-ng for trafgen"
+	if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		netsniff-ng >/dev/null; then
+		echo "bench-wire: no trafgen, generating with dpdk-testpmd" >&2
+		GEN_TOOL=testpmd
+	fi
+fi
+
+tag=$(printf '%04x' $(($$ % 65536)))
+NS=vsteer-bench-$tag
+HOST=vbh$tag         # root namespace end: the DUT's interface
+PEER=vbp$tag         # namespace end: the generator's
+work=$(mktemp -d)
+GEN=                 # generator pid
+DUT=                 # DUT pid
+
+stop_pid() {
+	local _
+	[ -n "$1" ] || return 0
+	$SUDO kill -INT "$1" 2>/dev/null || true
+	for _ in $(seq 1 50); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	$SUDO kill -9 "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+cleanup() {
+	exec 3>&- 2>/dev/null || true
+	stop_pid "$DUT"
+	stop_pid "$GEN"
+	$SUDO ip netns del "$NS" 2>/dev/null || true
+	$SUDO ip link del "$HOST" 2>/dev/null || true
+	$SUDO rm -rf "/var/run/dpdk/vbench-gen-$tag" "/var/run/dpdk/vbench-dut-$tag"
+	if [ -n "${BENCH_KEEP:-}" ]; then
+		echo "bench-wire: logs kept in $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+$SUDO ip netns add "$NS"
+$SUDO ip link add "$HOST" type veth peer name "$PEER" netns "$NS"
+if [ -d /proc/sys/net/ipv6 ]; then
+	$SUDO sh -c "echo 1 > /proc/sys/net/ipv6/conf/$HOST/disable_ipv6"
+	$SUDO ip netns exec "$NS" \
+		sh -c "echo 1 > /proc/sys/net/ipv6/conf/$PEER/disable_ipv6"
+fi
+$SUDO ip link set "$HOST" up
+$SUDO ip -n "$NS" link set "$PEER" up
+
+read -r CPU0 CPU1 < <($PY -c \
+	'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1])')
+pmd_path=$(realpath "$PMD")
+
+EAL=(--no-huge -m 1024 --no-pci --log-level=lib.eal:warning)
+# net_af_packet gets the ring geometry and qdisc bypass that softverbs uses
+# (2 KiB frames, 4096 of them, no qdisc), so that the two differ in the
+# driver only.
+AFP_OPTS=framesz=2048,framecnt=4096,qdisc_bypass=1
+
+# One Ethernet/IPv4/UDP frame of SIZE bytes for trafgen, to a MAC address
+# that is not the DUT's (both DUTs run promiscuous, the kernel drops it
+# early).
+{
+	printf '{ 0x02, 0, 0, 0, 0, 0x01,  0x02, 0, 0, 0, 0, 0x02,  c16(0x0800),\n'
+	printf '  0x45, 0, c16(%d), 0, 0, 0x40, 0, 64, 17, csumip(14, 33),\n' $((SIZE - 14))
+	printf '  198, 18, 0, 1,  198, 18, 0, 2,\n'
+	printf '  c16(1234), c16(5678), c16(%d), c16(0),\n' $((SIZE - 34))
+	printf '  fill(0x00, %d) }\n' $((SIZE - 42))
+} >"$work/frame.cfg"
+
+counter() {
+	if [ "$1" = root ]; then
+		cat "/sys/class/net/$2/statistics/$3"
+	else
+		$SUDO ip netns exec "$NS" cat "/sys/class/net/$2/statistics/$3"
+	fi
+}
+
+now() {
+	date +%s.%N
+}
+
+# rate c0 c1 t0 t1: packets per second
+rate() {
+	awk -v a="$1" -v b="$2" -v s="$3" -v e="$4" \
+		'BEGIN { printf "%.0f\n", (b - a) / (e - s) }'
+}
+
+# Wait (10 s at most) until log $1 has $3 lines matching $2.
+wait_log() {
+	local _
+	for _ in $(seq 1 200); do
+		[ "$(grep -c -e "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.05
+	done
+	cat "$1" >&2
+	echo "bench-wire: no '$2' (x$3) in $1" >&2
+	exit 1
+}
+
+# Start the generator on $PEER, output in $1.
+start_gen() {
+	if [ "$GEN_TOOL" = trafgen ]; then
+		$SUDO ip netns exec "$NS" taskset -c "$CPU1" trafgen \
+			--dev "$PEER" --conf "$work/frame.cfg" --cpus 1 \
+			--no-sock-mem --notouch-irq >"$1" 2>&1 </dev/null &
+		GEN=$!
+		wait_log "$1" "Running" 1
+	else
+		$SUDO ip netns exec "$NS" dpdk-testpmd "${EAL[@]}" \
+			--lcores "0@$CPU0,1@$CPU1" --main-lcore 0 \
+			--file-prefix "vbench-gen-$tag" \
+			--vdev "net_af_packet0,iface=$PEER,$AFP_OPTS" -- \
+			--nb-ports=1 --nb-cores=1 --total-num-mbufs=16384 \
+			--forward-mode=txonly --txpkts="$SIZE" --stats-period 1 \
+			>"$1" 2>&1 </dev/null &
+		GEN=$!
+		wait_log "$1" "Tx-pps:" 2
+	fi
+}
+
+# Start the DUT: interactive dpdk-testpmd with driver $1 on $HOST,
+# forwarding in mode $2, output in $3, commands through fd 3.
+start_dut() {
+	local vdev extra=()
+
+	if [ "$1" = vsteer ]; then
+		vdev="net_vsteer0,dev=soft:$HOST"
+		extra=(-d "$pmd_path")
+	else
+		vdev="net_af_packet0,iface=$HOST,$AFP_OPTS"
+	fi
+	rm -f "$work/dut.in"
+	mkfifo "$work/dut.in"
+	$SUDO stdbuf -oL dpdk-testpmd "${EAL[@]}" \
+		--lcores "0@$CPU1,1@$CPU0" --main-lcore 0 \
+		--file-prefix "vbench-dut-$tag" "${extra[@]}" --vdev "$vdev" -- \
+		-i --nb-ports=1 --nb-cores=1 --total-num-mbufs=16384 \
+		--forward-mode="$2" --txpkts="$SIZE" \
+		<"$work/dut.in" >"$3" 2>&1 &
+	DUT=$!
+	exec 3>"$work/dut.in"
+	echo "start" >&3
+	wait_log "$3" "packet forwarding - ports=" 1
+}
+
+stop_dut() {
+	echo "stop" >&3
+	echo "quit" >&3
+	exec 3>&-
+	wait_log "$1" "^Bye" 1
+	wait "$DUT" 2>/dev/null || true
+	DUT=
+}
+
+# The measured window: stats at both ends; $1: log, $2/$3: namespace and
+# interface of the counter read alongside. Sets CNT_PPS to that counter's
+# rate and DUT_RX/DUT_TX to testpmd's Rx-pps/Tx-pps over the window.
+window() {
+	local c0 c1 t0 t1
+
+	sleep "$WARM"
+	echo "show port stats 0" >&3
+	c0=$(counter "$2" "$3" rx_packets)
+	t0=$(now)
+	wait_log "$1" "Rx-pps:" 1
+	sleep "$DUR"
+	echo "show port stats 0" >&3
+	c1=$(counter "$2" "$3" rx_packets)
+	t1=$(now)
+	wait_log "$1" "Rx-pps:" 2
+	CNT_PPS=$(rate "$c0" "$c1" "$t0" "$t1")
+	DUT_RX=$(awk '$1 == "Rx-pps:" { v = $2 } END { print v }' "$1")
+	DUT_TX=$(awk '$1 == "Tx-pps:" { v = $2 } END { print v }' "$1")
+}
+
+# rx run of driver $1, repeat $2: RES_A = DUT rx pps, RES_B = offered pps
+measure_rx() {
+	local log=$work/rx-$1-$2.log
+
+	start_gen "$work/gen-$1-$2.log"
+	start_dut "$1" rxonly "$log"
+	window "$log" root "$HOST"
+	stop_dut "$log"
+	stop_pid "$GEN"
+	GEN=
+	RES_A=$DUT_RX
+	RES_B=$CNT_PPS
+}
+
+# tx run: RES_A = pps arriving at the peer, RES_B = the DUT's own Tx-pps
+measure_tx() {
+	local log=$work/tx-$1-$2.log
+
+	start_dut "$1" txonly "$log"
+	window "$log" ns "$PEER"
+	stop_dut "$log"
+	RES_A=$CNT_PPS
+	RES_B=$DUT_TX
+}
+
+median() {
+	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2];
+		      else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+echo "bench-wire: $HOST <-> $PEER (namespace $NS), ${SIZE}-byte frames," \
+	"generator $GEN_TOOL, ${DUR} s windows after ${WARM} s warm-up," \
+	"median of $REPEATS"
+declare -A rx off tx txc
+for drv in af_packet vsteer; do
+	rx[$drv]=; off[$drv]=; tx[$drv]=; txc[$drv]=
+done
+for i in $(seq 1 "$REPEATS"); do
+	for drv in af_packet vsteer; do
+		measure_rx "$drv" "$i"
+		rx[$drv]+=" $RES_A"; off[$drv]+=" $RES_B"
+		measure_tx "$drv" "$i"
+		tx[$drv]+=" $RES_A"; txc[$drv]+=" $RES_B"
+		printf '  run %d %-9s rx %8d pps (offered %8d)   tx %8d pps at the peer (DUT: %8d)\n' \
+			"$i" "$drv" "${rx[$drv]##* }" "${off[$drv]##* }" \
+			"${tx[$drv]##* }" "${txc[$drv]##* }"
+	done
+done
+
+declare -A mrx moff mtx
+for drv in af_packet vsteer; do
+	mrx[$drv]=$(echo "${rx[$drv]}" | median)
+	moff[$drv]=$(echo "${off[$drv]}" | median)
+	mtx[$drv]=$(echo "${tx[$drv]}" | median)
+done
+
+echo
+printf '%-10s %10s %14s %10s\n' driver "rx Mpps" "offered Mpps" "tx Mpps"
+for drv in af_packet vsteer; do
+	awk -v d="$drv" -v r="${mrx[$drv]}" -v o="${moff[$drv]}" \
+		-v t="${mtx[$drv]}" 'BEGIN {
+		printf "%-10s %10.3f %14.3f %10.3f\n", d, r / 1e6, o / 1e6, t / 1e6 }'
+done
+awk -v r1="${mrx[vsteer]}" -v r0="${mrx[af_packet]}" \
+	-v t1="${mtx[vsteer]}" -v t0="${mtx[af_packet]}" 'BEGIN {
+	printf "%-10s %10s %14s %10s\n", "ratio", \
+		r0 > 0 ? sprintf("%.2f", r1 / r0) : "n/a", "", \
+		t0 > 0 ? sprintf("%.2f", t1 / t0) : "n/a" }'
+echo "(ratio: vsteer / af_packet; offered: frames the veth delivered to" \
+	"$HOST while the DUT counted)"

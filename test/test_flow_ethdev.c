@@ -1,0 +1,2069 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+/*
+ * In-process rte_flow tests of net_vsteer: two ports on the two ends of an
+ * in-memory softverbs link. Port A sends with rte_eth_tx_burst, port B
+ * receives on 4 Rx queues (default RSS over IP/UDP/TCP). Every case runs
+ * on each flow engine it concerns: verbs and mlx5dv matchers on the mlx5
+ * profile, egress on the generic profile. Each run ends by closing both
+ * ports and checking that nothing was left behind in the device.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_flow.h>
+#include <rte_ip.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_random.h>
+#include <rte_tcp.h>
+#include <rte_thash.h>
+#include <rte_udp.h>
+
+#include "softverbs.h"
+#include "vt_test.h"
+
+#define NB_MBUF 4095
+#define NQ 4                /* Rx queues of port B */
+#define RETA_MAX 512
+#define POLL_ROUNDS 64      /* rounds over every queue before "nothing" */
+#define POLL_EXTRA 4        /* rounds after a hit, to catch duplicates */
+#define POLL_NS 1000000000L /* and never longer than this per frame */
+#define VXLAN_PORT 4789
+/* User priority levels: 16 verbs priorities (mlx5) / 3 sub-priorities,
+ * the last level kept for the default flows. */
+#define USER_LEVELS 4
+
+enum run {
+	RUN_VERBS,
+	RUN_DV,
+	RUN_GENERIC,
+	RUN_AUTO,
+	RUN_NONE,
+};
+
+static const struct {
+	const char *name;
+	const char *args;
+} runs[] = {
+	[RUN_VERBS] = { "verbs", "profile=mlx5,flow_engine=verbs" },
+	[RUN_DV] = { "dv", "profile=mlx5,flow_engine=dv" },
+	[RUN_GENERIC] = { "generic", "profile=generic,flow_engine=verbs" },
+	[RUN_AUTO] = { "auto", "profile=mlx5,flow_engine=auto" },
+};
+
+#define VDEV_A "net_vsteer_fa"
+#define VDEV_B "net_vsteer_fb"
+
+static struct rte_mempool *pool;
+static enum run cur = RUN_NONE;
+static unsigned int link_seq;
+static char link_name[32];
+static uint16_t pa, pb;
+static struct rte_ether_addr mac_a, mac_b;
+static uint8_t key_b[40];           /* port B's RSS key */
+static uint16_t reta_b[RETA_MAX];   /* port B's RETA */
+static uint16_t reta_n;
+/* Indirect actions a case made, destroyed after it whatever happened. */
+static struct rte_flow_action_handle *handles[4];
+
+static const uint8_t rss_key_custom[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+#define IP(a, b, c, d) \
+	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+
+/* --- frames --- */
+
+struct pkt {
+	uint32_t sip, dip;          /* host order */
+	uint8_t proto;              /* IPPROTO_UDP, IPPROTO_TCP or other */
+	uint16_t sport, dport;
+	uint16_t len;               /* frame bytes */
+};
+
+static uint16_t
+l4_hlen(uint8_t proto)
+{
+	if (proto == IPPROTO_UDP)
+		return sizeof(struct rte_udp_hdr);
+	if (proto == IPPROTO_TCP)
+		return sizeof(struct rte_tcp_hdr);
+	return 0;
+}
+
+/* IPv4 + L4 header at p; len counts from the IPv4 header on. */
+static void
+put_ipv4(uint8_t *p, uint16_t len, uint32_t sip, uint32_t dip, uint8_t proto,
+	 uint16_t sport, uint16_t dport)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(len);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	ip->src_addr = rte_cpu_to_be_32(sip);
+	ip->dst_addr = rte_cpu_to_be_32(dip);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	if (proto == IPPROTO_UDP) {
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+		udp->src_port = rte_cpu_to_be_16(sport);
+		udp->dst_port = rte_cpu_to_be_16(dport);
+		udp->dgram_len = rte_cpu_to_be_16(len - sizeof(*ip));
+		udp->dgram_cksum = 0;
+	} else if (proto == IPPROTO_TCP) {
+		struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)(ip + 1);
+
+		memset(tcp, 0, sizeof(*tcp));
+		tcp->src_port = rte_cpu_to_be_16(sport);
+		tcp->dst_port = rte_cpu_to_be_16(dport);
+		tcp->data_off = 0x50;
+		tcp->tcp_flags = RTE_TCP_ACK_FLAG;
+		tcp->rx_win = RTE_BE16(8192);
+	}
+}
+
+static struct rte_mbuf *
+frame(const struct pkt *k)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_ether_hdr *eth;
+	uint8_t *p;
+	uint16_t i, hdr;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, k->len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eth = (struct rte_ether_hdr *)p;
+	eth->dst_addr = mac_b;
+	eth->src_addr = mac_a;
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	put_ipv4(p + sizeof(*eth), k->len - sizeof(*eth), k->sip, k->dip,
+		 k->proto, k->sport, k->dport);
+	hdr = sizeof(*eth) + sizeof(struct rte_ipv4_hdr) + l4_hlen(k->proto);
+	for (i = hdr; i < k->len; i++)
+		p[i] = (uint8_t)i;
+	return m;
+}
+
+static struct pkt
+udp(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport, uint16_t len)
+{
+	struct pkt k = { sip, dip, IPPROTO_UDP, sport, dport, len };
+
+	return k;
+}
+
+static struct pkt
+tcp(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport, uint16_t len)
+{
+	struct pkt k = { sip, dip, IPPROTO_TCP, sport, dport, len };
+
+	return k;
+}
+
+/*
+ * Outer Ethernet/IPv4/UDP(4789)/VXLAN(vni), inner Ethernet/IPv4/UDP, built
+ * by hand: 92 bytes of headers, then payload up to len.
+ */
+static struct rte_mbuf *
+vxlan_frame(uint16_t osport, uint32_t vni, uint32_t isip, uint32_t idip,
+	    uint16_t len)
+{
+	const struct rte_ether_addr inner_dst = {
+		.addr_bytes = { 0x02, 0x00, 0x00, 0x00, 0x77, 0x01 } };
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_ether_hdr *eth;
+	uint8_t *p, *vx;
+	uint16_t off, i;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eth = (struct rte_ether_hdr *)p;
+	eth->dst_addr = mac_b;
+	eth->src_addr = mac_a;
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	off = sizeof(*eth);
+	put_ipv4(p + off, len - off, IP(10, 1, 0, 1), IP(10, 1, 0, 2),
+		 IPPROTO_UDP, osport, VXLAN_PORT);
+	off += sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr);
+	vx = p + off;
+	memset(vx, 0, 8);
+	vx[0] = 0x08;               /* I flag: the VNI is valid */
+	vx[4] = (uint8_t)(vni >> 16);
+	vx[5] = (uint8_t)(vni >> 8);
+	vx[6] = (uint8_t)vni;
+	off += 8;
+	eth = (struct rte_ether_hdr *)(p + off);
+	eth->dst_addr = inner_dst;
+	eth->src_addr = mac_a;
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	off += sizeof(*eth);
+	put_ipv4(p + off, len - off, isip, idip, IPPROTO_UDP, 1111, 2222);
+	off += sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr);
+	for (i = off; i < len; i++)
+		p[i] = (uint8_t)i;
+	return m;
+}
+
+/* --- traffic --- */
+
+static long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static int
+send_a(struct rte_mbuf *m)
+{
+	int tries;
+
+	if (m == NULL)
+		return -ENOMEM;
+	for (tries = 0; tries < 1000; tries++)
+		if (rte_eth_tx_burst(pa, 0, &m, 1) == 1)
+			return 0;
+	rte_pktmbuf_free(m);
+	return -EIO;
+}
+
+/*
+ * Send one frame from A and see where B gets it: the queue, -1 when it
+ * never arrives, -2 when more than one frame arrives. The received mbuf
+ * goes to *out when out is not NULL, else it is freed.
+ */
+static int
+xfer(struct rte_mbuf *m, struct rte_mbuf **out)
+{
+	struct rte_mbuf *r[8], *got = NULL;
+	int found = -1, round, extra = 0, n = 0;
+	long deadline;
+	uint16_t q, k, i;
+
+	if (out != NULL)
+		*out = NULL;
+	if (send_a(m) != 0)
+		return -3;
+	deadline = now_ns() + POLL_NS;
+	for (round = 0; round < POLL_ROUNDS && extra < POLL_EXTRA; round++) {
+		for (q = 0; q < NQ; q++) {
+			k = rte_eth_rx_burst(pb, q, r, RTE_DIM(r));
+			for (i = 0; i < k; i++) {
+				if (n++ == 0) {
+					got = r[i];
+					found = q;
+				} else {
+					rte_pktmbuf_free(r[i]);
+				}
+			}
+		}
+		if (found >= 0)
+			extra++;
+		if (now_ns() > deadline)
+			break;
+	}
+	if (n > 1) {
+		rte_pktmbuf_free(got);
+		return -2;
+	}
+	if (got != NULL && out != NULL)
+		*out = got;
+	else
+		rte_pktmbuf_free(got);
+	return found;
+}
+
+static int
+xfer_pkt(const struct pkt *k)
+{
+	return xfer(frame(k), NULL);
+}
+
+/* Drain every queue of both ports; returns the frames B got. */
+static unsigned int
+drain(void)
+{
+	struct rte_mbuf *m[32];
+	unsigned int total = 0;
+	uint16_t q, k;
+	int round;
+
+	for (round = 0; round < 8; round++) {
+		for (q = 0; q < NQ; q++) {
+			k = rte_eth_rx_burst(pb, q, m, RTE_DIM(m));
+			rte_pktmbuf_free_bulk(m, k);
+			total += k;
+		}
+		k = rte_eth_rx_burst(pa, 0, m, RTE_DIM(m));
+		rte_pktmbuf_free_bulk(m, k);
+	}
+	return total;
+}
+
+/* --- RSS predictions --- */
+
+static uint32_t
+toeplitz(const uint8_t *key, const struct pkt *k, bool l4)
+{
+	union rte_thash_tuple t;
+
+	memset(&t, 0, sizeof(t));
+	t.v4.src_addr = k->sip;
+	t.v4.dst_addr = k->dip;
+	t.v4.sport = k->sport;
+	t.v4.dport = k->dport;
+	return rte_softrss((uint32_t *)&t, l4 ? RTE_THASH_V4_L4_LEN :
+			   RTE_THASH_V4_L3_LEN, key);
+}
+
+/* Port B's default RSS (IP, UDP, TCP): L4 frames hash 4 fields. */
+static int
+default_queue(const struct pkt *k)
+{
+	bool l4 = k->proto == IPPROTO_UDP || k->proto == IPPROTO_TCP;
+
+	return reta_b[toeplitz(key_b, k, l4) % reta_n];
+}
+
+/*
+ * Queue of an RSS action over queues[0..n-1]: vsteer_rss.c makes a table
+ * of the list itself when n is a power of two, else of the list repeated
+ * over the largest table (RETA_MAX entries); the low hash bits index it.
+ */
+static int
+rss_queue(const uint8_t *key, const uint16_t *queues, uint32_t n,
+	  const struct pkt *k, bool l4)
+{
+	uint32_t size = rte_is_power_of_2(n) ? n : RETA_MAX;
+	uint32_t h = toeplitz(key, k, l4);
+
+	return queues[(h & (size - 1)) % n];
+}
+
+/* A UDP frame to dip whose default RSS queue is not avoid. */
+static struct pkt
+udp_not_on(uint32_t sip, uint32_t dip, uint16_t dport, int avoid)
+{
+	struct pkt k = udp(sip, dip, 1000, dport, 100);
+
+	while (default_queue(&k) == avoid)
+		k.sport++;
+	return k;
+}
+
+static struct pkt
+tcp_not_on(uint32_t sip, uint32_t dip, uint16_t dport, int avoid)
+{
+	struct pkt k = tcp(sip, dip, 1000, dport, 100);
+
+	while (default_queue(&k) == avoid)
+		k.sport++;
+	return k;
+}
+
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, v = UINT64_MAX;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0)
+		return UINT64_MAX;
+	if (rte_eth_xstats_get_by_id(port, &id, &v, 1) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
+/* --- flow helpers --- */
+
+static const struct rte_flow_attr attr_in = { .ingress = 1 };
+
+static const struct rte_flow_item_ipv4 ipv4_dst_mask = {
+	.hdr.dst_addr = RTE_BE32(0xffffffff) };
+static const struct rte_flow_item_ipv4 ipv4_src_mask = {
+	.hdr.src_addr = RTE_BE32(0xffffffff) };
+static const struct rte_flow_item_udp udp_dport_mask = {
+	.hdr.dst_port = RTE_BE16(0xffff) };
+static const struct rte_flow_item_tcp tcp_dport_mask = {
+	.hdr.dst_port = RTE_BE16(0xffff) };
+
+/* Pattern ETH / IPV4 (dst or src when not 0) / END. */
+struct pat_ip {
+	struct rte_flow_item_ipv4 spec;
+	struct rte_flow_item items[3];
+};
+
+static const struct rte_flow_item *
+pat_ipv4(struct pat_ip *p, uint32_t src, uint32_t dst)
+{
+	memset(p, 0, sizeof(*p));
+	p->spec.hdr.src_addr = rte_cpu_to_be_32(src);
+	p->spec.hdr.dst_addr = rte_cpu_to_be_32(dst);
+	p->items[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	p->items[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	p->items[1].spec = &p->spec;
+	p->items[1].mask = src != 0 ? &ipv4_src_mask : &ipv4_dst_mask;
+	p->items[2].type = RTE_FLOW_ITEM_TYPE_END;
+	return p->items;
+}
+
+/* Pattern ETH / IPV4 / UDP or TCP (dport) / END. */
+struct pat_l4 {
+	struct rte_flow_item_udp udp;
+	struct rte_flow_item_tcp tcp;
+	struct rte_flow_item items[4];
+};
+
+static const struct rte_flow_item *
+pat_l4(struct pat_l4 *p, uint8_t proto, uint16_t dport)
+{
+	memset(p, 0, sizeof(*p));
+	p->items[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	p->items[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	if (proto == IPPROTO_UDP) {
+		p->udp.hdr.dst_port = rte_cpu_to_be_16(dport);
+		p->items[2].type = RTE_FLOW_ITEM_TYPE_UDP;
+		p->items[2].spec = &p->udp;
+		p->items[2].mask = &udp_dport_mask;
+	} else {
+		p->tcp.hdr.dst_port = rte_cpu_to_be_16(dport);
+		p->items[2].type = RTE_FLOW_ITEM_TYPE_TCP;
+		p->items[2].spec = &p->tcp;
+		p->items[2].mask = &tcp_dport_mask;
+	}
+	p->items[3].type = RTE_FLOW_ITEM_TYPE_END;
+	return p->items;
+}
+
+/* Actions: fate QUEUE q, optionally preceded by one more action. */
+struct act_q {
+	struct rte_flow_action_queue queue;
+	struct rte_flow_action_mark mark;
+	struct rte_flow_action_count count;
+	struct rte_flow_action actions[3];
+};
+
+static const struct rte_flow_action *
+act_queue(struct act_q *a, uint16_t q, enum rte_flow_action_type extra,
+	  const void *extra_conf)
+{
+	unsigned int n = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->queue.index = q;
+	if (extra != RTE_FLOW_ACTION_TYPE_END) {
+		a->actions[n].type = extra;
+		if (extra == RTE_FLOW_ACTION_TYPE_COUNT)
+			a->actions[n].conf = &a->count;
+		else
+			a->actions[n].conf = extra_conf;
+		n++;
+	}
+	a->actions[n].type = RTE_FLOW_ACTION_TYPE_QUEUE;
+	a->actions[n].conf = &a->queue;
+	a->actions[n + 1].type = RTE_FLOW_ACTION_TYPE_END;
+	return a->actions;
+}
+
+static struct rte_flow *
+flow_new(uint16_t port, const struct rte_flow_attr *attr,
+	 const struct rte_flow_item *pattern,
+	 const struct rte_flow_action *actions)
+{
+	struct rte_flow_error err;
+	struct rte_flow *f;
+
+	memset(&err, 0, sizeof(err));
+	f = rte_flow_create(port, attr, pattern, actions, &err);
+	if (f == NULL)
+		fprintf(stderr, "  flow create on port %u: %s (type %d, %s)\n",
+			port, err.message ? err.message : "(no message)",
+			(int)err.type, rte_strerror(rte_errno));
+	return f;
+}
+
+static int
+count_query(uint16_t port, struct rte_flow *f, int reset,
+	    struct rte_flow_query_count *qc)
+{
+	const struct rte_flow_action count[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+	int ret;
+
+	memset(qc, 0, sizeof(*qc));
+	qc->reset = reset;
+	ret = rte_flow_query(port, f, count, qc, &err);
+	if (ret != 0)
+		fprintf(stderr, "  flow query: %s\n",
+			err.message ? err.message : "(no message)");
+	return ret;
+}
+
+/* --- ports --- */
+
+static int
+port_up(uint16_t port, uint16_t nq, uint64_t rss_hf)
+{
+	struct rte_eth_conf conf;
+	uint16_t q;
+	int ret;
+
+	rte_eth_dev_stop(port);
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mq_mode = rss_hf ? RTE_ETH_MQ_RX_RSS : RTE_ETH_MQ_RX_NONE;
+	conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
+	ret = rte_eth_dev_configure(port, nq, 1, &conf);
+	if (ret != 0)
+		return ret;
+	for (q = 0; q < nq; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, 128, 0, NULL, pool);
+		if (ret != 0)
+			return ret;
+	}
+	ret = rte_eth_tx_queue_setup(port, 0, 256, 0, NULL);
+	if (ret != 0)
+		return ret;
+	return rte_eth_dev_start(port);
+}
+
+/* Key and RETA of port B, as the application can read them. */
+static int
+read_rss_b(void)
+{
+	struct rte_eth_rss_reta_entry64 conf[RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_conf rc;
+	struct rte_eth_dev_info info;
+	unsigned int i;
+
+	if (rte_eth_dev_info_get(pb, &info) != 0 || info.reta_size == 0 ||
+	    info.reta_size > RETA_MAX)
+		return -1;
+	reta_n = info.reta_size;
+	memset(&rc, 0, sizeof(rc));
+	rc.rss_key = key_b;
+	rc.rss_key_len = sizeof(key_b);
+	if (rte_eth_dev_rss_hash_conf_get(pb, &rc) != 0)
+		return -1;
+	memset(conf, 0, sizeof(conf));
+	for (i = 0; i < RTE_DIM(conf); i++)
+		conf[i].mask = UINT64_MAX;
+	if (rte_eth_dev_rss_reta_query(pb, conf, reta_n) != 0)
+		return -1;
+	for (i = 0; i < reta_n; i++)
+		reta_b[i] = conf[i / RTE_ETH_RETA_GROUP_SIZE]
+			.reta[i % RTE_ETH_RETA_GROUP_SIZE];
+	return 0;
+}
+
+static int
+sv_device_exists(const char *name)
+{
+	struct ibv_device **list;
+	int n = 0, i, found = 0;
+
+	list = sv_get_device_list(&n);
+	for (i = 0; list != NULL && i < n; i++)
+		if (strcmp(sv_get_device_name(list[i]), name) == 0)
+			found = 1;
+	if (list != NULL)
+		sv_free_device_list(list);
+	return found;
+}
+
+static void
+handles_release(void)
+{
+	struct rte_flow_error err;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(handles); i++) {
+		if (handles[i] != NULL)
+			rte_flow_action_handle_destroy(pb, handles[i], &err);
+		handles[i] = NULL;
+	}
+}
+
+static int
+pair_open(enum run r)
+{
+	char args[128];
+
+	snprintf(link_name, sizeof(link_name), "fl%d-%u", (int)getpid(),
+		 link_seq++);
+	snprintf(args, sizeof(args), "dev=mem:%s,%s", link_name, runs[r].args);
+	if (rte_vdev_init(VDEV_A, args) != 0 ||
+	    rte_vdev_init(VDEV_B, args) != 0 ||
+	    rte_eth_dev_get_port_by_name(VDEV_A, &pa) != 0 ||
+	    rte_eth_dev_get_port_by_name(VDEV_B, &pb) != 0) {
+		fprintf(stderr, "  cannot probe net_vsteer with %s\n", args);
+		rte_vdev_uninit(VDEV_A);
+		rte_vdev_uninit(VDEV_B);
+		return -1;
+	}
+	rte_eth_macaddr_get(pa, &mac_a);
+	rte_eth_macaddr_get(pb, &mac_b);
+	cur = r;
+	return 0;
+}
+
+/*
+ * Close both ports and check the device was left clean: the driver logs
+ * at ERR level whatever it could not destroy, and the softverbs device
+ * can only be removed (at close) once every object in it is gone.
+ * log gets what was logged at ERR or above.
+ */
+static int
+pair_close(char *log, size_t len)
+{
+	FILE *saved = rte_log_get_stream();
+	char dev0[64], dev1[64], *buf = NULL;
+	size_t blen = 0;
+	int ret = 0;
+	FILE *f;
+
+	log[0] = '\0';
+	if (cur == RUN_NONE)
+		return 0;
+	handles_release();
+	snprintf(dev0, sizeof(dev0), "mem:%s.0", link_name);
+	snprintf(dev1, sizeof(dev1), "mem:%s.1", link_name);
+	f = open_memstream(&buf, &blen);
+	if (f != NULL) {
+		rte_log_set_level_pattern("pmd.net.vsteer*", RTE_LOG_ERR);
+		rte_openlog_stream(f);
+	}
+	/* ethdev closes stopped ports only. */
+	rte_eth_dev_stop(pa);
+	rte_eth_dev_stop(pb);
+	if (rte_eth_dev_close(pa) != 0)
+		ret = -1;
+	if (rte_eth_dev_close(pb) != 0)
+		ret = -1;
+	if (f != NULL) {
+		fflush(f);
+		rte_openlog_stream(saved);
+		rte_log_set_level_pattern("pmd.net.vsteer*", RTE_LOG_NOTICE);
+		fclose(f);
+		snprintf(log, len, "%s", buf != NULL ? buf : "");
+		free(buf);
+	}
+	rte_vdev_uninit(VDEV_A);
+	rte_vdev_uninit(VDEV_B);
+	cur = RUN_NONE;
+	if (sv_device_exists(dev0) || sv_device_exists(dev1))
+		ret = -1;
+	if (log[0] != '\0')
+		ret = -1;
+	return ret;
+}
+
+/* Ports of run r, configured afresh, no flow, nothing pending. */
+static int
+use_run(enum run r)
+{
+	char log[2048];
+	struct rte_flow_error err;
+
+	if (cur != r) {
+		if (pair_close(log, sizeof(log)) != 0)
+			fprintf(stderr, "  previous run did not close clean: %s\n",
+				log);
+		if (pair_open(r) != 0)
+			return -1;
+	}
+	handles_release();
+	rte_flow_flush(pa, &err);
+	rte_flow_flush(pb, &err);
+	rte_flow_isolate(pb, 0, &err);
+	if (port_up(pa, 1, 0) != 0 ||
+	    port_up(pb, NQ, RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP |
+		    RTE_ETH_RSS_TCP) != 0) {
+		fprintf(stderr, "  cannot start the ports\n");
+		return -1;
+	}
+	if (rte_eth_promiscuous_disable(pb) != 0 || read_rss_b() != 0)
+		return -1;
+	drain();
+	rte_eth_stats_reset(pa);
+	rte_eth_stats_reset(pb);
+	rte_eth_xstats_reset(pa);
+	rte_eth_xstats_reset(pb);
+	return 0;
+}
+
+/* Run fn with the driver's log at ERR level captured: any such line
+ * (a leaked RSS context at stop, a failed destroy) fails the case. */
+static int
+in_run(enum run r, int (*fn)(void))
+{
+	FILE *saved = rte_log_get_stream(), *f;
+	struct rte_flow_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (use_run(r) != 0)
+		return VT_FAIL;
+	f = open_memstream(&buf, &len);
+	VT_CHECK(f != NULL, "memstream");
+	rte_log_set_level_pattern("pmd.net.vsteer*", RTE_LOG_ERR);
+	rte_openlog_stream(f);
+	ret = fn();
+	/* Whatever the outcome, the next case starts without flows. */
+	handles_release();
+	rte_flow_flush(pa, &err);
+	rte_flow_flush(pb, &err);
+	rte_eth_dev_stop(pb);
+	fflush(f);
+	rte_openlog_stream(saved);
+	rte_log_set_level_pattern("pmd.net.vsteer*", RTE_LOG_NOTICE);
+	fclose(f);
+	if (ret == VT_OK && buf != NULL && strstr(buf, "vsteer_") != NULL) {
+		fprintf(stderr, "  the driver logged errors:\n%s", buf);
+		ret = VT_FAIL;
+	}
+	free(buf);
+	return ret;
+}
+
+#define PER_ENGINE(fn) \
+	static int fn##_verbs(void) { return in_run(RUN_VERBS, fn); } \
+	static int fn##_dv(void) { return in_run(RUN_DV, fn); }
+
+#define CHECK_OK(expr) \
+	do { \
+		if ((expr) != VT_OK) \
+			return VT_FAIL; \
+	} while (0)
+
+/* --- cases --- */
+
+/* Steer by IPv4 dst, TCP dport and UDP dport; the rest follows RSS. */
+static int
+steer(void)
+{
+	const uint32_t dst = IP(192, 168, 10, 1);
+	struct pat_ip pi;
+	struct pat_l4 pt, pu;
+	struct act_q a1, a2, a3;
+	struct pkt k;
+	unsigned int i;
+
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&pi, 0, dst),
+			  act_queue(&a1, 3, RTE_FLOW_ACTION_TYPE_END, NULL))
+		 != NULL, "IPv4 dst flow");
+	VT_CHECK(flow_new(pb, &attr_in, pat_l4(&pt, IPPROTO_TCP, 8080),
+			  act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_END, NULL))
+		 != NULL, "TCP dport flow");
+	VT_CHECK(flow_new(pb, &attr_in, pat_l4(&pu, IPPROTO_UDP, 5353),
+			  act_queue(&a3, 1, RTE_FLOW_ACTION_TYPE_END, NULL))
+		 != NULL, "UDP dport flow");
+	for (i = 0; i < 4; i++) {
+		/* Each frame's default queue differs from the flow's. */
+		k = udp_not_on(IP(10, 0, 0, 1 + i), dst, 9999, 3);
+		VT_CHECK_EQ(xfer_pkt(&k), 3, "UDP to the IPv4 dst %u", i);
+		k = tcp_not_on(IP(10, 0, 0, 1 + i), dst, 443, 3);
+		VT_CHECK_EQ(xfer_pkt(&k), 3, "TCP to the IPv4 dst %u", i);
+		k = tcp_not_on(IP(10, 0, 1, 1 + i), IP(10, 0, 2, 2), 8080, 2);
+		VT_CHECK_EQ(xfer_pkt(&k), 2, "TCP dport 8080 %u", i);
+		k = udp_not_on(IP(10, 0, 1, 1 + i), IP(10, 0, 2, 2), 5353, 1);
+		VT_CHECK_EQ(xfer_pkt(&k), 1, "UDP dport 5353 %u", i);
+	}
+	/* Same port numbers under the other L4 protocol: not matched. */
+	k = udp_not_on(IP(10, 0, 1, 9), IP(10, 0, 2, 2), 8080, 2);
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "UDP dport 8080");
+	k = tcp_not_on(IP(10, 0, 1, 9), IP(10, 0, 2, 2), 5353, 1);
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "TCP dport 5353");
+	/* Everything else: default RSS, on the predicted queue. */
+	rte_srand(7);
+	for (i = 0; i < 24; i++) {
+		k = udp(IP(10, 3, 0, 0) + (uint32_t)(rte_rand() & 0xffff),
+			IP(10, 4, 0, 0) + (uint32_t)(rte_rand() & 0xffff),
+			(uint16_t)rte_rand(), (uint16_t)(10000 + i), 80);
+		if (i & 1)
+			k.proto = IPPROTO_TCP;
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k),
+			    "default traffic %u", i);
+	}
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(steer)
+
+/* RSS action over a queue subset, each frame on its Toeplitz queue. */
+static int
+rss_subset(void)
+{
+	static const uint16_t q2[] = { 1, 3 };
+	static const uint16_t q3[] = { 0, 2, 3 };
+	struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_TOEPLITZ,
+		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		.key_len = sizeof(rss_key_custom),
+		.key = rss_key_custom,
+		.queue_num = RTE_DIM(q2),
+		.queue = q2,
+	};
+	const struct rte_flow_item pat_udp[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item pat_ip[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	unsigned int per_q[NQ] = { 0 }, i;
+	struct rte_flow *f;
+	struct rte_flow_error err;
+	struct pkt k;
+	int q;
+
+	f = flow_new(pb, &attr_in, pat_udp, actions);
+	VT_CHECK(f != NULL, "RSS flow over queues 1, 3");
+	rte_srand(11);
+	for (i = 0; i < 48; i++) {
+		k = udp(IP(10, 0, 0, 0) + (uint32_t)(rte_rand() & 0xffffff),
+			IP(172, 16, 0, 0) + (uint32_t)(rte_rand() & 0xffff),
+			(uint16_t)rte_rand(), (uint16_t)rte_rand(), 90);
+		q = xfer_pkt(&k);
+		VT_CHECK_EQ(q, rss_queue(rss_key_custom, q2, 2, &k, true),
+			    "UDP frame %u (%08x:%u > %08x:%u)", i, k.sip,
+			    k.sport, k.dip, k.dport);
+		per_q[q]++;
+	}
+	VT_CHECK(per_q[1] > 0 && per_q[3] > 0 && per_q[0] + per_q[2] == 0,
+		 "spread %u %u %u %u", per_q[0], per_q[1], per_q[2], per_q[3]);
+	/* TCP is not matched: default RSS. */
+	for (i = 0; i < 8; i++) {
+		k = tcp(IP(10, 9, 0, i), IP(10, 8, 0, 1), (uint16_t)(4000 + i),
+			80, 80);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "TCP %u", i);
+	}
+	VT_CHECK_EQ(rte_flow_destroy(pb, f, &err), 0, "destroy");
+
+	/* Three queues (the list repeated over the table), L3 hashing with
+	 * the port's key (key_len 0). */
+	rss.types = RTE_ETH_RSS_IPV4;
+	rss.key_len = 0;
+	rss.key = NULL;
+	rss.queue_num = RTE_DIM(q3);
+	rss.queue = q3;
+	f = flow_new(pb, &attr_in, pat_ip, actions);
+	VT_CHECK(f != NULL, "RSS flow over queues 0, 2, 3");
+	memset(per_q, 0, sizeof(per_q));
+	rte_srand(12);
+	for (i = 0; i < 48; i++) {
+		k = udp(IP(10, 0, 0, 0) + (uint32_t)(rte_rand() & 0xffffff),
+			IP(172, 16, 0, 0) + (uint32_t)(rte_rand() & 0xffff),
+			(uint16_t)rte_rand(), (uint16_t)rte_rand(), 90);
+		if (i & 1)
+			k.proto = IPPROTO_TCP;
+		q = xfer_pkt(&k);
+		VT_CHECK_EQ(q, rss_queue(key_b, q3, 3, &k, false),
+			    "frame %u (%08x > %08x)", i, k.sip, k.dip);
+		per_q[q]++;
+	}
+	VT_CHECK(per_q[1] == 0 && per_q[0] > 0 && per_q[2] > 0 && per_q[3] > 0,
+		 "spread %u %u %u %u", per_q[0], per_q[1], per_q[2], per_q[3]);
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(rss_subset)
+
+/*
+ * An RSS action on ETH / IPV4 with IPv4, UDP and TCP types: verbs expands
+ * it into one rule per L4 protocol plus the L3 rule; a single mlx5dv
+ * matcher cannot, and the dv engine says so.
+ */
+static int
+rss_expand(void)
+{
+	static const uint16_t qs[] = { 1, 2 };
+	const struct rte_flow_action_rss rss = {
+		.types = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP |
+			 RTE_ETH_RSS_NONFRAG_IPV4_TCP,
+		.key_len = sizeof(rss_key_custom),
+		.key = rss_key_custom,
+		.queue_num = RTE_DIM(qs),
+		.queue = qs,
+	};
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+	unsigned int i;
+	struct pkt k;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	ret = rte_flow_validate(pb, &attr_in, pat, actions, &err);
+	if (cur == RUN_DV) {
+		VT_CHECK_EQ(ret, -ENOTSUP, "dv engine took an RSS expansion");
+		VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION, "type");
+		VT_CHECK(rte_flow_create(pb, &attr_in, pat, actions, &err) ==
+			 NULL, "create took what validate refused");
+		return VT_OK;
+	}
+	VT_CHECK_EQ(ret, 0, "validate: %s", err.message ? err.message : "");
+	VT_CHECK(flow_new(pb, &attr_in, pat, actions) != NULL, "create");
+	rte_srand(13);
+	for (i = 0; i < 48; i++) {
+		k = udp(IP(10, 0, 0, 0) + (uint32_t)(rte_rand() & 0xffffff),
+			IP(172, 16, 0, 0) + (uint32_t)(rte_rand() & 0xffff),
+			(uint16_t)rte_rand(), (uint16_t)rte_rand(), 90);
+		k.proto = i % 3 == 0 ? IPPROTO_UDP :
+			  i % 3 == 1 ? IPPROTO_TCP : IPPROTO_ICMP;
+		VT_CHECK_EQ(xfer_pkt(&k),
+			    rss_queue(rss_key_custom, qs, 2, &k,
+				      k.proto != IPPROTO_ICMP),
+			    "frame %u, protocol %u", i, k.proto);
+	}
+	return VT_OK;
+}
+PER_ENGINE(rss_expand)
+
+/* DROP by source address; stats and xstats account for every frame. */
+static int
+drop_src(void)
+{
+	const uint32_t bad = IP(10, 66, 6, 6);
+	struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_eth_stats sa, sb;
+	struct pat_ip pi;
+	uint64_t good_bytes = 0;
+	unsigned int i, good = 0, dropped = 0;
+	struct pkt k;
+
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&pi, bad, 0), actions) !=
+		 NULL, "DROP flow");
+	for (i = 0; i < 12; i++) {
+		bool is_bad = i % 3 == 0;
+
+		k = udp(is_bad ? bad : IP(10, 66, 6, 7 + i), IP(10, 1, 1, 1),
+			(uint16_t)(2000 + i), 53, (uint16_t)(70 + 10 * i));
+		if (i % 2)
+			k.proto = IPPROTO_TCP;
+		if (is_bad) {
+			VT_CHECK_EQ(xfer_pkt(&k), -1, "frame %u from the dropped source arrived",
+				    i);
+			dropped++;
+		} else {
+			VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k),
+				    "frame %u", i);
+			good++;
+			good_bytes += k.len;
+		}
+	}
+	VT_CHECK_EQ(rte_eth_stats_get(pb, &sb), 0, "stats B");
+	VT_CHECK_EQ(rte_eth_stats_get(pa, &sa), 0, "stats A");
+	VT_CHECK_EQ(sa.opackets, good + dropped, "A sent every frame");
+	VT_CHECK_EQ(sb.ipackets, good, "B ipackets");
+	VT_CHECK_EQ(sb.ibytes, good_bytes, "B ibytes");
+	VT_CHECK_EQ(sb.ierrors, 0, "a rule drop is no receive error");
+	VT_CHECK_EQ(sb.imissed, 0, "a rule drop is no missed frame");
+	VT_CHECK_EQ(xstat(pb, "rx_rule_drop_packets"), dropped,
+		    "dropped by the rule");
+	VT_CHECK_EQ(xstat(pb, "rx_wire_packets"), good + dropped,
+		    "frames off the wire");
+	VT_CHECK_EQ(xstat(pb, "rx_unsteered_packets"), 0, "unsteered");
+	VT_CHECK_EQ(xstat(pb, "rx_no_buffer_packets"), 0, "no buffer");
+	return VT_OK;
+}
+PER_ENGINE(drop_src)
+
+/* MARK id with QUEUE sets the FDIR id; FLAG only the FDIR flag. */
+static int
+mark_flag(void)
+{
+	const uint32_t d_mark = IP(10, 7, 0, 42), d_flag = IP(10, 7, 0, 43);
+	const uint32_t d_zero = IP(10, 7, 0, 44);
+	const struct rte_flow_action_mark m42 = { .id = 42 }, m0 = { .id = 0 };
+	struct pat_ip p1, p2, p3;
+	struct act_q a1, a2, a3;
+	struct rte_mbuf *r;
+	struct pkt k;
+	int q;
+
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p1, 0, d_mark),
+			  act_queue(&a1, 2, RTE_FLOW_ACTION_TYPE_MARK, &m42))
+		 != NULL, "MARK 42 flow");
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p2, 0, d_flag),
+			  act_queue(&a2, 1, RTE_FLOW_ACTION_TYPE_FLAG, NULL))
+		 != NULL, "FLAG flow");
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p3, 0, d_zero),
+			  act_queue(&a3, 3, RTE_FLOW_ACTION_TYPE_MARK, &m0))
+		 != NULL, "MARK 0 flow");
+
+	k = udp_not_on(IP(10, 0, 0, 1), d_mark, 1, 2);
+	q = xfer(frame(&k), &r);
+	VT_CHECK_EQ(q, 2, "MARK frame queue");
+	VT_CHECK_EQ(r->ol_flags & (RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID),
+		    RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID,
+		    "MARK: ol_flags 0x%" PRIx64, r->ol_flags);
+	VT_CHECK_EQ(r->hash.fdir.hi, 42, "MARK id");
+	rte_pktmbuf_free(r);
+
+	k = udp_not_on(IP(10, 0, 0, 1), d_flag, 1, 1);
+	q = xfer(frame(&k), &r);
+	VT_CHECK_EQ(q, 1, "FLAG frame queue");
+	VT_CHECK(r->ol_flags & RTE_MBUF_F_RX_FDIR, "FLAG: no FDIR flag");
+	VT_CHECK((r->ol_flags & RTE_MBUF_F_RX_FDIR_ID) == 0,
+		 "FLAG: FDIR_ID set (hi %u)", r->hash.fdir.hi);
+	rte_pktmbuf_free(r);
+
+	/* Id 0 is a valid mark, distinct from no mark. */
+	k = udp_not_on(IP(10, 0, 0, 1), d_zero, 1, 3);
+	q = xfer(frame(&k), &r);
+	VT_CHECK_EQ(q, 3, "MARK 0 frame queue");
+	VT_CHECK_EQ(r->ol_flags & (RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID),
+		    RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID,
+		    "MARK 0: ol_flags 0x%" PRIx64, r->ol_flags);
+	VT_CHECK_EQ(r->hash.fdir.hi, 0, "MARK id 0");
+	rte_pktmbuf_free(r);
+
+	/* Unmatched frames carry no FDIR flag. */
+	k = udp(IP(10, 0, 0, 1), IP(10, 7, 0, 45), 1, 1, 100);
+	q = xfer(frame(&k), &r);
+	VT_CHECK_EQ(q, default_queue(&k), "unmatched frame");
+	VT_CHECK((r->ol_flags & (RTE_MBUF_F_RX_FDIR |
+				 RTE_MBUF_F_RX_FDIR_ID)) == 0,
+		 "unmatched frame flagged: 0x%" PRIx64, r->ol_flags);
+	rte_pktmbuf_free(r);
+	return VT_OK;
+}
+PER_ENGINE(mark_flag)
+
+/* COUNT: hits and frame bytes, query with reset, no COUNT no query. */
+static int
+count(void)
+{
+	const uint32_t dst = IP(10, 8, 0, 1);
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *fc, *fn;
+	struct pat_ip p1, p2;
+	struct act_q a1, a2;
+	uint64_t bytes = 0;
+	unsigned int i;
+	struct pkt k;
+	const struct rte_flow_action count_act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+
+	fc = flow_new(pb, &attr_in, pat_ipv4(&p1, 0, dst),
+		      act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	VT_CHECK(fc != NULL, "COUNT flow");
+	fn = flow_new(pb, &attr_in, pat_ipv4(&p2, 0, IP(10, 8, 0, 2)),
+		      act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK(fn != NULL, "flow without COUNT");
+	VT_CHECK_EQ(count_query(pb, fc, 0, &qc), 0, "query");
+	VT_CHECK(qc.hits_set && qc.bytes_set, "hits/bytes not set");
+	VT_CHECK_EQ(qc.hits, 0, "fresh counter hits");
+	VT_CHECK_EQ(qc.bytes, 0, "fresh counter bytes");
+	for (i = 0; i < 10; i++) {
+		k = udp(IP(10, 0, 0, 1), dst, (uint16_t)i, 7, (uint16_t)(60 + 37 * i));
+		VT_CHECK_EQ(xfer_pkt(&k), 1, "counted frame %u", i);
+		bytes += k.len;
+		/* Not counted: the other flow and default traffic. */
+		k.dip = IP(10, 8, 0, 2);
+		VT_CHECK_EQ(xfer_pkt(&k), 2, "other flow %u", i);
+		k.dip = IP(10, 8, 0, 3);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "default %u", i);
+	}
+	VT_CHECK_EQ(count_query(pb, fc, 0, &qc), 0, "query");
+	VT_CHECK_EQ(qc.hits, 10, "hits");
+	VT_CHECK_EQ(qc.bytes, bytes, "bytes: the frame lengths");
+	/* A read does not reset. */
+	VT_CHECK_EQ(count_query(pb, fc, 1, &qc), 0, "query with reset");
+	VT_CHECK_EQ(qc.hits, 10, "hits before the reset");
+	VT_CHECK_EQ(qc.bytes, bytes, "bytes before the reset");
+	VT_CHECK_EQ(count_query(pb, fc, 0, &qc), 0, "query after reset");
+	VT_CHECK_EQ(qc.hits, 0, "hits after reset");
+	VT_CHECK_EQ(qc.bytes, 0, "bytes after reset");
+	k = udp(IP(10, 0, 0, 1), dst, 1, 7, 200);
+	VT_CHECK_EQ(xfer_pkt(&k), 1, "one more");
+	k.len = 300;
+	VT_CHECK_EQ(xfer_pkt(&k), 1, "one more");
+	VT_CHECK_EQ(count_query(pb, fc, 0, &qc), 0, "query");
+	VT_CHECK_EQ(qc.hits, 2, "hits after reset and 2 frames");
+	VT_CHECK_EQ(qc.bytes, 500, "bytes after reset and 2 frames");
+
+	/* No COUNT on the flow: an error, never a silent zero. */
+	memset(&qc, 0, sizeof(qc));
+	memset(&err, 0, sizeof(err));
+	VT_CHECK(rte_flow_query(pb, fn, count_act, &qc, &err) < 0,
+		 "query of a flow without COUNT succeeded (hits %" PRIu64 ")",
+		 qc.hits);
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION, "error type");
+	VT_CHECK(!qc.hits_set && !qc.bytes_set, "failed query set values");
+	VT_CHECK_EQ(rte_flow_destroy(pb, fc, &err), 0, "destroy");
+	VT_CHECK_EQ(rte_flow_destroy(pb, fn, &err), 0, "destroy");
+	return VT_OK;
+}
+PER_ENGINE(count)
+
+/* One indirect COUNT shared by two flows. */
+static int
+count_shared(void)
+{
+	const struct rte_flow_indir_action_conf conf = { .ingress = 1 };
+	const struct rte_flow_action_count cnt = { .id = 0 };
+	const struct rte_flow_action count_action = {
+		.type = RTE_FLOW_ACTION_TYPE_COUNT, .conf = &cnt };
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *f1, *f2, *f3;
+	struct pat_ip p1, p2, p3;
+	struct act_q a1, a2, a3;
+	struct rte_flow_action_handle *h;
+	uint64_t bytes = 0;
+	unsigned int i;
+	struct pkt k;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	h = rte_flow_action_handle_create(pb, &conf, &count_action, &err);
+	VT_CHECK(h != NULL, "indirect COUNT: %s",
+		 err.message ? err.message : "");
+	handles[0] = h;
+	f1 = flow_new(pb, &attr_in, pat_ipv4(&p1, 0, IP(10, 9, 0, 1)),
+		      act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_INDIRECT, h));
+	f2 = flow_new(pb, &attr_in, pat_ipv4(&p2, 0, IP(10, 9, 0, 2)),
+		      act_queue(&a2, 3, RTE_FLOW_ACTION_TYPE_INDIRECT, h));
+	VT_CHECK(f1 != NULL && f2 != NULL, "two flows on the handle");
+	for (i = 0; i < 6; i++) {
+		k = udp(IP(10, 0, 0, 1), IP(10, 9, 0, 1 + i % 2), (uint16_t)i,
+			9, (uint16_t)(64 + 100 * i));
+		VT_CHECK_EQ(xfer_pkt(&k), i % 2 ? 3 : 1, "frame %u", i);
+		bytes += k.len;
+	}
+	k = udp(IP(10, 0, 0, 1), IP(10, 9, 0, 3), 1, 9, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "unmatched frame");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query: %s", err.message ? err.message : "");
+	VT_CHECK_EQ(qc.hits, 6, "hits of both flows");
+	VT_CHECK_EQ(qc.bytes, bytes, "bytes of both flows");
+	/* A flow query of a user of the handle reads the same counter. */
+	VT_CHECK_EQ(count_query(pb, f1, 0, &qc), 0, "flow query");
+	VT_CHECK_EQ(qc.hits, 6, "flow query reads the shared counter");
+
+	memset(&err, 0, sizeof(err));
+	ret = rte_flow_action_handle_destroy(pb, h, &err);
+	VT_CHECK_EQ(ret, -EBUSY, "destroy while used");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_HANDLE, "error type");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f1, &err), 0, "destroy flow 1");
+	ret = rte_flow_action_handle_destroy(pb, h, &err);
+	VT_CHECK_EQ(ret, -EBUSY, "destroy while still used by one flow");
+	/* Counts of the remaining flow keep adding up. */
+	k = udp(IP(10, 0, 0, 1), IP(10, 9, 0, 2), 1, 9, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), 3, "frame to flow 2");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query");
+	VT_CHECK_EQ(qc.hits, 7, "hits");
+	VT_CHECK_EQ(qc.bytes, bytes + 100, "bytes");
+	/* A third flow joins a used handle. */
+	f3 = flow_new(pb, &attr_in, pat_ipv4(&p3, 0, IP(10, 9, 0, 4)),
+		      act_queue(&a3, 0, RTE_FLOW_ACTION_TYPE_INDIRECT, h));
+	VT_CHECK(f3 != NULL, "third flow");
+	k = udp(IP(10, 0, 0, 1), IP(10, 9, 0, 4), 1, 9, 80);
+	VT_CHECK_EQ(xfer_pkt(&k), 0, "frame to flow 3");
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query");
+	VT_CHECK_EQ(qc.hits, 8, "hits");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f2, &err), 0, "destroy flow 2");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f3, &err), 0, "destroy flow 3");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), 0,
+		    "destroy when unused");
+	handles[0] = NULL;
+	/* A flow naming a destroyed handle is refused. */
+	memset(&err, 0, sizeof(err));
+	VT_CHECK(rte_flow_create(pb, &attr_in,
+				 pat_ipv4(&p1, 0, IP(10, 9, 0, 1)),
+				 act_queue(&a1, 1,
+					   RTE_FLOW_ACTION_TYPE_INDIRECT, h),
+				 &err) == NULL,
+		 "flow on a destroyed handle");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION_CONF, "error type");
+	return VT_OK;
+}
+PER_ENGINE(count_shared)
+
+/* Priority 0 beats 1; within a priority L4 beats L3. */
+static int
+priorities(void)
+{
+	const uint32_t src = IP(10, 20, 0, 1), dst = IP(10, 20, 0, 2);
+	struct rte_flow_attr a0 = { .ingress = 1, .priority = 0 };
+	struct rte_flow_attr a1 = { .ingress = 1, .priority = 1 };
+	struct rte_flow *f_hi, *f_lo;
+	struct rte_flow_error err;
+	struct pat_ip ps, pd;
+	struct pat_l4 pu;
+	struct act_q q1, q2;
+	struct pkt k;
+	int order;
+
+	/* Both creation orders: priority decides, not the order. */
+	for (order = 0; order < 2; order++) {
+		if (order == 0) {
+			f_lo = flow_new(pb, &a1, pat_ipv4(&ps, src, 0),
+					act_queue(&q1, 1,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+			f_hi = flow_new(pb, &a0, pat_ipv4(&pd, 0, dst),
+					act_queue(&q2, 2,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+		} else {
+			f_hi = flow_new(pb, &a0, pat_ipv4(&pd, 0, dst),
+					act_queue(&q2, 2,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+			f_lo = flow_new(pb, &a1, pat_ipv4(&ps, src, 0),
+					act_queue(&q1, 1,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+		}
+		VT_CHECK(f_lo != NULL && f_hi != NULL, "flows (order %d)",
+			 order);
+		k = udp(src, dst, 1, 1, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), 2, "both match: priority 0 wins (order %d)",
+			    order);
+		k = udp(src, IP(10, 20, 0, 3), 1, 1, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), 1, "priority 1 alone (order %d)",
+			    order);
+		k = udp_not_on(IP(10, 20, 0, 4), IP(10, 20, 0, 3), 1, 1);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "neither");
+		VT_CHECK_EQ(rte_flow_destroy(pb, f_lo, &err), 0, "destroy");
+		VT_CHECK_EQ(rte_flow_destroy(pb, f_hi, &err), 0, "destroy");
+	}
+	/* Same priority: the L4 rule beats the L3 rule, in both orders. */
+	for (order = 0; order < 2; order++) {
+		if (order == 0) {
+			f_lo = flow_new(pb, &a0, pat_ipv4(&pd, 0, dst),
+					act_queue(&q1, 1,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+			f_hi = flow_new(pb, &a0,
+					pat_l4(&pu, IPPROTO_UDP, 7000),
+					act_queue(&q2, 3,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+		} else {
+			f_hi = flow_new(pb, &a0,
+					pat_l4(&pu, IPPROTO_UDP, 7000),
+					act_queue(&q2, 3,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+			f_lo = flow_new(pb, &a0, pat_ipv4(&pd, 0, dst),
+					act_queue(&q1, 1,
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+		}
+		VT_CHECK(f_lo != NULL && f_hi != NULL, "flows (order %d)",
+			 order);
+		k = udp(src, dst, 1, 7000, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), 3, "both match: L4 wins (order %d)",
+			    order);
+		k = udp(src, dst, 1, 7001, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), 1, "L3 alone (order %d)", order);
+		k = udp(src, IP(10, 20, 0, 9), 1, 7000, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), 3, "L4 alone (order %d)", order);
+		VT_CHECK_EQ(rte_flow_destroy(pb, f_lo, &err), 0, "destroy");
+		VT_CHECK_EQ(rte_flow_destroy(pb, f_hi, &err), 0, "destroy");
+	}
+	/* The rte priority comes first: an L3 rule at 0 beats L4 at 1. */
+	f_lo = flow_new(pb, &a1, pat_l4(&pu, IPPROTO_UDP, 7000),
+			act_queue(&q2, 3, RTE_FLOW_ACTION_TYPE_END, NULL));
+	f_hi = flow_new(pb, &a0, pat_ipv4(&pd, 0, dst),
+			act_queue(&q1, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK(f_lo != NULL && f_hi != NULL, "flows");
+	k = udp(src, dst, 1, 7000, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), 1, "L3 at priority 0 beats L4 at 1");
+	/* The lowest user level is still above the default flows. */
+	a1.priority = USER_LEVELS - 1;
+	VT_CHECK(flow_new(pb, &a1, pat_ipv4(&ps, src, 0),
+			  act_queue(&q2, 2, RTE_FLOW_ACTION_TYPE_END, NULL))
+		 != NULL, "flow at the last user level");
+	k = udp_not_on(src, IP(10, 20, 0, 5), 1, 2);
+	VT_CHECK_EQ(xfer_pkt(&k), 2, "last user level beats default RSS");
+	return VT_OK;
+}
+PER_ENGINE(priorities)
+
+/* Flows made while stopped, kept over stop/start, flushed, isolate. */
+static int
+lifecycle(void)
+{
+	const uint32_t dst = IP(10, 30, 0, 1);
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *f;
+	struct pat_ip pi;
+	struct act_q a;
+	unsigned int i;
+	struct pkt k, other;
+	int ret;
+
+	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+	f = flow_new(pb, &attr_in, pat_ipv4(&pi, 0, dst),
+		     act_queue(&a, 2, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	VT_CHECK(f != NULL, "flow created while stopped");
+	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	k = udp_not_on(IP(10, 0, 0, 1), dst, 1, 2);
+	for (i = 0; i < 3; i++)
+		VT_CHECK_EQ(xfer_pkt(&k), 2, "frame %u after the first start",
+			    i);
+	VT_CHECK_EQ(count_query(pb, f, 0, &qc), 0, "query");
+	VT_CHECK_EQ(qc.hits, 3, "hits");
+
+	for (i = 0; i < 2; i++) {
+		VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop %u", i);
+		/* Queried while stopped: the counter is still there. */
+		VT_CHECK_EQ(count_query(pb, f, 0, &qc), 0, "query stopped");
+		VT_CHECK_EQ(qc.hits, 3 + 2 * i, "hits while stopped");
+		VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start %u", i);
+		VT_CHECK_EQ(xfer_pkt(&k), 2, "after restart %u", i);
+		VT_CHECK_EQ(xfer_pkt(&k), 2, "after restart %u", i);
+		VT_CHECK_EQ(count_query(pb, f, 0, &qc), 0, "query");
+		VT_CHECK_EQ(qc.hits, 5 + 2 * i, "counter continues (%u)", i);
+		VT_CHECK_EQ(qc.bytes, (5 + 2 * i) * k.len, "bytes (%u)", i);
+	}
+
+	/* Isolated: only flow-matched traffic arrives. */
+	other = udp(IP(10, 0, 0, 1), IP(10, 30, 0, 2), 5, 5, 100);
+	VT_CHECK_EQ(xfer_pkt(&other), default_queue(&other), "default");
+	memset(&err, 0, sizeof(err));
+	ret = rte_flow_isolate(pb, 1, &err);
+	VT_CHECK_EQ(ret, 0, "isolate: %s", err.message ? err.message : "");
+	VT_CHECK_EQ(xfer_pkt(&other), -1, "default traffic while isolated");
+	VT_CHECK_EQ(xfer_pkt(&k), 2, "flow traffic while isolated");
+	VT_CHECK_EQ(xstat(pb, "rx_unsteered_packets"), 1,
+		    "the isolated frame counts as unsteered");
+	/* Isolation survives a restart. */
+	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	VT_CHECK_EQ(xfer_pkt(&other), -1, "isolated after restart");
+	VT_CHECK_EQ(xfer_pkt(&k), 2, "flow after restart");
+	VT_CHECK_EQ(rte_flow_isolate(pb, 0, &err), 0, "leave isolation");
+	VT_CHECK_EQ(xfer_pkt(&other), default_queue(&other),
+		    "default traffic back");
+
+	/* Flush: the flow is gone, its traffic back to default RSS. */
+	VT_CHECK_EQ(rte_flow_flush(pb, &err), 0, "flush");
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "after flush");
+	/* Flush while stopped removes kept flows too. */
+	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+	f = flow_new(pb, &attr_in, pat_ipv4(&pi, 0, dst),
+		     act_queue(&a, 2, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK(f != NULL, "flow while stopped");
+	VT_CHECK_EQ(rte_flow_flush(pb, &err), 0, "flush while stopped");
+	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "flushed while stopped");
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(lifecycle)
+
+/* VXLAN VNI + inner IPv4 destination to a queue. */
+static int
+vxlan(void)
+{
+	const uint32_t idst = IP(172, 16, 0, 9);
+	const struct rte_flow_item_vxlan vx = {
+		.vni = { 0x00, 0x00, 0x64 } };       /* 100 */
+	const struct rte_flow_item_ipv4 inner = {
+		.hdr.dst_addr = RTE_BE32(IP(172, 16, 0, 9)) };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vx,
+		  .mask = &rte_flow_item_vxlan_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &inner,
+		  .mask = &ipv4_dst_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct act_q a;
+	struct pkt outer;
+	uint16_t sport;
+	int i;
+
+	VT_CHECK(flow_new(pb, &attr_in, pat,
+			  act_queue(&a, 3, RTE_FLOW_ACTION_TYPE_END, NULL))
+		 != NULL, "VXLAN flow");
+	for (i = 0; i < 4; i++) {
+		/* Outer tuples whose default queue is not 3. */
+		outer = udp(IP(10, 1, 0, 1), IP(10, 1, 0, 2),
+			    (uint16_t)(30000 + 7 * i), VXLAN_PORT, 128);
+		while (default_queue(&outer) == 3)
+			outer.sport++;
+		sport = outer.sport;
+		VT_CHECK_EQ(xfer(vxlan_frame(sport, 100, IP(10, 5, 0, 1), idst,
+					     128), NULL), 3,
+			    "VNI 100, inner dst matched (%d)", i);
+		VT_CHECK_EQ(xfer(vxlan_frame(sport, 101, IP(10, 5, 0, 1), idst,
+					     128), NULL),
+			    default_queue(&outer), "other VNI (%d)", i);
+		VT_CHECK_EQ(xfer(vxlan_frame(sport, 100, IP(10, 5, 0, 1),
+					     idst + 1, 128), NULL),
+			    default_queue(&outer), "other inner dst (%d)", i);
+	}
+	return VT_OK;
+}
+PER_ENGINE(vxlan)
+
+/* Validate names the field; create refuses the same way. */
+static int
+expect_err(const char *what, const struct rte_flow_attr *attr,
+	   const struct rte_flow_item *pattern,
+	   const struct rte_flow_action *actions, int code,
+	   enum rte_flow_error_type type, const void *cause, const char *msg)
+{
+	struct rte_flow_error err;
+	struct rte_flow *f;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	ret = rte_flow_validate(pb, attr, pattern, actions, &err);
+	VT_CHECK_EQ(ret, -code, "%s: validate (%s)", what,
+		    err.message ? err.message : "no message");
+	VT_CHECK_EQ(err.type, type, "%s: error type (%s)", what,
+		    err.message ? err.message : "no message");
+	VT_CHECK(err.cause == cause, "%s: cause %p, expected %p", what,
+		 err.cause, cause);
+	VT_CHECK(err.message != NULL && strstr(err.message, msg) != NULL,
+		 "%s: message '%s' lacks '%s'", what,
+		 err.message ? err.message : "", msg);
+	memset(&err, 0, sizeof(err));
+	rte_errno = 0;
+	f = rte_flow_create(pb, attr, pattern, actions, &err);
+	VT_CHECK(f == NULL, "%s: create took what validate refused", what);
+	VT_CHECK_EQ(rte_errno, code, "%s: create errno", what);
+	VT_CHECK_EQ(err.type, type, "%s: create error type", what);
+	VT_CHECK(err.cause == cause, "%s: create cause", what);
+	return VT_OK;
+}
+
+/* validate == 0 exactly when create makes the flow. */
+static int
+expect_agree(const char *what, const struct rte_flow_attr *attr,
+	     const struct rte_flow_item *pattern,
+	     const struct rte_flow_action *actions)
+{
+	struct rte_flow_error e1, e2;
+	struct rte_flow *f;
+	int ret;
+
+	memset(&e1, 0, sizeof(e1));
+	memset(&e2, 0, sizeof(e2));
+	ret = rte_flow_validate(pb, attr, pattern, actions, &e1);
+	rte_errno = 0;
+	f = rte_flow_create(pb, attr, pattern, actions, &e2);
+	if (ret == 0) {
+		VT_CHECK(f != NULL, "%s: validated but not created: %s", what,
+			 e2.message ? e2.message : "");
+		VT_CHECK_EQ(rte_flow_destroy(pb, f, &e2), 0, "%s: destroy",
+			    what);
+		return VT_OK;
+	}
+	VT_CHECK(f == NULL, "%s: refused by validate (%s), made by create",
+		 what, e1.message ? e1.message : "");
+	VT_CHECK_EQ(rte_errno, -ret, "%s: errno", what);
+	VT_CHECK_EQ(e2.type, e1.type, "%s: error type", what);
+	return VT_OK;
+}
+
+static int
+errors(void)
+{
+	struct rte_flow_attr attr;
+	const struct rte_flow_item_ipv4 ip_spec = {
+		.hdr.dst_addr = RTE_BE32(IP(10, 0, 0, 1)) };
+	const struct rte_flow_item_ipv4 ip_last = {
+		.hdr.dst_addr = RTE_BE32(IP(10, 0, 0, 9)) };
+	const struct rte_flow_item pat_ok[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_spec,
+		  .mask = &ipv4_dst_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item pat_last[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_spec,
+		  .last = &ip_last, .mask = &ipv4_dst_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item pat_icmp[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_ICMP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action_queue q1 = { .index = 1 };
+	const struct rte_flow_action_queue q_bad = { .index = NQ };
+	const struct rte_flow_action act_ok[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act_bad_q[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q_bad },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act_two_fates[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act_count_drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act_none[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	char limit[32];
+	struct pkt k;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.ingress = 1;
+	attr.group = 1;
+	CHECK_OK(expect_err("group 1", &attr, pat_ok, act_ok, ENOTSUP,
+			    RTE_FLOW_ERROR_TYPE_ATTR_GROUP, &attr, "group 1"));
+	memset(&attr, 0, sizeof(attr));
+	attr.transfer = 1;
+	CHECK_OK(expect_err("transfer", &attr, pat_ok, act_ok, ENOTSUP,
+			    RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, &attr,
+			    "transfer"));
+	memset(&attr, 0, sizeof(attr));
+	attr.egress = 1;
+	/* mlx5 takes EGRESS for IPsec only: refused on this profile. */
+	CHECK_OK(expect_err("egress on mlx5", &attr, pat_ok, act_count_drop,
+			    ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, &attr,
+			    "egress"));
+	memset(&attr, 0, sizeof(attr));
+	attr.ingress = 1;
+	attr.priority = USER_LEVELS;
+	snprintf(limit, sizeof(limit), "0 to %u", USER_LEVELS - 1);
+	CHECK_OK(expect_err("priority", &attr, pat_ok, act_ok, ENOTSUP,
+			    RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, &attr, limit));
+	attr.priority = USER_LEVELS - 1;
+	CHECK_OK(expect_agree("last priority", &attr, pat_ok, act_ok));
+	memset(&attr, 0, sizeof(attr));
+	VT_CHECK_EQ(rte_flow_validate(pb, &attr_in, pat_ok, act_ok, NULL), 0,
+		    "a plain rule");
+	CHECK_OK(expect_err("queue index", &attr_in, pat_ok, act_bad_q,
+			    EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+			    &act_bad_q[0], "out of range"));
+	CHECK_OK(expect_err("last", &attr_in, pat_last, act_ok, ENOTSUP,
+			    RTE_FLOW_ERROR_TYPE_ITEM_LAST, &pat_last[1],
+			    "range"));
+	CHECK_OK(expect_err("unsupported item", &attr_in, pat_icmp, act_ok,
+			    ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, &pat_icmp[2],
+			    "ICMP"));
+	CHECK_OK(expect_err("two fates", &attr_in, pat_ok, act_two_fates,
+			    EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
+			    &act_two_fates[1], "DROP"));
+	CHECK_OK(expect_err("no fate", &attr_in, pat_ok, act_none, EINVAL,
+			    RTE_FLOW_ERROR_TYPE_ACTION, &act_none[0], "fate"));
+	/* Accepted rules are made, refused ones refused alike. */
+	CHECK_OK(expect_agree("queue", &attr_in, pat_ok, act_ok));
+	CHECK_OK(expect_agree("count drop", &attr_in, pat_ok, act_count_drop));
+	CHECK_OK(expect_agree("icmp", &attr_in, pat_icmp, act_ok));
+	CHECK_OK(expect_agree("two fates", &attr_in, pat_ok, act_two_fates));
+	/* Nothing was left behind by the refusals. */
+	k = udp(IP(10, 0, 0, 2), IP(10, 0, 0, 1), 1, 1, 64);
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "no rule left");
+	return VT_OK;
+}
+PER_ENGINE(errors)
+
+/* rte_flow_dev_dump prints the device-level translation. */
+static int
+dump(void)
+{
+	struct rte_flow_item_eth eth = { .hdr.dst_addr = mac_b };
+	const struct rte_flow_item_eth eth_mask = {
+		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth,
+		  .mask = &eth_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_error err;
+	static uint64_t bogus[8];
+	struct rte_flow *f;
+	struct act_q a;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE], *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	f = flow_new(pb, &attr_in, pat,
+		     act_queue(&a, 2, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK(f != NULL, "flow");
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+		 mac_b.addr_bytes[0], mac_b.addr_bytes[1],
+		 mac_b.addr_bytes[2], mac_b.addr_bytes[3],
+		 mac_b.addr_bytes[4], mac_b.addr_bytes[5]);
+	fp = open_memstream(&buf, &len);
+	VT_CHECK(fp != NULL, "memstream");
+	ret = rte_flow_dev_dump(pb, f, fp, &err);
+	fclose(fp);
+	VT_CHECK_EQ(ret, 0, "dump");
+	VT_CHECK(buf != NULL && strstr(buf, mac) != NULL,
+		 "dump lacks the MAC %s:\n%s", mac, buf ? buf : "");
+	if (cur == RUN_DV) {
+		VT_CHECK(strstr(buf, "mlx5dv") != NULL &&
+			 strstr(buf, "dmac") != NULL &&
+			 strstr(buf, "ip_version") != NULL,
+			 "no matcher dump:\n%s", buf);
+	} else {
+		VT_CHECK(strstr(buf, "ETH") != NULL &&
+			 strstr(buf, "IPV4") != NULL &&
+			 strstr(buf, "verbs rule") != NULL,
+			 "no verbs spec decode:\n%s", buf);
+	}
+	free(buf);
+	buf = NULL;
+	/* The whole port: the flow and the default flows. */
+	fp = open_memstream(&buf, &len);
+	VT_CHECK(fp != NULL, "memstream");
+	ret = rte_flow_dev_dump(pb, NULL, fp, &err);
+	fclose(fp);
+	VT_CHECK_EQ(ret, 0, "dump all");
+	VT_CHECK(buf != NULL && strstr(buf, mac) != NULL &&
+		 strstr(buf, "default flow") != NULL,
+		 "port dump:\n%s", buf ? buf : "");
+	free(buf);
+	buf = NULL;
+	/* A pointer that is no flow of the port is refused. */
+	fp = open_memstream(&buf, &len);
+	VT_CHECK(fp != NULL, "memstream");
+	memset(&err, 0, sizeof(err));
+	ret = rte_flow_dev_dump(pb, (struct rte_flow *)bogus, fp, &err);
+	fclose(fp);
+	free(buf);
+	VT_CHECK_EQ(ret, -EINVAL, "dump of an unknown flow");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_HANDLE, "error type");
+	return VT_OK;
+}
+PER_ENGINE(dump)
+
+/* Egress rules on the sender (generic profile: the man page's device). */
+static int
+egress(void)
+{
+	const struct rte_flow_attr attr_out = { .egress = 1 };
+	const uint32_t blocked = IP(10, 40, 0, 1), counted = IP(10, 40, 0, 2);
+	const struct rte_flow_action drop_count[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action count_only[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action_queue q = { .index = 0 };
+	const struct rte_flow_action queue[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *fd, *fc;
+	struct rte_eth_stats sa;
+	struct pat_ip p1, p2;
+	unsigned int i;
+	struct pkt k;
+
+	fd = flow_new(pa, &attr_out, pat_ipv4(&p1, 0, blocked), drop_count);
+	fc = flow_new(pa, &attr_out, pat_ipv4(&p2, 0, counted), count_only);
+	VT_CHECK(fd != NULL && fc != NULL, "egress flows");
+	for (i = 0; i < 5; i++) {
+		k = udp(IP(10, 0, 0, 1), blocked, (uint16_t)i, 1, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), -1, "blocked frame %u sent", i);
+		k = udp(IP(10, 0, 0, 1), counted, (uint16_t)i, 1, 200);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k),
+			    "counted frame %u", i);
+		k = udp(IP(10, 0, 0, 1), IP(10, 40, 0, 3), (uint16_t)i, 1, 300);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k),
+			    "other frame %u", i);
+	}
+	VT_CHECK_EQ(count_query(pa, fd, 0, &qc), 0, "query drop");
+	VT_CHECK_EQ(qc.hits, 5, "dropped hits");
+	VT_CHECK_EQ(qc.bytes, 500, "dropped bytes");
+	VT_CHECK_EQ(count_query(pa, fc, 0, &qc), 0, "query count");
+	VT_CHECK_EQ(qc.hits, 5, "counted hits");
+	VT_CHECK_EQ(qc.bytes, 1000, "counted bytes");
+	VT_CHECK_EQ(rte_eth_stats_get(pa, &sa), 0, "stats");
+	VT_CHECK_EQ(sa.opackets, 15, "the driver sent 15");
+	VT_CHECK_EQ(xstat(pa, "tx_wire_packets"), 10,
+		    "10 reached the wire");
+	VT_CHECK_EQ(xstat(pb, "rx_wire_packets"), 10, "10 reached B");
+	/* Egress takes no Rx fate. */
+	memset(&err, 0, sizeof(err));
+	VT_CHECK(rte_flow_validate(pa, &attr_out, pat_ipv4(&p1, 0, blocked),
+				   queue, &err) == -ENOTSUP,
+		 "egress QUEUE accepted");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION, "error type");
+	VT_CHECK(err.cause == &queue[0], "cause");
+	/* Removing the rule lets the frames through. */
+	VT_CHECK_EQ(rte_flow_destroy(pa, fd, &err), 0, "destroy");
+	k = udp(IP(10, 0, 0, 1), blocked, 1, 1, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "unblocked");
+	return VT_OK;
+}
+
+static int
+egress_generic(void)
+{
+	return in_run(RUN_GENERIC, egress);
+}
+
+/* The dump line of a flow: "flow <ptr>: ..., engine <name>, ...". */
+static int
+flow_engine_is(struct rte_flow *f, const char *engine)
+{
+	char *buf = NULL, want[32];
+	struct rte_flow_error err;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	fp = open_memstream(&buf, &len);
+	if (fp == NULL)
+		return 0;
+	ret = rte_flow_dev_dump(pb, f, fp, &err);
+	fclose(fp);
+	snprintf(want, sizeof(want), "engine %s,", engine);
+	ret = ret == 0 && buf != NULL && strstr(buf, want) != NULL;
+	if (!ret)
+		fprintf(stderr, "  not engine %s:\n%s", engine, buf ? buf : "");
+	free(buf);
+	return ret;
+}
+
+/*
+ * flow_engine=auto: matchers for DROP/MARK/FLAG/COUNT flows, verbs for the
+ * rest; both kinds share one priority space on the device.
+ */
+static int
+auto_mix(void)
+{
+	const uint32_t d1 = IP(10, 50, 0, 1), d2 = IP(10, 50, 0, 2);
+	const uint32_t bad = IP(10, 50, 9, 9);
+	const struct rte_flow_attr a0 = { .ingress = 1, .priority = 0 };
+	const struct rte_flow_attr a1 = { .ingress = 1, .priority = 1 };
+	const struct rte_flow_action_mark mark = { .id = 7 };
+	const struct rte_flow_action drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow *fv1, *fc, *fd, *fv2, *fm;
+	struct rte_flow_query_count qc;
+	struct pat_ip p1, p2, p3, p4;
+	struct pat_l4 pu;
+	struct act_q q1, q2, q3, q4;
+	struct rte_mbuf *r;
+	struct pkt k;
+
+	/* Verbs at priority 1 under a matcher COUNT and a matcher DROP at
+	 * priority 0. */
+	fv1 = flow_new(pb, &a1, pat_ipv4(&p1, 0, d1),
+		       act_queue(&q1, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	fc = flow_new(pb, &a0, pat_l4(&pu, IPPROTO_UDP, 9),
+		      act_queue(&q2, 3, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	fd = flow_new(pb, &a0, pat_ipv4(&p2, bad, 0), drop);
+	VT_CHECK(fv1 != NULL && fc != NULL && fd != NULL, "flows");
+	VT_CHECK(flow_engine_is(fv1, "verbs"), "QUEUE flow on verbs");
+	VT_CHECK(flow_engine_is(fc, "mlx5dv"), "COUNT flow on a matcher");
+	VT_CHECK(flow_engine_is(fd, "mlx5dv"), "DROP flow on a matcher");
+	k = udp(IP(10, 0, 0, 1), d1, 1, 9, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), 3, "matcher at 0 beats verbs at 1");
+	k.dport = 10;
+	VT_CHECK_EQ(xfer_pkt(&k), 1, "verbs flow alone");
+	k.sip = bad;
+	VT_CHECK_EQ(xfer_pkt(&k), -1, "matcher DROP at 0 beats verbs at 1");
+	VT_CHECK_EQ(count_query(pb, fc, 0, &qc), 0, "query");
+	VT_CHECK_EQ(qc.hits, 1, "hits");
+	VT_CHECK_EQ(qc.bytes, 100, "bytes");
+	/* And the other way: verbs at 0 over a MARK matcher at 1. */
+	fv2 = flow_new(pb, &a0, pat_ipv4(&p3, 0, d2),
+		       act_queue(&q3, 2, RTE_FLOW_ACTION_TYPE_END, NULL));
+	fm = flow_new(pb, &a1, pat_ipv4(&p4, 0, d2),
+		      act_queue(&q4, 1, RTE_FLOW_ACTION_TYPE_MARK, &mark));
+	VT_CHECK(fv2 != NULL && fm != NULL, "flows");
+	VT_CHECK(flow_engine_is(fm, "mlx5dv"), "MARK flow on a matcher");
+	k = udp(IP(10, 0, 0, 1), d2, 1, 10, 100);
+	VT_CHECK_EQ(xfer(frame(&k), &r), 2, "verbs at 0 beats matcher at 1");
+	VT_CHECK((r->ol_flags & RTE_MBUF_F_RX_FDIR) == 0, "marked");
+	rte_pktmbuf_free(r);
+	return VT_OK;
+}
+
+static int
+auto_mix_auto(void)
+{
+	return in_run(RUN_AUTO, auto_mix);
+}
+
+static int
+rss_expand_auto(void)
+{
+	return in_run(RUN_AUTO, rss_expand);
+}
+
+/*
+ * Nothing leaked: a port with flows of every kind, an indirect action
+ * and (dv) matchers, flushed, then more flows left for close to clean up.
+ */
+static int
+leaks(void)
+{
+	const struct rte_flow_indir_action_conf conf = { .ingress = 1 };
+	const struct rte_flow_action count_action = {
+		.type = RTE_FLOW_ACTION_TYPE_COUNT };
+	static const uint16_t qs[] = { 0, 1 };
+	const struct rte_flow_action_rss rss = {
+		.types = RTE_ETH_RSS_IPV4, .queue_num = 2, .queue = qs };
+	const struct rte_flow_action rss_act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action_mark mark = { .id = 5 };
+	struct rte_flow_error err;
+	struct rte_flow_action_handle *h;
+	struct pat_ip p[6];
+	struct act_q a[3];
+	char log[2048];
+	struct pkt k;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		h = rte_flow_action_handle_create(pb, &conf, &count_action,
+						  &err);
+		VT_CHECK(h != NULL, "handle");
+		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[0], 0, IP(1, 0, 0, 1)),
+				  act_queue(&a[0], 1,
+					    RTE_FLOW_ACTION_TYPE_INDIRECT, h))
+			 != NULL, "flow");
+		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[1], 0, IP(1, 0, 0, 2)),
+				  act_queue(&a[1], 2,
+					    RTE_FLOW_ACTION_TYPE_MARK, &mark))
+			 != NULL, "flow");
+		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[2], 0, IP(1, 0, 0, 3)),
+				  act_queue(&a[2], 3,
+					    RTE_FLOW_ACTION_TYPE_COUNT, NULL))
+			 != NULL, "flow");
+		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[3], IP(1, 0, 0, 4), 0),
+				  drop) != NULL, "flow");
+		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[4], 0, IP(1, 0, 0, 5)),
+				  rss_act) != NULL, "flow");
+		k = udp(IP(1, 0, 0, 4), IP(1, 0, 0, 9), 1, 1, 64);
+		VT_CHECK_EQ(xfer_pkt(&k), -1, "dropped");
+		if (round == 0) {
+			/* Flush, then destroy the handle: all clean. */
+			VT_CHECK_EQ(rte_flow_flush(pb, &err), 0, "flush");
+			VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err),
+				    0, "handle destroy");
+		}
+		/* Round 1: flows and handle left for close. */
+	}
+	/* A flow kept while the port is stopped, too. */
+	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[5], 0, IP(1, 0, 0, 6)),
+			  act_queue(&a[0], 1, RTE_FLOW_ACTION_TYPE_COUNT, NULL))
+		 != NULL, "flow while stopped");
+	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	VT_CHECK_EQ(pair_close(log, sizeof(log)), 0,
+		    "close left objects behind; ERR log:\n%s", log);
+	return VT_OK;
+}
+
+static int
+leaks_verbs(void)
+{
+	if (use_run(RUN_VERBS) != 0)
+		return VT_FAIL;
+	return leaks();
+}
+
+static int
+leaks_dv(void)
+{
+	if (use_run(RUN_DV) != 0)
+		return VT_FAIL;
+	return leaks();
+}
+
+static int
+leaks_auto(void)
+{
+	if (use_run(RUN_AUTO) != 0)
+		return VT_FAIL;
+	return leaks();
+}
+
+static int
+leaks_generic(void)
+{
+	const struct rte_flow_attr attr_out = { .egress = 1 };
+	const struct rte_flow_action drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct pat_ip p;
+	char log[2048];
+
+	if (use_run(RUN_GENERIC) != 0)
+		return VT_FAIL;
+	VT_CHECK(flow_new(pa, &attr_out, pat_ipv4(&p, 0, IP(1, 0, 0, 1)),
+			  drop) != NULL, "egress flow");
+	VT_CHECK_EQ(pair_close(log, sizeof(log)), 0,
+		    "close left objects behind; ERR log:\n%s", log);
+	return VT_OK;
+}
+
+static const struct vt_case cases[] = {
+	VT_CASE(steer_verbs),
+	VT_CASE(rss_subset_verbs),
+	VT_CASE(rss_expand_verbs),
+	VT_CASE(drop_src_verbs),
+	VT_CASE(mark_flag_verbs),
+	VT_CASE(count_verbs),
+	VT_CASE(count_shared_verbs),
+	VT_CASE(priorities_verbs),
+	VT_CASE(lifecycle_verbs),
+	VT_CASE(vxlan_verbs),
+	VT_CASE(errors_verbs),
+	VT_CASE(dump_verbs),
+	VT_CASE(leaks_verbs),
+	VT_CASE(steer_dv),
+	VT_CASE(rss_subset_dv),
+	VT_CASE(rss_expand_dv),
+	VT_CASE(drop_src_dv),
+	VT_CASE(mark_flag_dv),
+	VT_CASE(count_dv),
+	VT_CASE(count_shared_dv),
+	VT_CASE(priorities_dv),
+	VT_CASE(lifecycle_dv),
+	VT_CASE(vxlan_dv),
+	VT_CASE(errors_dv),
+	VT_CASE(dump_dv),
+	VT_CASE(leaks_dv),
+	VT_CASE(egress_generic),
+	VT_CASE(leaks_generic),
+	VT_CASE(auto_mix_auto),
+	VT_CASE(rss_expand_auto),
+	VT_CASE(leaks_auto),
+	{ NULL, NULL },
+};
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64], log[2048];
+	char *eal[] = {
+		argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+		"-l", "0", prefix, "--log-level=pmd.net.vsteer*:notice",
+		NULL,
+	};
+	int ret;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=vsteer_flow_%d",
+		 (int)getpid());
+	ret = rte_eal_init((int)RTE_DIM(eal) - 1, eal);
+	if (ret < 0) {
+		fprintf(stderr, "EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return VT_SKIP;
+	}
+	pool = rte_pktmbuf_pool_create("flow_pool", NB_MBUF, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (pool == NULL) {
+		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	ret = vt_main(argc, argv, cases);
+	/* A run a name filter left open must close clean too. */
+	if (pair_close(log, sizeof(log)) != 0) {
+		fprintf(stderr, "close left objects behind: %s\n", log);
+		ret = 1;
+	}
+	if (rte_mempool_avail_count(pool) != NB_MBUF) {
+		fprintf(stderr, "%u mbufs not returned\n",
+			rte_mempool_in_use_count(pool));
+		ret = 1;
+	}
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	return ret;
+}
