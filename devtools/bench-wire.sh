@@ -144,7 +144,7 @@ read -r CPU0 CPU1 < <($PY -c \
 	'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1])')
 pmd_path=$(realpath "$PMD")
 
-EAL=(--no-huge -m 1024 --no-pci --log-level=lib.eal:warning)
+EAL=(--no-huge -m 256 --no-pci --log-level=lib.eal:warning)
 # net_af_packet gets the ring geometry and qdisc bypass that softverbs uses
 # (2 KiB frames, 4096 of them, no qdisc), so that the two differ in the
 # driver only.
@@ -334,7 +334,7 @@ done
 awk -v r1="${mrx[vsteer]}" -v r0="${mrx[af_packet]}" \
 	-v t1="${mtx[vsteer]}" -v t0="${mtx[af_packet]}" 'BEGIN {
 	printf "%-10s %10s %14s %10s\n", "ratio", \
-		r0 > 0 ? sprintf("%.2f", r1 / r0) : "n/a", "", \
-		t0 > 0 ? sprintf("%.2f", t1 / t0) : "n/a" }'
+		(r0 > 0 ? sprintf("%.2f", r1 / r0) : "n/a"), "", \
+		(t0 > 0 ? sprintf("%.2f", t1 / t0) : "n/a") }'
 echo "(ratio: vsteer / af_packet; offered: frames the veth delivered to" \
 	"$HOST while the DUT counted)"

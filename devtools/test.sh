@@ -42,8 +42,12 @@ if [ "$configured" -ne 0 ]; then
 fi
 
 if ! ninja -C "$BUILD"; then
-	echo "test: build failed"
-	summary 0 1 0
+	echo "test: build failed, no test run"
+	if devtools/check-style.sh; then
+		summary 1 1 0
+	else
+		summary 0 2 0
+	fi
 	exit 1
 fi
 
@@ -55,12 +59,9 @@ meson test -C "$BUILD" --print-errorlogs "$@" || test_rc=$?
 style_rc=0
 devtools/check-style.sh || style_rc=$?
 
-if [ ! -f "$log" ]; then
-	echo "test: meson test wrote no $log (exit status $test_rc)"
-	set -- 0 1 0
-else
-	# shellcheck disable=SC2046 # three numbers
-	set -- $("$PY" - "$log" <<'PYEOF'
+counts=
+if [ -f "$log" ]; then
+	counts=$("$PY" - "$log" <<'PYEOF' || true
 import json
 import sys
 
@@ -81,6 +82,15 @@ print(passed, failed, skipped)
 PYEOF
 )
 fi
+case "$counts" in
+[0-9]*" "[0-9]*" "[0-9]*) ;;
+*)
+	echo "test: no test results in $log (meson test exit status $test_rc)"
+	counts="0 1 0"
+	;;
+esac
+# shellcheck disable=SC2086 # three numbers
+set -- $counts
 passed=$1
 failed=$2
 skipped=$3

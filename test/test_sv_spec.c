@@ -1025,6 +1025,7 @@ test_parse_mpls(void)
 	VT_CHECK_EQ(k.mpls_label, lse, "first label stack entry, 32 bits");
 	VT_CHECK_EQ(ntohl(k.mpls_label) >> 12, 1000, "label value");
 	VT_CHECK_EQ(k.inner.present, SV_P_IPV4 | SV_P_UDP, "ip after the stack");
+	VT_CHECK_EQ(k.inner.ether_type, htons(0x0800), "inner ip version");
 	VT_CHECK_EQ(k.inner.dport, htons(20), "inner udp");
 	VT_CHECK_EQ(info.inner_l3_off, o[O_IL3], "inner l3 after 2 labels");
 
@@ -1036,6 +1037,7 @@ test_parse_mpls(void)
 	VT_CHECK_EQ(k.gre_protocol, htons(0x8847), "gre protocol");
 	VT_CHECK_EQ(ntohl(k.mpls_label) >> 12, 300, "label");
 	VT_CHECK_EQ(k.inner.present, SV_P_IPV6 | SV_P_TCP, "inner v6/tcp");
+	VT_CHECK_EQ(k.inner.ether_type, htons(0x86dd), "inner ip version");
 
 	mk_mpls_plain(&f, o);
 	sv_parse(f.b, f.n, &k, &info);

@@ -28,6 +28,7 @@
  * the upper-layer protocol after IPv6 extension headers.
  */
 
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -157,11 +158,14 @@ sv_parse_mpls(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner,
 	}
 	if (n == SV_MAX_MPLS || off >= end)
 		return;
+	/* No inner L2: the IP version stands for the ethertype. */
 	switch (f[off] >> 4) {
 	case 4:
+		ps->key->inner.ether_type = htons(SV_ET_IPV4);
 		sv_parse_l3(ps, off, end, SV_ET_IPV4, true);
 		break;
 	case 6:
+		ps->key->inner.ether_type = htons(SV_ET_IPV6);
 		sv_parse_l3(ps, off, end, SV_ET_IPV6, true);
 		break;
 	default:

@@ -37,4 +37,4 @@ def main(args):
 
 
 if __name__ == "__main__":
-    e2e.run(main, need_root=False)
+    e2e.run(main, tools=())

@@ -107,9 +107,10 @@ def require_root():
                             stderr=subprocess.DEVNULL).returncode == 0
         if ok:
             sys.stdout.flush()
+            # -B: no root-owned __pycache__ left in the source tree.
             os.execv(sudo, [sudo, "-n", "env", "VSTEER_E2E_SUDO=tried",
                             "PATH=" + os.environ.get("PATH", ""),
-                            PYTHON, os.path.abspath(sys.argv[0])]
+                            PYTHON, "-B", os.path.abspath(sys.argv[0])]
                      + sys.argv[1:])
     raise Skip("needs root (veth pairs, network namespaces, AF_PACKET) "
                "and passwordless sudo is not available")
@@ -472,8 +473,9 @@ def check_eq(got, want, what):
 _failed = False
 
 
-def run(main, need_root=True):
-    """Parse the common arguments and run main(args) as a test."""
+def run(main, tools=("ip",)):
+    """Parse the common arguments and run main(args) as a test, as root
+    (testpmd's runtime directory, raw sockets, namespaces)."""
     global _failed
     ap = argparse.ArgumentParser()
     ap.add_argument("--pmd", help="librte_net_vsteer.so to load with -d")
@@ -481,10 +483,8 @@ def run(main, need_root=True):
                                                          "dpdk-testpmd"))
     args = ap.parse_args()
     try:
-        if need_root:
-            require_root()
-            require_tools("ip")
-        require_tools(args.testpmd)
+        require_root()
+        require_tools(args.testpmd, *tools)
         require_pmd(args.pmd)
         main(args)
     except Skip as exc:
