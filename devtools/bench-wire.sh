@@ -29,8 +29,8 @@
 #        VSTEER_BUILD_DIR picks the build directory (default: build).
 set -eu
 
-DUR=5            # measured seconds per run
-WARM=2           # seconds of traffic before the measured window
+DUR=3            # measured seconds per run
+WARM=1           # seconds of traffic before the measured window
 REPEATS=3
 SIZE=64          # frame bytes without FCS
 GEN_TOOL=trafgen
@@ -191,16 +191,19 @@ wait_log() {
 	exit 1
 }
 
-# Start the generator on $PEER, output in $1.
+# Start the generator on $PEER, output in $1. timeout bounds it and, when
+# signalled, passes the signal to trafgen's worker processes too.
 start_gen() {
 	if [ "$GEN_TOOL" = trafgen ]; then
-		$SUDO ip netns exec "$NS" taskset -c "$CPU1" trafgen \
-			--dev "$PEER" --conf "$work/frame.cfg" --cpus 1 \
-			--no-sock-mem --notouch-irq >"$1" 2>&1 </dev/null &
+		$SUDO ip netns exec "$NS" timeout -s INT $((WARM + DUR + 30)) \
+			taskset -c "$CPU1" trafgen --dev "$PEER" \
+			--conf "$work/frame.cfg" --cpus 1 --no-sock-mem \
+			--notouch-irq >"$1" 2>&1 </dev/null &
 		GEN=$!
 		wait_log "$1" "Running" 1
 	else
-		$SUDO ip netns exec "$NS" dpdk-testpmd "${EAL[@]}" \
+		$SUDO ip netns exec "$NS" timeout -s INT $((WARM + DUR + 30)) \
+			dpdk-testpmd "${EAL[@]}" \
 			--lcores "0@$CPU0,1@$CPU1" --main-lcore 0 \
 			--file-prefix "vbench-gen-$tag" \
 			--vdev "net_af_packet0,iface=$PEER,$AFP_OPTS" -- \
@@ -225,7 +228,8 @@ start_dut() {
 	fi
 	rm -f "$work/dut.in"
 	mkfifo "$work/dut.in"
-	$SUDO stdbuf -oL dpdk-testpmd "${EAL[@]}" \
+	$SUDO timeout -s INT $((2 * (WARM + DUR) + 60)) stdbuf -oL \
+		dpdk-testpmd "${EAL[@]}" \
 		--lcores "0@$CPU1,1@$CPU0" --main-lcore 0 \
 		--file-prefix "vbench-dut-$tag" "${extra[@]}" --vdev "$vdev" -- \
 		-i --nb-ports=1 --nb-cores=1 --total-num-mbufs=16384 \
@@ -250,91 +254,92 @@ stop_dut() {
 # interface of the counter read alongside. Sets CNT_PPS to that counter's
 # rate and DUT_RX/DUT_TX to testpmd's Rx-pps/Tx-pps over the window.
 window() {
-	local c0 c1 t0 t1
+	local c0 c1 t0 t1 n
 
+	n=$(grep -c "Rx-pps:" "$1" || true)
 	sleep "$WARM"
 	echo "show port stats 0" >&3
 	c0=$(counter "$2" "$3" rx_packets)
 	t0=$(now)
-	wait_log "$1" "Rx-pps:" 1
+	wait_log "$1" "Rx-pps:" $((n + 1))
 	sleep "$DUR"
 	echo "show port stats 0" >&3
 	c1=$(counter "$2" "$3" rx_packets)
 	t1=$(now)
-	wait_log "$1" "Rx-pps:" 2
+	wait_log "$1" "Rx-pps:" $((n + 2))
 	CNT_PPS=$(rate "$c0" "$c1" "$t0" "$t1")
 	DUT_RX=$(awk '$1 == "Rx-pps:" { v = $2 } END { print v }' "$1")
 	DUT_TX=$(awk '$1 == "Tx-pps:" { v = $2 } END { print v }' "$1")
 }
 
-# rx run of driver $1, repeat $2: RES_A = DUT rx pps, RES_B = offered pps
-measure_rx() {
-	local log=$work/rx-$1-$2.log
+# One run of driver $1, repeat $2, one DUT process: rx under the
+# generator's load, then tx. Sets RX (DUT rx pps), OFFERED, TX (pps
+# arriving at the peer) and TX_DUT (the DUT's own Tx-pps).
+measure() {
+	local log=$work/dut-$1-$2.log
 
 	start_gen "$work/gen-$1-$2.log"
 	start_dut "$1" rxonly "$log"
 	window "$log" root "$HOST"
-	stop_dut "$log"
+	RX=$DUT_RX
+	OFFERED=$CNT_PPS
 	stop_pid "$GEN"
 	GEN=
-	RES_A=$DUT_RX
-	RES_B=$CNT_PPS
-}
-
-# tx run: RES_A = pps arriving at the peer, RES_B = the DUT's own Tx-pps
-measure_tx() {
-	local log=$work/tx-$1-$2.log
-
-	start_dut "$1" txonly "$log"
+	echo "stop" >&3
+	echo "set fwd txonly" >&3
+	echo "start" >&3
+	wait_log "$log" "packet forwarding - ports=" 2
 	window "$log" ns "$PEER"
+	TX=$CNT_PPS
+	TX_DUT=$DUT_TX
 	stop_dut "$log"
-	RES_A=$CNT_PPS
-	RES_B=$DUT_TX
 }
 
 median() {
 	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 }
 		END { if (NR % 2) print v[(NR + 1) / 2];
-		      else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		      else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 echo "bench-wire: $HOST <-> $PEER (namespace $NS), ${SIZE}-byte frames," \
 	"generator $GEN_TOOL, ${DUR} s windows after ${WARM} s warm-up," \
 	"median of $REPEATS"
-declare -A rx off tx txc
+declare -A rx off loss tx
 for drv in af_packet vsteer; do
-	rx[$drv]=; off[$drv]=; tx[$drv]=; txc[$drv]=
+	rx[$drv]=; off[$drv]=; loss[$drv]=; tx[$drv]=
 done
 for i in $(seq 1 "$REPEATS"); do
 	for drv in af_packet vsteer; do
-		measure_rx "$drv" "$i"
-		rx[$drv]+=" $RES_A"; off[$drv]+=" $RES_B"
-		measure_tx "$drv" "$i"
-		tx[$drv]+=" $RES_A"; txc[$drv]+=" $RES_B"
+		measure "$drv" "$i"
+		rx[$drv]+=" $RX"; off[$drv]+=" $OFFERED"; tx[$drv]+=" $TX"
+		loss[$drv]+=" $(awk -v r="$RX" -v o="$OFFERED" 'BEGIN {
+			l = o > 0 ? 100 * (o - r) / o : 0
+			printf "%.2f", l < 0 ? 0 : l }')"
 		printf '  run %d %-9s rx %8d pps (offered %8d)   tx %8d pps at the peer (DUT: %8d)\n' \
-			"$i" "$drv" "${rx[$drv]##* }" "${off[$drv]##* }" \
-			"${tx[$drv]##* }" "${txc[$drv]##* }"
+			"$i" "$drv" "$RX" "$OFFERED" "$TX" "$TX_DUT"
 	done
 done
 
-declare -A mrx moff mtx
+declare -A mrx moff mloss mtx
 for drv in af_packet vsteer; do
+	mloss[$drv]=$(echo "${loss[$drv]}" | median)
 	mrx[$drv]=$(echo "${rx[$drv]}" | median)
 	moff[$drv]=$(echo "${off[$drv]}" | median)
 	mtx[$drv]=$(echo "${tx[$drv]}" | median)
 done
 
 echo
-printf '%-10s %10s %14s %10s\n' driver "rx Mpps" "offered Mpps" "tx Mpps"
+printf '%-10s %10s %14s %10s %10s\n' driver "rx Mpps" "offered Mpps" "rx loss" "tx Mpps"
 for drv in af_packet vsteer; do
 	awk -v d="$drv" -v r="${mrx[$drv]}" -v o="${moff[$drv]}" \
-		-v t="${mtx[$drv]}" 'BEGIN {
-		printf "%-10s %10.3f %14.3f %10.3f\n", d, r / 1e6, o / 1e6, t / 1e6 }'
+		-v l="${mloss[$drv]}" -v t="${mtx[$drv]}" 'BEGIN {
+		printf "%-10s %10.3f %14.3f %9.1f%% %10.3f\n", d, r / 1e6, o / 1e6, l, t / 1e6 }'
 done
 awk -v r1="${mrx[vsteer]}" -v r0="${mrx[af_packet]}" \
 	-v t1="${mtx[vsteer]}" -v t0="${mtx[af_packet]}" 'BEGIN {
-	printf "%-10s %10s %14s %10s\n", "ratio", \
-		(r0 > 0 ? sprintf("%.2f", r1 / r0) : "n/a"), "", \
+	printf "%-10s %10s %14s %10s %10s\n", "ratio", \
+		(r0 > 0 ? sprintf("%.2f", r1 / r0) : "n/a"), "", "", \
 		(t0 > 0 ? sprintf("%.2f", t1 / t0) : "n/a") }'
-echo "(ratio: vsteer / af_packet; offered: frames the veth delivered to" \
-	"$HOST while the DUT counted)"
+echo "ratio: vsteer / af_packet. offered: frames the veth delivered to $HOST"
+echo "while the DUT counted; with no loss the rx figures are the generator's"
+echo "rate, not the DUT's limit."

@@ -25,9 +25,11 @@
 #include <rte_mempool.h>
 #include <rte_random.h>
 #include <rte_thash.h>
+#include <rte_tcp.h>
 #include <rte_udp.h>
 
 #include "softverbs.h"
+#include "vsteer.h"
 #include "vt_test.h"
 
 #define NB_MBUF 4095
@@ -53,7 +55,8 @@ port_up(uint16_t port, uint16_t nq, uint64_t rss_hf, uint16_t nb_rxd,
 	uint16_t q;
 	int ret;
 
-	rte_eth_dev_stop(port);
+	if (rte_eth_devices[port].data->dev_started)
+		rte_eth_dev_stop(port);
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.mq_mode = rss_hf ? RTE_ETH_MQ_RX_RSS : RTE_ETH_MQ_RX_NONE;
 	conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
@@ -89,18 +92,19 @@ ports_default(void)
 	return ret;
 }
 
-/* An Ethernet/IPv4/UDP frame of len bytes with a recognisable payload. */
+/* An Ethernet/IPv4/UDP or TCP frame of len bytes, recognisable payload. */
 static struct rte_mbuf *
-udp_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst,
-	  uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
-	  uint16_t len, uint8_t seed)
+l4_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst,
+	 uint8_t proto, uint32_t sip, uint32_t dip, uint16_t sport,
+	 uint16_t dport, uint16_t len, uint8_t seed)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
 	struct rte_udp_hdr *udp;
+	struct rte_tcp_hdr *tcp;
+	uint16_t i, l4len;
 	uint8_t *p;
-	uint16_t i;
 
 	if (m == NULL)
 		return NULL;
@@ -118,18 +122,41 @@ udp_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst,
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->total_length = rte_cpu_to_be_16(len - sizeof(*eth));
 	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
+	ip->next_proto_id = proto;
 	ip->src_addr = rte_cpu_to_be_32(sip);
 	ip->dst_addr = rte_cpu_to_be_32(dip);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp = (struct rte_udp_hdr *)(ip + 1);
-	udp->src_port = rte_cpu_to_be_16(sport);
-	udp->dst_port = rte_cpu_to_be_16(dport);
-	udp->dgram_len = rte_cpu_to_be_16(len - sizeof(*eth) - sizeof(*ip));
-	udp->dgram_cksum = 0;
-	for (i = sizeof(*eth) + sizeof(*ip) + sizeof(*udp); i < len; i++)
+	if (proto == IPPROTO_TCP) {
+		tcp = (struct rte_tcp_hdr *)(ip + 1);
+		memset(tcp, 0, sizeof(*tcp));
+		tcp->src_port = rte_cpu_to_be_16(sport);
+		tcp->dst_port = rte_cpu_to_be_16(dport);
+		tcp->data_off = (sizeof(*tcp) / 4) << 4;
+		tcp->tcp_flags = RTE_TCP_ACK_FLAG;
+		l4len = sizeof(*tcp);
+	} else {
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		udp->src_port = rte_cpu_to_be_16(sport);
+		udp->dst_port = rte_cpu_to_be_16(dport);
+		udp->dgram_len = rte_cpu_to_be_16(len - sizeof(*eth) -
+						  sizeof(*ip));
+		udp->dgram_cksum = 0;
+		l4len = sizeof(*udp);
+	}
+	for (i = sizeof(*eth) + sizeof(*ip) + l4len; i < len; i++)
 		p[i] = (uint8_t)(seed + i);
+	if (proto == IPPROTO_TCP)
+		tcp->cksum = rte_ipv4_udptcp_cksum(ip, tcp);
 	return m;
+}
+
+static struct rte_mbuf *
+udp_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst,
+	  uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
+	  uint16_t len, uint8_t seed)
+{
+	return l4_frame(mp, dst, IPPROTO_UDP, sip, dip, sport, dport, len,
+			seed);
 }
 
 static struct rte_mbuf *
@@ -354,8 +381,8 @@ test_lifecycle_repeatable(void)
 			VT_CHECK_EQ(rte_eth_dev_start(port), 0, "restart %d", i);
 			VT_CHECK_EQ(rte_eth_dev_stop(port), 0, "stop again %d", i);
 		}
-		VT_CHECK_EQ(rte_mempool_avail_count(pool) +
-			    rte_mempool_in_use_count(pool), NB_MBUF, "pool");
+		VT_CHECK_EQ(rte_mempool_avail_count(pool), NB_MBUF,
+			    "mbufs held by a stopped port");
 		VT_CHECK_EQ(rte_eth_dev_close(port), 0, "close");
 		/* The device closes only with every object gone (EBUSY
 		 * otherwise), and only then can it be removed. */
@@ -547,12 +574,14 @@ rss_check(uint16_t nq, const uint8_t *key, const uint16_t *reta,
 		uint16_t dport = (uint16_t)rte_rand();
 		uint32_t want = predict_queue(key, reta, reta_size, sip, dip,
 					      sport, dport);
+		uint8_t proto = (i & 1) ? IPPROTO_TCP : IPPROTO_UDP;
 		struct rte_mbuf *r = NULL;
 		int found = -1, round;
 		uint16_t q;
 
-		VT_CHECK_EQ(send_one(p0, udp_frame(pool, &mac1, sip, dip, sport,
-						   dport, 80, 0)), 0, "send");
+		VT_CHECK_EQ(send_one(p0, l4_frame(pool, &mac1, proto, sip, dip,
+						  sport, dport, 80, 0)), 0,
+			    "send");
 		for (round = 0; round < POLL_ROUNDS && found < 0; round++) {
 			for (q = 0; q < nq && found < 0; q++) {
 				if (rte_eth_rx_burst(p1, q, &r, 1) == 1)
@@ -562,8 +591,8 @@ rss_check(uint16_t nq, const uint8_t *key, const uint16_t *reta,
 		VT_CHECK(found >= 0, "packet %u not received", i);
 		rte_pktmbuf_free(r);
 		VT_CHECK_EQ(found, want,
-			    "packet %u (%08x:%u -> %08x:%u) on the wrong queue",
-			    i, sip, sport, dip, dport);
+			    "packet %u (proto %u %08x:%u -> %08x:%u) on the wrong queue",
+			    i, proto, sip, sport, dip, dport);
 		per_q[found]++;
 	}
 	return VT_OK;
@@ -644,6 +673,136 @@ test_rss_default_traffic(void)
 	rte_pktmbuf_free(r);
 	VT_CHECK_EQ(drain(p1, 4), 0, "extra packets");
 	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	return VT_OK;
+}
+
+/* Flow tags of completions become MARK (FDIR_ID) and FLAG (FDIR). The
+ * rule is made with verbs directly, as the flow ops would make it. */
+static int
+flow_tag_case(uint32_t tag, uint64_t want_flags, uint32_t want_id)
+{
+	struct rte_eth_dev *dev = &rte_eth_devices[p1];
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_eth eth;
+		struct ibv_flow_spec_action_tag tag;
+	} rule; /* no padding: every spec is a multiple of 4 bytes */
+	const uint8_t key[40] = { 1 };
+	const uint16_t q0 = 0;
+	struct vsteer_rss *rss;
+	struct ibv_flow *flow;
+	struct rte_mbuf *r;
+	uint64_t fl;
+
+	rss = vsteer_rss_get(dev, key, 0, &q0, 1);
+	VT_CHECK(rss != NULL, "RSS context: %s", rte_strerror(rte_errno));
+	RTE_BUILD_BUG_ON(sizeof(rule) != 20 + 40 + 12);
+	memset(&rule, 0, sizeof(rule));
+	rule.attr.type = IBV_FLOW_ATTR_NORMAL;
+	rule.attr.size = sizeof(rule);
+	rule.attr.priority = 0;
+	rule.attr.num_of_specs = 2;
+	rule.attr.port = 1;
+	rule.eth.type = IBV_FLOW_SPEC_ETH;
+	rule.eth.size = sizeof(rule.eth);
+	memcpy(rule.eth.val.dst_mac, mac1.addr_bytes, 6);
+	memset(rule.eth.mask.dst_mac, 0xff, 6);
+	rule.tag.type = IBV_FLOW_SPEC_ACTION_TAG;
+	rule.tag.size = sizeof(rule.tag);
+	rule.tag.tag_id = tag;
+	flow = ibv_create_flow(rss->qp, &rule.attr);
+	VT_CHECK(flow != NULL, "tagged flow: %s", strerror(errno));
+	VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 64, 0)), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
+	fl = r->ol_flags & (RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID);
+	VT_CHECK_EQ(fl, want_flags, "flags for tag 0x%x", tag);
+	if (want_flags & RTE_MBUF_F_RX_FDIR_ID)
+		VT_CHECK_EQ(r->hash.fdir.hi, want_id, "MARK id");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(ibv_destroy_flow(flow), 0, "destroy");
+	vsteer_rss_put(dev, rss);
+	return VT_OK;
+}
+
+static int
+test_flow_tag_to_mbuf(void)
+{
+	int ret;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	ret = flow_tag_case(0x42 + 1, RTE_MBUF_F_RX_FDIR |
+			    RTE_MBUF_F_RX_FDIR_ID, 0x42);
+	if (ret == VT_OK)
+		ret = flow_tag_case(0xffffff, RTE_MBUF_F_RX_FDIR, 0);
+	if (ret == VT_OK)
+		ret = flow_tag_case(1, RTE_MBUF_F_RX_FDIR |
+				    RTE_MBUF_F_RX_FDIR_ID, 0);
+	if (ret != VT_OK)
+		return ret;
+	/* The rule is gone: no tag any more. */
+	return flow_tag_case(0, 0, 0);
+}
+
+static int
+test_checksum_offload(void)
+{
+	const uint64_t tx_off = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+				RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+	const uint64_t good = RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+			      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	struct rte_eth_dev_info info;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *tcp;
+	struct rte_mbuf *m, *r;
+	uint16_t want_ip;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	VT_SKIP_IF((info.tx_offload_capa & tx_off) != tx_off ||
+		   !(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM),
+		   "no checksum offloads on this device");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, tx_off), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
+			    0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	/* Correct checksums are reported good. */
+	m = l4_frame(pool, &mac1, IPPROTO_TCP, 1, 2, 3, 4, 200, 0);
+	VT_CHECK(m != NULL, "alloc");
+	VT_CHECK_EQ(send_one(p0, m), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
+	VT_CHECK_EQ(r->ol_flags & good, good, "checksums not reported good");
+	rte_pktmbuf_free(r);
+	/* Checksums left to the device are filled in. */
+	m = l4_frame(pool, &mac1, IPPROTO_TCP, 5, 6, 7, 8, 200, 0);
+	VT_CHECK(m != NULL, "alloc");
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+				     sizeof(struct rte_ether_hdr));
+	tcp = (struct rte_tcp_hdr *)(ip + 1);
+	want_ip = ip->hdr_checksum;
+	ip->hdr_checksum = 0;
+	tcp->cksum = 0;
+	m->l2_len = sizeof(struct rte_ether_hdr);
+	m->l3_len = sizeof(*ip);
+	m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+		       RTE_MBUF_F_TX_TCP_CKSUM;
+	VT_CHECK_EQ(send_one(p0, m), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
+	ip = rte_pktmbuf_mtod_offset(r, struct rte_ipv4_hdr *,
+				     sizeof(struct rte_ether_hdr));
+	VT_CHECK_EQ(ip->hdr_checksum, want_ip, "IPv4 checksum not filled");
+	VT_CHECK_EQ(rte_ipv4_udptcp_cksum_verify(ip, ip + 1), 0,
+		    "TCP checksum not filled");
+	VT_CHECK_EQ(r->ol_flags & good, good, "filled checksums not good");
+	rte_pktmbuf_free(r);
+	/* A bad IPv4 checksum is not reported good. */
+	m = l4_frame(pool, &mac1, IPPROTO_TCP, 1, 2, 3, 4, 200, 0);
+	VT_CHECK(m != NULL, "alloc");
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+				     sizeof(struct rte_ether_hdr));
+	ip->hdr_checksum ^= 0x5555;
+	VT_CHECK_EQ(send_one(p0, m), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
+	VT_CHECK_EQ(r->ol_flags & good, 0, "bad checksum reported good");
+	rte_pktmbuf_free(r);
 	return VT_OK;
 }
 
@@ -872,6 +1031,88 @@ test_volume_restart(void)
 	return VT_OK;
 }
 
+/* testpmd's io forwarding right after start: a burst each way, then
+ * every received packet is sent back out of the other port. */
+static int
+test_forward_pingpong(void)
+{
+	struct rte_mbuf *m[BURST];
+	uint64_t moved = 0;
+	unsigned int i, iter;
+	uint16_t k, t;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 512, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 512, NULL, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_enable(p1), 0, "promisc");
+	VT_CHECK_EQ(rte_eth_promiscuous_enable(p0), 0, "promisc");
+	for (i = 0; i < BURST; i++)
+		m[i] = simple_frame(&other_mac, 64, 0);
+	VT_CHECK_EQ(send_all(p0, 0, m, BURST), BURST, "first burst p0");
+	for (i = 0; i < BURST; i++)
+		m[i] = simple_frame(&other_mac, 64, 0);
+	VT_CHECK_EQ(send_all(p1, 0, m, BURST), BURST, "first burst p1");
+	for (iter = 0; iter < 2000; iter++) {
+		k = rte_eth_rx_burst(p0, 0, m, BURST);
+		t = rte_eth_tx_burst(p1, 0, m, k);
+		rte_pktmbuf_free_bulk(m + t, k - t);
+		moved += t;
+		k = rte_eth_rx_burst(p1, 0, m, BURST);
+		t = rte_eth_tx_burst(p0, 0, m, k);
+		rte_pktmbuf_free_bulk(m + t, k - t);
+		moved += t;
+	}
+	VT_CHECK(moved >= 2000 * 2 * BURST / 2,
+		 "forwarding stalled after %" PRIu64 " packets", moved);
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p0), 0, "promisc");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	drain(p0, 1);
+	drain(p1, 1);
+	return VT_OK;
+}
+
+/* A WR the device refuses puts the send QP in error; the queue recovers. */
+static int
+test_tx_error_recovery(void)
+{
+	struct rte_mbuf *h, *seg, *r;
+	struct rte_eth_stats st;
+	unsigned int i, tries, got = 0;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0,
+			    RTE_ETH_TX_OFFLOAD_MULTI_SEGS), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	/* 4214 bytes: more than the link's 1500-byte MTU carries. */
+	h = simple_frame(&mac1, 1414, 0);
+	VT_CHECK(h != NULL, "alloc");
+	for (i = 0; i < 2; i++) {
+		seg = rte_pktmbuf_alloc(pool);
+		VT_CHECK(seg != NULL, "alloc");
+		memset(rte_pktmbuf_append(seg, 1400), 0, 1400);
+		VT_CHECK_EQ(rte_pktmbuf_chain(h, seg), 0, "chain");
+	}
+	VT_CHECK_EQ(send_one(p0, h), 0, "send oversize");
+	/* Frames sent while the QP is in error are lost; then it recovers. */
+	for (tries = 0; tries < 600 && got == 0; tries++) {
+		VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 64, 0)), 0, "send");
+		got = recv_n(p1, 0, &r, 1);
+	}
+	VT_CHECK_EQ(got, 1, "no frame after the error (%u sent)", tries);
+	rte_pktmbuf_free(r);
+	for (i = 0; i < 5; i++)
+		VT_CHECK_EQ(delivered(&mac1), 1, "after recovery %u", i);
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st), 0, "stats");
+	VT_CHECK(st.oerrors >= 1, "the refused WR is not an error");
+	VT_CHECK_EQ(xstat(p0, "tx_q0_completion_errors"), st.oerrors,
+		    "completion errors");
+	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_mempool_avail_count(pool), NB_MBUF,
+		    "mbufs leaked: %u in use", rte_mempool_in_use_count(pool));
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
 	VT_CASE(test_bad_devargs),
 	VT_CASE(test_lifecycle_repeatable),
@@ -879,12 +1120,16 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_multiseg_tx),
 	VT_CASE(test_scatter_rx),
 	VT_CASE(test_rss_default_traffic),
+	VT_CASE(test_flow_tag_to_mbuf),
+	VT_CASE(test_checksum_offload),
 	VT_CASE(test_promisc_allmulti),
 	VT_CASE(test_mac_filters),
 	VT_CASE(test_stats_xstats),
 	VT_CASE(test_no_buffer_drops),
 	VT_CASE(test_rx_nombuf),
 	VT_CASE(test_volume_restart),
+	VT_CASE(test_forward_pingpong),
+	VT_CASE(test_tx_error_recovery),
 	{ NULL, NULL },
 };
 

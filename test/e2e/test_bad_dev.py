@@ -32,7 +32,8 @@ def main(args):
         lines = [line for line in out.splitlines()
                  if name in line and "vsteer" in line
                  and not line.startswith(("EAL: ", "  Cause"))]
-        e2e.check(lines, "no PMD line naming %r among:\n%s", name, out)
+        e2e.check(len(lines) == 1, "want one PMD line naming %r, got %d:\n%s",
+                  name, len(lines), out)
         e2e.log("dev=%s: %s" % (dev, lines[0].strip()))
 
 

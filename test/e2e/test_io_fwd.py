@@ -55,7 +55,7 @@ def main(args):
         e2e.check_eq((before["rx_packets"], before["tx_packets"]), (0, 0),
                      "counters before traffic")
         tp.cmd("start")
-        echoes = net.exchange(frames, expect=len(frames), timeout=5.0)
+        echoes = net.exchange(frames, expect=len(frames), timeout=10.0)
         stats = tp.wait_rx(len(frames))
         tp.cmd("stop")
         stats = tp.port_stats()

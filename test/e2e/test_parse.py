@@ -163,6 +163,55 @@ def t_flow():
     assert parse.error_line("ok\n" + FLOW_ERROR).startswith("port_flow")
 
 
+FLOW_LIST = sp("""ID\tGroup\tPrio\tAttr\tRule
+0\t0\t0\ti--\tETH IPV4 TCP => QUEUE COUNT
+2\t0\t3\t-e-\tETH IPV4 => DROP
+""")
+
+PMD_ERROR = ("port_flow_complain(): Caught PMD error type 15 (action "
+             "configuration): cause: 0x7ffd2c1e0a20, QUEUE action: queue "
+             "index 9 out of range (4 Rx queues configured): Invalid "
+             "argument\n")
+
+INDIRECT_QUERY = """Indirect COUNT action:
+ hits_set: 1
+ bytes_set: 1
+ hits: 2
+ bytes: 134
+"""
+
+
+def t_flow_list():
+    rules = parse.flow_list("flow list 0\n" + FLOW_LIST)
+    assert [r["id"] for r in rules] == [0, 2], rules
+    assert rules[0]["rule"] == "ETH IPV4 TCP => QUEUE COUNT", rules
+    assert (rules[1]["prio"], rules[1]["attr"]) == (3, "-e-"), rules
+    assert parse.flow_list("ID\tGroup\tPrio\tAttr\tRule\n") == []
+
+
+def t_pmd_error():
+    e = parse.pmd_error("junk\n" + PMD_ERROR)
+    assert (e.type, e.type_name) == (15, "action configuration"), e
+    # The message keeps its own colons and parentheses.
+    assert e.message == ("QUEUE action: queue index 9 out of range "
+                         "(4 Rx queues configured)"), e
+    assert e.strerror == "Invalid argument", e
+    e = parse.pmd_error(FLOW_ERROR)
+    assert (e.type, e.message) == (13, "item not supported"), e
+    assert parse.pmd_error("Flow rule #0 created\n") is None
+
+
+def t_indirect_count():
+    q = parse.indirect_count(INDIRECT_QUERY)
+    assert (q["hits"], q["bytes"]) == (2, 134), q
+    try:
+        parse.indirect_count(FLOW_ERROR)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("error taken for a count")
+
+
 def t_clean():
     assert parse.clean("a\x1b[2K\rb\x1b[1;32mc\r\n") == "abc\n"
 

@@ -222,3 +222,50 @@ def error_line(text):
                      re.I):
             return line.strip()
     return text.strip().splitlines()[-1] if text.strip() else "(no output)"
+
+
+def flow_list(text):
+    """`flow list <port>`: one dict per rule (id, group, prio, attr, rule),
+    in testpmd's order; [] when the port has none."""
+    rules = []
+    for line in text.splitlines():
+        m = re.match(r"^(\d+)\t(\d+)\t(\d+)\t([i-][e-][t-])\t(.*?)\s*$",
+                     line)
+        if m is None:
+            continue
+        rules.append({"id": int(m.group(1)), "group": int(m.group(2)),
+                      "prio": int(m.group(3)), "attr": m.group(4),
+                      "rule": m.group(5)})
+    return rules
+
+
+@dataclass
+class PmdError:
+    """What testpmd's port_flow_complain() printed for a refused call."""
+    type: int
+    type_name: str
+    message: str
+    strerror: str
+
+
+_PMD_ERROR = re.compile(r"Caught PMD error type (\d+) \(([^)]*)\): "
+                        r"(?:cause: 0x[0-9a-fA-F]+, )?(.*): ([^:]*)$")
+
+
+def pmd_error(text):
+    """The PMD error of a testpmd answer: error type (enum
+    rte_flow_error_type), its name, the PMD's message and the strerror()
+    of rte_errno; None when the answer holds no such line."""
+    for line in text.splitlines():
+        m = _PMD_ERROR.search(line.rstrip())
+        if m:
+            return PmdError(int(m.group(1)), m.group(2), m.group(3),
+                            m.group(4))
+    return None
+
+
+def indirect_count(text):
+    """`flow indirect_action <port> query <id>` of a COUNT action."""
+    if "COUNT action:" not in text:
+        raise ValueError("no COUNT action in testpmd output:\n" + text)
+    return flow_count(text)

@@ -109,7 +109,8 @@ def require_root():
             sys.stdout.flush()
             # -B: no root-owned __pycache__ left in the source tree.
             os.execv(sudo, [sudo, "-n", "env", "VSTEER_E2E_SUDO=tried",
-                            "PATH=" + os.environ.get("PATH", ""),
+                            "PATH=%s:/usr/sbin:/sbin"
+                            % os.environ.get("PATH", "/usr/bin:/bin"),
                             PYTHON, "-B", os.path.abspath(sys.argv[0])]
                      + sys.argv[1:])
     raise Skip("needs root (veth pairs, network namespaces, AF_PACKET) "
@@ -433,7 +434,36 @@ class Testpmd:
         return parse.flow_count(self.cmd("flow query %d %d count"
                                          % (port, rule_id)))
 
-    def wait_rx(self, packets, port=0, timeout=5.0):
+    def flow_list(self, port=0):
+        return parse.flow_list(self.cmd("flow list %d" % port))
+
+    def flow_refused(self, command):
+        """Run a flow command the PMD must refuse; return its PmdError."""
+        out = self.cmd(command)
+        err = parse.pmd_error(out)
+        if err is None or re.search(r"Flow rule #\d+ (created|validated)",
+                                    out):
+            raise AssertionError("%r was not refused by the PMD:\n%s"
+                                 % (command, out))
+        return err
+
+    def rx_traffic(self, net, frames, expect, timeout=10.0):
+        """Forward (`start`), send frames from the peer, wait until the
+        verbose dump (`set verbose 1` first) shows expect packets more,
+        then `stop`; return those packets (parse.RxPacket). Packets beyond
+        expect that arrive before the stop are returned too."""
+        start = len(self.transcript)
+        self.cmd("start")
+        net.exchange(frames, expect=None, timeout=0.2)
+        deadline = time.monotonic() + timeout
+        while len(parse.rx_dump(self.transcript[start:])) < expect and \
+                time.monotonic() < deadline:
+            self.settle(0.1)
+        self.settle(0.3)  # what is still on its way
+        self.cmd("stop")
+        return parse.rx_dump(self.transcript[start:])
+
+    def wait_rx(self, packets, port=0, timeout=10.0):
         """Poll port stats until RX-packets reaches packets."""
         deadline = time.monotonic() + timeout
         while True:
@@ -473,14 +503,17 @@ def check_eq(got, want, what):
 _failed = False
 
 
-def run(main, tools=("ip",)):
+def run(main, tools=("ip",), options=None):
     """Parse the common arguments and run main(args) as a test, as root
-    (testpmd's runtime directory, raw sockets, namespaces)."""
+    (testpmd's runtime directory, raw sockets, namespaces). options, when
+    given, is called with the argparse parser to add a test's own."""
     global _failed
     ap = argparse.ArgumentParser()
     ap.add_argument("--pmd", help="librte_net_vsteer.so to load with -d")
     ap.add_argument("--testpmd", default=os.environ.get("VSTEER_TESTPMD",
                                                          "dpdk-testpmd"))
+    if options is not None:
+        options(ap)
     args = ap.parse_args()
     try:
         require_root()

@@ -6,11 +6,23 @@
  * net_vsteer: probe, devargs, removal and log types.
  *
  *   --vdev net_vsteer0,dev=<name>[,port=<n>][,profile=...][,flow_engine=...]
+ *                     [,mac=<addr>]
  *
  * dev=mlx5_0        an rdma-core device (libibverbs/libmlx5);
  * dev=soft:<if>     softverbs on a Linux interface (needs CAP_NET_RAW);
  * dev=mem:<link>    softverbs on one end of an in-memory link: two ports
  *                   given the same link are wired to each other.
+ * port=<n>          1-based port of the device (default 1).
+ * profile=generic|mlx5
+ *                   softverbs devices only: the man pages alone, or also
+ *                   what rdma-core 44 and the mlx5 kernel refuse (default
+ *                   mlx5, so that software runs behave like the NIC).
+ * flow_engine=auto|verbs|dv
+ *                   how rte_flow rules are made: ibv_create_flow spec
+ *                   chains, or mlx5dv matchers; auto takes dv where the
+ *                   device is an mlx5dv device.
+ * mac=<addr>        the port's initial unicast address instead of the
+ *                   device's (what mac_addr_set would do after probe).
  */
 
 #include <errno.h>

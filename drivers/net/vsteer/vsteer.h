@@ -154,7 +154,8 @@ struct vsteer_txq_stats {
 	uint64_t bytes;
 	uint64_t errors;            /* dropped: unregistered memory, too many
 				     * segments, refused by the device */
-	uint64_t comp_errors;       /* error completions */
+	uint64_t comp_errors;       /* WRs completed in error or flushed
+				     * (counted in packets when posted) */
 };
 
 struct vsteer_txq {

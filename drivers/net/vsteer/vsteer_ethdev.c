@@ -116,6 +116,12 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_desc_lim.nb_min = VSTEER_DESC_MIN;
 	info->rx_desc_lim.nb_align = 1;
 	info->tx_desc_lim = info->rx_desc_lim;
+	info->rx_desc_lim.nb_seg_max = (uint16_t)RTE_MIN(priv->max_sge,
+						(uint32_t)VSTEER_RX_MAX_SGE);
+	info->rx_desc_lim.nb_mtu_seg_max = info->rx_desc_lim.nb_seg_max;
+	info->tx_desc_lim.nb_seg_max = (uint16_t)RTE_MIN(priv->max_sge,
+						(uint32_t)VSTEER_TX_MAX_SGE);
+	info->tx_desc_lim.nb_mtu_seg_max = info->tx_desc_lim.nb_seg_max;
 	info->default_rxportconf.ring_size = 512;
 	info->default_txportconf.ring_size = 512;
 	info->default_rxportconf.burst_size = 32;

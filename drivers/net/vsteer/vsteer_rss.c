@@ -288,7 +288,8 @@ vsteer_xlate_ctx_init(const struct rte_eth_dev *dev,
 	ctx->count_ok = priv->count_ok;
 	ctx->internal = false;
 	ctx->rss_hf_supported = priv->rss_hf_supported;
-	/* An RSS action without types hashes on IP, as mlx5 does. */
+	/* An RSS action without types hashes on IP, as mlx5 does; one
+	 * without a key hashes with the port's key (rss_hash_update). */
 	ctx->rss_hf_default = RTE_ETH_RSS_IP & priv->rss_hf_supported;
 	ctx->rss_key_default = priv->rss_key;
 }

@@ -183,9 +183,9 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 		uint32_t id = (uint32_t)cq->wr_id;
 
 		if (unlikely(cq->status != IBV_WC_SUCCESS)) {
-			/* The QP is in error: what follows is flushed. */
-			if (cq->status != IBV_WC_WR_FLUSH_ERR)
-				txq->stats.comp_errors++;
+			/* A failed WR puts the QP in error, and the WRs
+			 * after it complete flushed: none was sent. */
+			txq->stats.comp_errors++;
 			txq->qp_err = 1;
 		}
 		/* Only ids in flight count; wr_id is the ring counter. */
@@ -237,16 +237,23 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 
 	if (unlikely(txq->cq == NULL))
 		return 0;
-	if (txq->comp_pending > 0 || txq->qp_err)
+	/* At most max_send_wr - 1 WRs in flight: one slot stays free, as
+	 * ring-based send queues need. */
+	room = txq->elts_n - 1 - (txq->head - txq->tail);
+	/* Completions are reaped when the ring runs low, so that most
+	 * bursts make a single call into the device (the post). */
+	if (unlikely(txq->qp_err) ||
+	    (txq->comp_pending > 0 &&
+	     room < RTE_MAX((uint32_t)pkts_n, txq->elts_n / 2))) {
 		vsteer_tx_complete(txq);
+		room = txq->elts_n - 1 - (txq->head - txq->tail);
+	}
 	if (unlikely(txq->qp_err)) {
 		/* Every WR completes (flushed) before the QP can restart. */
 		if (txq->tail != txq->head || vsteer_txq_recover(txq) != 0)
 			return 0;
+		room = txq->elts_n - 1;
 	}
-	/* At most max_send_wr - 1 WRs in flight: one slot stays free, as
-	 * ring-based send queues need. */
-	room = txq->elts_n - 1 - (txq->head - txq->tail);
 	start = txq->head;
 	for (i = 0; i < pkts_n && room > 0; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;

@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+/*
+ * vsteer-bench: rules and traffic benchmark of net_vsteer on the softverbs
+ * in-memory link. Two ports are the two ends of one link: port 1 sends,
+ * port 0 receives and holds the rules. Everything runs on the main lcore,
+ * so that the cycles counted are the driver's and the device's only.
+ * Sections, in the order they run:
+ *
+ *  flows     rte_flow_create / rte_flow_destroy rate for N rules, all of
+ *            one mask (IPv4 dst /32 -> queue) or spread over many masks.
+ *  classify  Rx cycles per packet with 0..N rules installed, all of one
+ *            mask or spread over M masks, each frame matching one rule;
+ *            the ratio is against the 1-rule run of the same invocation.
+ *  datapath  Rx and Tx cycles per packet with no user rule (the driver's
+ *            default flows only), for a few frame sizes.
+ *
+ * Only the burst calls are timed (rte_rdtsc around rte_eth_rx_burst and
+ * rte_eth_tx_burst): frame building and mbuf freeing are left out. Tx
+ * sends reference-counted template frames, so nothing is rebuilt.
+ * Each figure is the median of the repeats.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_flow.h>
+#include <rte_ip.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_udp.h>
+
+#define BURST 32u
+#define ROUND 512u            /* frames in flight per tx/rx round */
+#define NB_RXD 1024
+#define NB_TXD 1024
+#define MAX_LIST 16
+#define MAX_RULES 100000
+#define MAX_MASKS 32          /* IPv4 src prefix lengths 0..31 */
+#define MAX_REPEATS 15
+#define IDLE_POLLS 64         /* empty rx polls before a round gives up */
+#define SRC_IP RTE_IPV4(192, 0, 2, 1)
+#define DST_BASE RTE_IPV4(10, 0, 0, 0)
+
+struct bench_opts {
+	unsigned int dur_ms;
+	unsigned int repeats;
+	unsigned int size;
+	unsigned int nqueues;
+	const char *engine;
+	unsigned int rules[MAX_LIST];
+	unsigned int nrules;
+	unsigned int masks[MAX_LIST];
+	unsigned int nmasks;
+	unsigned int flows[MAX_LIST];
+	unsigned int nflows;
+	unsigned int flow_masks;      /* "many masks" of the flows section */
+	unsigned int hot;             /* classify: frames hit this many rules */
+	bool do_flows, do_classify, do_datapath;
+};
+
+static struct bench_opts opt = {
+	.dur_ms = 200,
+	.repeats = 3,
+	.size = 64,
+	.nqueues = 1,
+	.engine = "auto",
+	.rules = { 0, 1, 100, 1000, 10000 },
+	.nrules = 5,
+	.masks = { 1, 8, 32 },
+	.nmasks = 3,
+	.flows = { 1000, 10000 },
+	.nflows = 2,
+	.flow_masks = 32,
+};
+
+static uint16_t rx_port, tx_port;
+static struct rte_mempool *rx_pool, *tpl_pool;
+static struct rte_ether_addr rx_mac, tx_mac;
+static struct rte_flow **flows;
+static struct rte_mbuf **tpl;           /* template frames */
+static unsigned int ntpl;
+static double tsc_mhz;
+
+static void
+usage(const char *prog)
+{
+	printf("usage: %s [options] [-- EAL options]\n"
+	       "  -d MS        duration of one traffic measurement (default %u)\n"
+	       "  -r N         repeats, the median is printed (default %u)\n"
+	       "  -s BYTES     frame size for flows/classify (default %u)\n"
+	       "  -n LIST      rule counts for classify (default 0,1,100,1000,10000)\n"
+	       "  -m LIST      distinct mask counts for classify, 1..%u (default 1,8,32)\n"
+	       "  -f LIST      rule counts for flows (default 1000,10000)\n"
+	       "  -M N         distinct masks of the flows section's many-mask run (default %u)\n"
+	       "  -w N         classify: frames hit only the first N rules (default: all)\n"
+	       "  -q N         Rx queues of the receiving port (default %u)\n"
+	       "  -e ENGINE    flow_engine devarg: auto, verbs or dv (default auto)\n"
+	       "  -t LIST      sections: flows,classify,datapath (default all)\n",
+	       prog, opt.dur_ms, opt.repeats, opt.size, MAX_MASKS,
+	       opt.flow_masks, opt.nqueues);
+}
+
+static int
+parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || x < lo || x > hi)
+		return -EINVAL;
+	*v = (unsigned int)x;
+	return 0;
+}
+
+static int
+parse_list(const char *s, unsigned int lo, unsigned int hi,
+	   unsigned int *out, unsigned int *n)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_LIST || parse_uint(tok, lo, hi, &out[*n]) != 0)
+			return -EINVAL;
+		(*n)++;
+	}
+	return *n > 0 ? 0 : -EINVAL;
+}
+
+static int
+parse_sections(const char *s)
+{
+	char buf[64], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	opt.do_flows = opt.do_classify = opt.do_datapath = false;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "flows") == 0)
+			opt.do_flows = true;
+		else if (strcmp(tok, "classify") == 0)
+			opt.do_classify = true;
+		else if (strcmp(tok, "datapath") == 0)
+			opt.do_datapath = true;
+		else
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	int c;
+
+	opt.do_flows = opt.do_classify = opt.do_datapath = true;
+	while ((c = getopt(argc, argv, "d:r:s:n:m:f:M:w:q:e:t:h")) != -1) {
+		int ret = 0;
+
+		switch (c) {
+		case 'd':
+			ret = parse_uint(optarg, 10, 10000, &opt.dur_ms);
+			break;
+		case 'r':
+			ret = parse_uint(optarg, 1, MAX_REPEATS, &opt.repeats);
+			break;
+		case 's':
+			ret = parse_uint(optarg, 60, 1514, &opt.size);
+			break;
+		case 'n':
+			ret = parse_list(optarg, 0, MAX_RULES, opt.rules,
+					 &opt.nrules);
+			break;
+		case 'm':
+			ret = parse_list(optarg, 1, MAX_MASKS, opt.masks,
+					 &opt.nmasks);
+			break;
+		case 'f':
+			ret = parse_list(optarg, 1, MAX_RULES, opt.flows,
+					 &opt.nflows);
+			break;
+		case 'M':
+			ret = parse_uint(optarg, 1, MAX_MASKS, &opt.flow_masks);
+			break;
+		case 'w':
+			ret = parse_uint(optarg, 1, MAX_RULES, &opt.hot);
+			break;
+		case 'q':
+			ret = parse_uint(optarg, 1, 64, &opt.nqueues);
+			break;
+		case 'e':
+			if (strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "verbs") != 0 &&
+			    strcmp(optarg, "dv") != 0)
+				ret = -EINVAL;
+			opt.engine = optarg;
+			break;
+		case 't':
+			ret = parse_sections(optarg);
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(0);
+		default:
+			usage(argv[0]);
+			return -EINVAL;
+		}
+		if (ret != 0) {
+			fprintf(stderr, "vsteer-bench: bad value for -%c: %s\n",
+				c, optarg);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
+port_setup(uint16_t port, uint16_t nrxq)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t q, nb_rxd = NB_RXD, nb_txd = NB_TXD;
+	int ret;
+
+	memset(&conf, 0, sizeof(conf));
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		return ret;
+	if (nrxq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
+	}
+	ret = rte_eth_dev_configure(port, nrxq, 1, &conf);
+	if (ret != 0)
+		return ret;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		return ret;
+	for (q = 0; q < nrxq; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, 0, NULL, rx_pool);
+		if (ret != 0)
+			return ret;
+	}
+	ret = rte_eth_tx_queue_setup(port, 0, nb_txd, 0, NULL);
+	if (ret != 0)
+		return ret;
+	ret = rte_eth_dev_start(port);
+	if (ret != 0)
+		return ret;
+	/* Only frames for the port's own address: the default flows are the
+	 * unicast MAC, broadcast and multicast entries. */
+	return rte_eth_promiscuous_disable(port);
+}
+
+static uint32_t
+rule_dst(unsigned int i)
+{
+	return DST_BASE + i + 1;
+}
+
+/* A UDP frame of size bytes from the tx port to the rx port's MAC. */
+static struct rte_mbuf *
+make_frame(uint32_t dst, unsigned int size)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(tpl_pool);
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)size);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(p, 0, size);
+	eth = (struct rte_ether_hdr *)p;
+	eth->dst_addr = rx_mac;
+	eth->src_addr = tx_mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(size - sizeof(*eth)));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(SRC_IP);
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp = (struct rte_udp_hdr *)(ip + 1);
+	udp->src_port = rte_cpu_to_be_16(1234);
+	udp->dst_port = rte_cpu_to_be_16(5678);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(size - sizeof(*eth) -
+						     sizeof(*ip)));
+	return m;
+}
+
+static void
+free_templates(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ntpl; i++)
+		rte_pktmbuf_free(tpl[i]);
+	ntpl = 0;
+}
+
+/* Frames to the destinations of rules 0..n-1 (rule 0's alone when n is 0). */
+static int
+make_templates(unsigned int n, unsigned int size)
+{
+	unsigned int i;
+
+	free_templates();
+	if (n == 0)
+		n = 1;
+	for (i = 0; i < n; i++) {
+		tpl[i] = make_frame(rule_dst(i), size);
+		if (tpl[i] == NULL) {
+			ntpl = i;
+			return -ENOMEM;
+		}
+	}
+	ntpl = n;
+	return 0;
+}
+
+/*
+ * Rule i: IPv4 dst rule_dst(i)/32 and, for mask class k = i % nmasks > 0,
+ * IPv4 src SRC_IP/k too: nmasks distinct masks, every rule a distinct
+ * match, every template frame matching exactly its rule. Action: queue
+ * i % nqueues.
+ */
+static struct rte_flow *
+rule_create(uint16_t port, unsigned int i, unsigned int nmasks,
+	    struct rte_flow_error *err)
+{
+	struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item_ipv4 spec, mask;
+	struct rte_flow_action_queue queue = {
+		.index = (uint16_t)(i % opt.nqueues) };
+	struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &spec,
+		  .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	unsigned int k = i % nmasks;
+
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.dst_addr = rte_cpu_to_be_32(rule_dst(i));
+	mask.hdr.dst_addr = RTE_BE32(0xffffffff);
+	if (k > 0) {
+		uint32_t m = ~0u << (32 - k);
+
+		spec.hdr.src_addr = rte_cpu_to_be_32(SRC_IP & m);
+		mask.hdr.src_addr = rte_cpu_to_be_32(m);
+	}
+	return rte_flow_create(port, &attr, pattern, actions, err);
+}
+
+/* Create rules 0..n-1 spread over nmasks masks; cycles spent in *cyc. */
+static int
+rules_install(unsigned int n, unsigned int nmasks, uint64_t *cyc)
+{
+	struct rte_flow_error err;
+	uint64_t t0 = rte_rdtsc();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		flows[i] = rule_create(rx_port, i, nmasks, &err);
+		if (flows[i] == NULL) {
+			fprintf(stderr,
+				"vsteer-bench: rule %u of %u (%u masks): %s (%s)\n",
+				i, n, nmasks,
+				err.message ? err.message : "no message",
+				rte_strerror(rte_errno));
+			while (i-- > 0)
+				rte_flow_destroy(rx_port, flows[i], &err);
+			return -1;
+		}
+	}
+	if (cyc != NULL)
+		*cyc = rte_rdtsc() - t0;
+	return 0;
+}
+
+/* Destroy rules 0..n-1 in creation order; cycles spent in *cyc. */
+static int
+rules_remove(unsigned int n, uint64_t *cyc)
+{
+	struct rte_flow_error err;
+	uint64_t t0 = rte_rdtsc();
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rte_flow_destroy(rx_port, flows[i], &err) != 0) {
+			fprintf(stderr, "vsteer-bench: destroy rule %u: %s\n",
+				i, err.message ? err.message : "no message");
+			ret = -1;
+		}
+		flows[i] = NULL;
+	}
+	if (cyc != NULL)
+		*cyc = rte_rdtsc() - t0;
+	return ret;
+}
+
+struct traffic {
+	uint64_t sent, received, tx_cyc, rx_cyc;
+};
+
+/*
+ * Rounds of ROUND frames for dur_ms: tx bursts of the templates in turn
+ * on the tx port, then rx bursts on every queue of the rx port until the
+ * round is back (or IDLE_POLLS empty polls in a row).
+ */
+static void
+traffic_run(unsigned int dur_ms, struct traffic *t)
+{
+	struct rte_mbuf *burst[BURST], *got[ROUND];
+	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() * dur_ms / 1000;
+	unsigned int cursor = 0;
+
+	memset(t, 0, sizeof(*t));
+	while (rte_get_tsc_cycles() < end) {
+		unsigned int sent = 0, n = 0, idle = 0, q = 0, j;
+		uint64_t t0;
+
+		while (sent < ROUND) {
+			uint16_t k;
+
+			for (j = 0; j < BURST; j++) {
+				burst[j] = tpl[cursor];
+				rte_mbuf_refcnt_update(burst[j], 1);
+				if (++cursor == ntpl)
+					cursor = 0;
+			}
+			t0 = rte_rdtsc();
+			k = rte_eth_tx_burst(tx_port, 0, burst, BURST);
+			t->tx_cyc += rte_rdtsc() - t0;
+			for (j = k; j < BURST; j++)
+				rte_mbuf_refcnt_update(burst[j], -1);
+			sent += k;
+			if (k < BURST)
+				break;
+		}
+		t0 = rte_rdtsc();
+		while (n < sent && idle < IDLE_POLLS) {
+			uint16_t k = rte_eth_rx_burst(rx_port, (uint16_t)q,
+						      got + n,
+						      RTE_MIN(BURST, ROUND - n));
+
+			n += k;
+			idle = k ? 0 : idle + 1;
+			if (++q == opt.nqueues)
+				q = 0;
+		}
+		t->rx_cyc += rte_rdtsc() - t0;
+		rte_pktmbuf_free_bulk(got, n);
+		t->sent += sent;
+		t->received += n;
+	}
+}
+
+/* Drop whatever is still queued on the rx port. */
+static void
+drain(void)
+{
+	struct rte_mbuf *m[BURST];
+	unsigned int round, q;
+
+	for (round = 0; round < IDLE_POLLS; round++)
+		for (q = 0; q < opt.nqueues; q++)
+			rte_pktmbuf_free_bulk(m, rte_eth_rx_burst(rx_port,
+				(uint16_t)q, m, BURST));
+}
+
+struct rx_result {
+	double rx_cpp, tx_cpp;     /* cycles per packet, medians */
+	uint64_t lost;             /* over all repeats */
+};
+
+static void
+traffic_measure(struct rx_result *r)
+{
+	double rx[MAX_REPEATS], tx[MAX_REPEATS];
+	unsigned int i;
+
+	r->lost = 0;
+	traffic_run(opt.dur_ms / 4 + 1, &(struct traffic){ 0 }); /* warm-up */
+	drain();
+	for (i = 0; i < opt.repeats; i++) {
+		struct traffic t;
+
+		traffic_run(opt.dur_ms, &t);
+		rx[i] = t.received ? (double)t.rx_cyc / t.received : 0;
+		tx[i] = t.sent ? (double)t.tx_cyc / t.sent : 0;
+		r->lost += t.sent - t.received;
+		drain();
+	}
+	r->rx_cpp = median(rx, opt.repeats);
+	r->tx_cpp = median(tx, opt.repeats);
+}
+
+static double
+mpps(double cpp)
+{
+	return cpp > 0 ? tsc_mhz / cpp : 0;
+}
+
+static int
+section_flows(void)
+{
+	unsigned int i, r, v, maxn = 0;
+	uint64_t c_cyc, d_cyc;
+
+	for (i = 0; i < opt.nflows; i++)
+		maxn = RTE_MAX(maxn, opt.flows[i]);
+	printf("\n== flows: rte_flow_create / rte_flow_destroy rate, "
+	       "pattern eth / ipv4 dst /32 [+ src /k] -> queue, "
+	       "destroyed in creation order ==\n");
+	printf("%8s %6s %14s %14s %14s\n", "rules", "masks", "create/s",
+	       "destroy/s", "create us");
+	/* The first pass also pays for first-touch page faults of the
+	 * driver's and the device's memory: shown apart, not in the medians. */
+	if (rules_install(maxn, 1, &c_cyc) != 0 || rules_remove(maxn, &d_cyc) != 0)
+		return -1;
+	printf("%8u %6u %14.0f %14.0f %14.2f  (first pass, cold memory)\n",
+	       maxn, 1u, maxn * tsc_mhz * 1e6 / (double)c_cyc,
+	       maxn * tsc_mhz * 1e6 / (double)d_cyc,
+	       (double)c_cyc / tsc_mhz / maxn);
+	for (i = 0; i < opt.nflows; i++) {
+		unsigned int n = opt.flows[i];
+		unsigned int variants[2] = { 1, RTE_MIN(opt.flow_masks, n) };
+
+		for (v = 0; v < (variants[1] > 1 ? 2u : 1u); v++) {
+			double cr[MAX_REPEATS], de[MAX_REPEATS];
+
+			for (r = 0; r < opt.repeats; r++) {
+				if (rules_install(n, variants[v], &c_cyc) != 0)
+					return -1;
+				if (rules_remove(n, &d_cyc) != 0)
+					return -1;
+				cr[r] = n * (tsc_mhz * 1e6) / (double)c_cyc;
+				de[r] = n * (tsc_mhz * 1e6) / (double)d_cyc;
+			}
+			cr[0] = median(cr, opt.repeats);
+			de[0] = median(de, opt.repeats);
+			printf("%8u %6u %14.0f %14.0f %14.2f\n", n, variants[v],
+			       cr[0], de[0], 1e6 / cr[0]);
+			fflush(stdout);
+		}
+	}
+	return 0;
+}
+
+static int
+section_classify(void)
+{
+	struct rx_result base, res;
+	unsigned int i, j;
+	char mstr[16];
+
+	printf("\n== classify: Rx through the softverbs rule table, %u-byte "
+	       "frames, each matching one installed rule ==\n", opt.size);
+	if (opt.hot)
+		printf("(frames go to the first %u rules only)\n", opt.hot);
+	if (make_templates(1, opt.size) != 0)
+		return -1;
+	if (rules_install(1, 1, NULL) != 0)
+		return -1;
+	traffic_measure(&base);
+	rules_remove(1, NULL);
+	if (base.rx_cpp <= 0) {
+		fprintf(stderr, "vsteer-bench: no frame came through with 1 rule\n");
+		return -1;
+	}
+	printf("%8s %6s %10s %10s %12s %8s\n", "rules", "masks", "rx Mpps",
+	       "cyc/pkt", "vs 1 rule", "lost");
+	for (j = 0; j < opt.nmasks; j++) {
+		unsigned int m = opt.masks[j];
+
+		for (i = 0; i < opt.nrules; i++) {
+			unsigned int n = opt.rules[i];
+
+			/* No rule: shown once; fewer rules than masks: none. */
+			if ((n == 0 && j > 0) || (n > 0 && n < m))
+				continue;
+			if (make_templates(opt.hot ? RTE_MIN(n, opt.hot) : n,
+					   opt.size) != 0) {
+				fprintf(stderr, "vsteer-bench: no memory for %u frames\n",
+					n);
+				return -1;
+			}
+			if (rules_install(n, m, NULL) != 0)
+				return -1;
+			traffic_measure(&res);
+			if (rules_remove(n, NULL) != 0)
+				return -1;
+			if (n > 0)
+				snprintf(mstr, sizeof(mstr), "%u", m);
+			else
+				strcpy(mstr, "-");
+			printf("%8u %6s %10.3f %10.0f %11.2fx %8" PRIu64 "\n",
+			       n, mstr, mpps(res.rx_cpp), res.rx_cpp,
+			       base.rx_cpp / res.rx_cpp, res.lost);
+			fflush(stdout);
+		}
+	}
+	printf("(vs 1 rule: Rx rate relative to 1 rule of 1 mask, %.0f cyc/pkt, "
+	       "measured first in this run; lost: frames sent but not received)\n",
+	       base.rx_cpp);
+	free_templates();
+	return 0;
+}
+
+static int
+section_datapath(void)
+{
+	static const unsigned int sizes[] = { 64, 512, 1514 };
+	struct rx_result res;
+	unsigned int i;
+
+	printf("\n== datapath: no user rule (default flows only), "
+	       "1 Tx queue, %u Rx queue(s), bursts of %u ==\n",
+	       opt.nqueues, BURST);
+	printf("%8s %10s %10s %10s %10s %8s\n", "bytes", "rx Mpps", "rx cyc",
+	       "tx Mpps", "tx cyc", "lost");
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		if (make_templates(1, sizes[i]) != 0)
+			return -1;
+		traffic_measure(&res);
+		printf("%8u %10.3f %10.0f %10.3f %10.0f %8" PRIu64 "\n",
+		       sizes[i], mpps(res.rx_cpp), res.rx_cpp,
+		       mpps(res.tx_cpp), res.tx_cpp, res.lost);
+		fflush(stdout);
+	}
+	printf("(cyc: TSC cycles per packet inside rte_eth_rx_burst / "
+	       "rte_eth_tx_burst; Mpps: what one core would do at that cost)\n");
+	free_templates();
+	return 0;
+}
+
+/* Other processes' load skews every figure: say what it was. */
+static void
+print_load(const char *when)
+{
+	char buf[64] = "", *p;
+	FILE *f = fopen("/proc/loadavg", "r");
+	int i;
+
+	if (f != NULL) {
+		if (fgets(buf, sizeof(buf), f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	/* The three averages; the run queue and last pid are not load. */
+	p = buf;
+	for (i = 0; i < 3 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL)
+		*p = '\0';
+	printf("load average %s: %s\n", when, buf[0] ? buf : "unknown");
+}
+
+int
+main(int argc, char **argv)
+{
+	char link_arg[2][96];
+	char *eal_argv[64];
+	int eal_argc = 0, own_argc = argc, i, ret;
+	unsigned int maxn = 1;
+	uint16_t port;
+
+	/* Our options, then "--" and extra EAL options. */
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			own_argc = i;
+			break;
+		}
+	if (parse_args(own_argc, argv) != 0)
+		return 2;
+
+	for (i = 0; i < 2; i++)
+		snprintf(link_arg[i], sizeof(link_arg[i]),
+			 "net_vsteer%d,dev=mem:vsteer-bench-%d,flow_engine=%s",
+			 i, (int)getpid(), opt.engine);
+	eal_argv[eal_argc++] = argv[0];
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"-l";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"0";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"--no-huge";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"-m";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"512";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"--no-pci";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"--no-shconf";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"--log-level=lib.eal:warning";
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"--vdev";
+	eal_argv[eal_argc++] = link_arg[0];
+	eal_argv[eal_argc++] = (char *)(uintptr_t)"--vdev";
+	eal_argv[eal_argc++] = link_arg[1];
+	for (i = own_argc + 1; i < argc && eal_argc < (int)RTE_DIM(eal_argv) - 1;
+	     i++)
+		eal_argv[eal_argc++] = argv[i];
+	eal_argv[eal_argc] = NULL;
+
+	ret = rte_eal_init(eal_argc, eal_argv);
+	if (ret < 0) {
+		fprintf(stderr, "vsteer-bench: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	tsc_mhz = rte_get_tsc_hz() / 1e6;
+
+	/* The two ports of the link, in probe order: 0 receives, 1 sends. */
+	i = 0;
+	RTE_ETH_FOREACH_DEV(port) {
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		if (rte_eth_dev_get_name_by_port(port, name) != 0 ||
+		    strncmp(name, "net_vsteer", 10) != 0)
+			continue;
+		if (i == 0)
+			rx_port = port;
+		else if (i == 1)
+			tx_port = port;
+		i++;
+	}
+	if (i < 2) {
+		fprintf(stderr, "vsteer-bench: the two net_vsteer ports did not probe\n");
+		ret = 1;
+		goto out;
+	}
+
+	for (i = 0; i < (int)opt.nrules; i++)
+		maxn = RTE_MAX(maxn, opt.rules[i]);
+	for (i = 0; i < (int)opt.nflows; i++)
+		maxn = RTE_MAX(maxn, opt.flows[i]);
+	flows = calloc(maxn, sizeof(*flows));
+	tpl = calloc(maxn, sizeof(*tpl));
+	rx_pool = rte_pktmbuf_pool_create("bench_rx",
+					  opt.nqueues * NB_RXD + 2 * ROUND + 1024,
+					  256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					  rte_socket_id());
+	tpl_pool = rte_pktmbuf_pool_create("bench_tpl", maxn + 1024, 0, 0,
+					   RTE_MBUF_DEFAULT_BUF_SIZE,
+					   rte_socket_id());
+	if (flows == NULL || tpl == NULL || rx_pool == NULL || tpl_pool == NULL) {
+		fprintf(stderr, "vsteer-bench: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	ret = port_setup(rx_port, (uint16_t)opt.nqueues);
+	if (ret == 0)
+		ret = port_setup(tx_port, 1);
+	if (ret != 0) {
+		fprintf(stderr, "vsteer-bench: port setup: %s\n", strerror(-ret));
+		ret = 1;
+		goto out;
+	}
+	rte_eth_macaddr_get(rx_port, &rx_mac);
+	rte_eth_macaddr_get(tx_port, &tx_mac);
+
+	printf("vsteer-bench: net_vsteer on a softverbs in-memory link, "
+	       "flow_engine=%s, TSC %.0f MHz, %u ms x %u repeats (median)\n",
+	       opt.engine, tsc_mhz, opt.dur_ms, opt.repeats);
+	print_load("at the start");
+	/* flows first: its first pass is the only one on cold memory. */
+	ret = 0;
+	if (ret == 0 && opt.do_flows)
+		ret = section_flows();
+	if (ret == 0 && opt.do_datapath)
+		ret = section_datapath();
+	if (ret == 0 && opt.do_classify)
+		ret = section_classify();
+	print_load("at the end");
+	ret = ret == 0 ? 0 : 1;
+out:
+	free_templates();
+	RTE_ETH_FOREACH_DEV(port) {
+		rte_eth_dev_stop(port);
+		rte_eth_dev_close(port);
+	}
+	free(flows);
+	free(tpl);
+	rte_mempool_free(rx_pool);
+	rte_mempool_free(tpl_pool);
+	rte_eal_cleanup();
+	return ret;
+}
