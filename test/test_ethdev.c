@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1136,10 +1137,11 @@ static const struct vt_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	char prefix[64], args[64];
+	char prefix[64], args[64], rundir[PATH_MAX];
 	char *eal[] = {
 		argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-		"-l", "0", prefix, "--log-level=pmd.net.vsteer*:notice",
+		"--no-telemetry", "-l", "0", prefix,
+		"--log-level=pmd.net.vsteer*:notice",
 		NULL,
 	};
 	int ret;
@@ -1179,6 +1181,9 @@ main(int argc, char **argv)
 	rte_vdev_uninit("net_vsteer0");
 	rte_vdev_uninit("net_vsteer1");
 	rte_mempool_free(pool);
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	/* EAL leaves the (empty, with --no-shconf) runtime directory. */
+	rmdir(rundir);
 	return ret;
 }

@@ -3,19 +3,16 @@
 # Copyright(c) 2026 The vsteer authors
 """The traffic peer: runs inside the test's network namespace.
 
-Two ways to use it:
-
   peer.py --json            read {"ifname", "frames": [hex], "expect",
                             "timeout", "gap"} on stdin, send the frames on
                             ifname, collect frames arriving on ifname (never
                             our own outgoing copies) until "expect" of them
                             came or "timeout" seconds passed, and print
                             {"sent", "send_errors", "received": [hex]}.
-  peer.py --mix demo --ifname IF --dst-mac MAC [--count N]
-                            build a traffic mix with scapy, send it, and
-                            print a human summary of what came back.
 
-Only the interface named is used, so nothing leaves the namespace.
+The tests and the demo build their frames with scapy and hand them over
+(vsteer_e2e.VethNs.exchange). Only the interface named is used, so
+nothing leaves the namespace.
 """
 
 import argparse
@@ -122,97 +119,14 @@ def json_mode():
     return 0
 
 
-def demo_mix(src_mac, dst_mac, count):
-    """A mix of what a service port sees: UDP/TCP to a few services,
-    ICMP, IPv6, a VLAN-tagged frame. Returns [(kind, frame bytes)]."""
-    import logging
-    # scapy warns about interfaces without addresses: all of them here.
-    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
-    from scapy.all import ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw
-
-    eth = Ether(src=src_mac, dst=dst_mac)
-    kinds = [
-        ("udp/dns", lambda i: eth / IP(src="192.0.2.%d" % (10 + i % 50),
-                                       dst="198.51.100.1") /
-         UDP(sport=10000 + i, dport=53) / Raw(b"q" * 40)),
-        ("udp/4789", lambda i: eth / IP(src="192.0.2.%d" % (10 + i % 50),
-                                        dst="198.51.100.2") /
-         UDP(sport=20000 + i, dport=4789) / Raw(b"v" * 100)),
-        ("tcp/80", lambda i: eth / IP(src="192.0.2.%d" % (60 + i % 50),
-                                      dst="198.51.100.3") /
-         TCP(sport=30000 + i, dport=80, flags="S") / Raw(b"t" * 20)),
-        ("tcp/443", lambda i: eth / IP(src="192.0.2.%d" % (60 + i % 50),
-                                       dst="198.51.100.4") /
-         TCP(sport=40000 + i, dport=443, flags="PA") / Raw(b"s" * 600)),
-        ("icmp", lambda i: eth / IP(src="203.0.113.7", dst="198.51.100.1") /
-         ICMP(id=7, seq=i) / Raw(b"p" * 56)),
-        ("ipv6/udp", lambda i: eth / IPv6(src="2001:db8::%x" % (i + 1),
-                                          dst="2001:db8:1::1") /
-         UDP(sport=5000 + i, dport=5001) / Raw(b"6" * 64)),
-        ("vlan/udp", lambda i: Ether(src=src_mac, dst=dst_mac) /
-         Dot1Q(vlan=100) / IP(src="192.0.2.200", dst="198.51.100.5") /
-         UDP(sport=7000 + i, dport=7001) / Raw(b"l" * 30)),
-    ]
-    mix = []
-    for i in range(count):
-        kind, build = kinds[i % len(kinds)]
-        mix.append((kind, bytes(build(i))))
-    return mix
-
-
-def mac_of(ifname):
-    with open("/sys/class/net/%s/address" % ifname) as f:
-        return f.read().strip()
-
-
-def mix_mode(args):
-    mix = demo_mix(mac_of(args.ifname), args.dst_mac, args.count)
-    frames = [f for _, f in mix]
-    sent, errors, received = exchange(args.ifname, frames, len(frames),
-                                      args.timeout, args.gap)
-    # An echo is one of our frames coming back unchanged.
-    pending = {}
-    for kind, frame in mix:
-        pending.setdefault(frame, []).append(kind)
-    back = {}
-    others = 0
-    for r in received:
-        kinds = pending.get(r)
-        if kinds:
-            kind = kinds.pop()
-            back[kind] = back.get(kind, 0) + 1
-        else:
-            others += 1
-    per_kind = {}
-    for kind, _ in mix:
-        per_kind[kind] = per_kind.get(kind, 0) + 1
-    print("peer: sent %d frames (%d bytes) from %s to %s, %d send errors"
-          % (sent, sum(len(f) for f in frames), args.ifname, args.dst_mac,
-             errors))
-    for kind in per_kind:
-        print("peer:   %-9s sent %3d  echoed back %3d"
-              % (kind, per_kind[kind], back.get(kind, 0)))
-    print("peer: %d of %d frames came back unchanged, %d other frames seen"
-          % (sum(back.values()), sent, others))
-    return 0
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--mix", choices=["demo"])
-    ap.add_argument("--ifname")
-    ap.add_argument("--dst-mac")
-    ap.add_argument("--count", type=int, default=70)
-    ap.add_argument("--timeout", type=float, default=5.0)
-    ap.add_argument("--gap", type=float, default=0.0)
     args = ap.parse_args()
     if args.json:
         return json_mode()
-    if args.mix and args.ifname and args.dst_mac:
-        return mix_mode(args)
-    ap.error("either --json or --mix with --ifname and --dst-mac")
+    ap.error("--json is the only mode")
     return 2
 
 

@@ -199,6 +199,14 @@ def t_pmd_error():
     e = parse.pmd_error(FLOW_ERROR)
     assert (e.type, e.message) == (13, "item not supported"), e
     assert parse.pmd_error("Flow rule #0 created\n") is None
+    # Type names may hold parentheses too.
+    e = parse.pmd_error("port_flow_complain(): Caught PMD error type 2 "
+                        "(flow rule (handle)): cause: 0x13e01a7c0, "
+                        "indirect COUNT still used by 1 flow(s): Device "
+                        "or resource busy")
+    assert (e.type, e.type_name) == (2, "flow rule (handle)"), e
+    assert e.message == "indirect COUNT still used by 1 flow(s)", e
+    assert e.strerror == "Device or resource busy", e
 
 
 def t_indirect_count():

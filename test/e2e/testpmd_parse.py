@@ -248,7 +248,7 @@ class PmdError:
     strerror: str
 
 
-_PMD_ERROR = re.compile(r"Caught PMD error type (\d+) \(([^)]*)\): "
+_PMD_ERROR = re.compile(r"Caught PMD error type (\d+) \((.*?)\): "
                         r"(?:cause: 0x[0-9a-fA-F]+, )?(.*): ([^:]*)$")
 
 
