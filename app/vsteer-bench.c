@@ -104,17 +104,19 @@ static void
 usage(const char *prog)
 {
 	printf("usage: %s [options] [-- EAL options]\n"
-	       "  -d MS        duration of one traffic measurement (default %u)\n"
-	       "  -r N         repeats: best and median of traffic windows, median of flow rates (default %u)\n"
-	       "  -s BYTES     frame size for flows/classify (default %u)\n"
-	       "  -n LIST      rule counts for classify (default 0,1,100,1000,10000)\n"
-	       "  -m LIST      distinct mask counts for classify, 1..%u (default 1,8,32)\n"
-	       "  -f LIST      rule counts for flows (default 1000,10000)\n"
-	       "  -M N         distinct masks of the flows section's many-mask run (default %u)\n"
-	       "  -w N         classify: frames hit only the first N rules (default: all)\n"
-	       "  -q N         Rx queues of the receiving port (default %u)\n"
-	       "  -e ENGINE    flow_engine devarg: auto, verbs or dv (default auto)\n"
-	       "  -t LIST      sections: flows,classify,datapath (default all)\n",
+	       "  -t LIST   sections: flows,classify,datapath (default: all)\n"
+	       "  -d MS     duration of one traffic window (default %u)\n"
+	       "  -r N      repeats: best and median of traffic windows,\n"
+	       "            median of flow rates (default %u)\n"
+	       "  -s BYTES  classify frame size (default %u)\n"
+	       "  -n LIST   classify rule counts (default 0,1,100,1000,10000)\n"
+	       "  -m LIST   classify distinct mask counts, 1..%u (default 1,8,32)\n"
+	       "  -w N      classify traffic to the first N rules only\n"
+	       "            (default: to all)\n"
+	       "  -f LIST   flows rule counts (default 1000,10000)\n"
+	       "  -M N      flows: masks of the many-mask run (default %u)\n"
+	       "  -q N      Rx queues of the receiving port (default %u)\n"
+	       "  -e NAME   flow_engine devarg: auto, verbs, dv (default auto)\n",
 	       prog, opt.dur_ms, opt.repeats, opt.size, MAX_MASKS,
 	       opt.flow_masks, opt.nqueues);
 }

@@ -179,10 +179,11 @@ rate() {
 		'BEGIN { printf "%.0f\n", (b - a) / (e - s) }'
 }
 
-# Wait (10 s at most) until log $1 has $3 lines matching $2.
+# Wait until log $1 has $3 lines matching $2 (30 s at most: testpmd
+# starts slowly on a busy machine).
 wait_log() {
 	local _
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 600); do
 		[ "$(grep -c -e "$2" "$1")" -ge "$3" ] && return 0
 		sleep 0.05
 	done

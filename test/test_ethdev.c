@@ -34,7 +34,7 @@
 #include "vt_test.h"
 
 #define NB_MBUF 4095
-#define POLL_ROUNDS 16     /* rx_burst rounds before "nothing came" */
+#define POLL_ROUNDS 16 /* rx_burst rounds before "nothing came" */
 #define BURST 32
 
 static char link_a[32];
@@ -43,7 +43,8 @@ static struct rte_mempool *pool;
 static struct rte_ether_addr mac0, mac1;
 
 static const struct rte_ether_addr other_mac = {
-	.addr_bytes = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee } };
+	.addr_bytes = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee }
+};
 
 /* (Re)configure and start a port: n queues each way, RSS when rss_hf. */
 static int
@@ -139,8 +140,8 @@ l4_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst,
 		udp = (struct rte_udp_hdr *)(ip + 1);
 		udp->src_port = rte_cpu_to_be_16(sport);
 		udp->dst_port = rte_cpu_to_be_16(dport);
-		udp->dgram_len = rte_cpu_to_be_16(len - sizeof(*eth) -
-						  sizeof(*ip));
+		udp->dgram_len =
+			rte_cpu_to_be_16(len - sizeof(*eth) - sizeof(*ip));
 		udp->dgram_cksum = 0;
 		l4len = sizeof(*udp);
 	}
@@ -310,8 +311,8 @@ count_lines(const char *s, const char *needle)
 		size_t l = eol ? (size_t)(eol - line) : strlen(line);
 		char tmp[512];
 
-		snprintf(tmp, sizeof(tmp), "%.*s", (int)RTE_MIN(l, sizeof(tmp) - 1),
-			 line);
+		snprintf(tmp, sizeof(tmp), "%.*s",
+			 (int)RTE_MIN(l, sizeof(tmp) - 1), line);
 		if (strstr(tmp, needle) != NULL)
 			n++;
 		line = eol ? eol + 1 : NULL;
@@ -328,11 +329,14 @@ test_bad_devargs(void)
 	} cases[] = {
 		{ "dev=nosuch", "no rdma-core device nosuch; found:" },
 		{ "dev=soft:nosuchif9", "no interface nosuchif9; found:" },
-		{ "dev=mem:x,bogus=1", "unknown devarg 'bogus'; valid: dev, port" },
+		{ "dev=mem:x,bogus=1",
+		  "unknown devarg 'bogus'; valid: dev, port" },
 		{ "dev=mem:x,port=0", "port=0" },
 		{ "dev=mem:x,port=2", "has 1 port(s)" },
-		{ "dev=mem:x,profile=fast", "profile=fast: expected generic or mlx5" },
-		{ "dev=nosuch,profile=generic", "profile= applies to softverbs" },
+		{ "dev=mem:x,profile=fast",
+		  "profile=fast: expected generic or mlx5" },
+		{ "dev=nosuch,profile=generic",
+		  "profile= applies to softverbs" },
 		{ "dev=mem:x,flow_engine=turbo", "flow_engine=turbo" },
 		{ "dev=mem:x,mac=01:00:00:00:00:01", "mac=01:00:00:00:00:01" },
 		{ "port=1", "dev= is required" },
@@ -350,7 +354,8 @@ test_bad_devargs(void)
 			 cases[i].msg, log);
 		VT_CHECK_EQ(count_lines(log, "net_vsteer9"), 1,
 			    "'%s': one line: %s", cases[i].args, log);
-		VT_CHECK(rte_eth_dev_get_port_by_name("net_vsteer9", &(uint16_t){0}) != 0,
+		VT_CHECK(rte_eth_dev_get_port_by_name("net_vsteer9",
+						      &(uint16_t){ 0 }) != 0,
 			 "'%s': port left behind", cases[i].args);
 	}
 	/* Nothing half-made: the failed mem: probes left no device. */
@@ -375,12 +380,14 @@ test_lifecycle_repeatable(void)
 		VT_CHECK_EQ(rte_eth_dev_get_port_by_name("net_vsteer2", &port),
 			    0, "port");
 		for (i = 0; i < 3; i++) {
-			ret = port_up(port, (uint16_t)(1 + i), i ? RTE_ETH_RSS_IP : 0,
-				      64, NULL, 0, 0);
+			ret = port_up(port, (uint16_t)(1 + i),
+				      i ? RTE_ETH_RSS_IP : 0, 64, NULL, 0, 0);
 			VT_CHECK_EQ(ret, 0, "configure/start %d", i);
 			VT_CHECK_EQ(rte_eth_dev_stop(port), 0, "stop %d", i);
-			VT_CHECK_EQ(rte_eth_dev_start(port), 0, "restart %d", i);
-			VT_CHECK_EQ(rte_eth_dev_stop(port), 0, "stop again %d", i);
+			VT_CHECK_EQ(rte_eth_dev_start(port), 0, "restart %d",
+				    i);
+			VT_CHECK_EQ(rte_eth_dev_stop(port), 0, "stop again %d",
+				    i);
 		}
 		VT_CHECK_EQ(rte_mempool_avail_count(pool), NB_MBUF,
 			    "mbufs held by a stopped port");
@@ -388,7 +395,8 @@ test_lifecycle_repeatable(void)
 		/* The device closes only with every object gone (EBUSY
 		 * otherwise), and only then can it be removed. */
 		VT_CHECK(!sv_device_exists(devname),
-			 "%s still exists after close: objects leaked", devname);
+			 "%s still exists after close: objects leaked",
+			 devname);
 		VT_CHECK_EQ(rte_vdev_uninit("net_vsteer2"), 0, "uninit");
 	}
 	return VT_OK;
@@ -525,7 +533,8 @@ test_scatter_rx(void)
 	for (seg = r; seg != NULL; seg = seg->next) {
 		VT_CHECK(off + seg->data_len <= 1514, "overrun");
 		VT_CHECK(memcmp(rte_pktmbuf_mtod(seg, void *), ref + off,
-				seg->data_len) == 0, "segment at %u differs", off);
+				seg->data_len) == 0,
+			 "segment at %u differs", off);
 		off += seg->data_len;
 	}
 	VT_CHECK_EQ(off, 1514, "segment lengths");
@@ -581,8 +590,8 @@ rss_check(uint16_t nq, const uint8_t *key, const uint16_t *reta,
 		uint16_t q;
 
 		VT_CHECK_EQ(send_one(p0, l4_frame(pool, &mac1, proto, sip, dip,
-						  sport, dport, 80, 0)), 0,
-			    "send");
+						  sport, dport, 80, 0)),
+			    0, "send");
 		for (round = 0; round < POLL_ROUNDS && found < 0; round++) {
 			for (q = 0; q < nq && found < 0; q++) {
 				if (rte_eth_rx_burst(p1, q, &r, 1) == 1)
@@ -662,8 +671,8 @@ test_rss_default_traffic(void)
 	if (ret != VT_OK)
 		return ret;
 	VT_CHECK(per_q[0] == 0 && per_q[1] == 0 && per_q[2] > 0 && per_q[3] > 0,
-		 "RETA not followed: %u %u %u %u", per_q[0], per_q[1],
-		 per_q[2], per_q[3]);
+		 "RETA not followed: %u %u %u %u", per_q[0], per_q[1], per_q[2],
+		 per_q[3]);
 	/* Non-IP now goes to the new first RETA queue (3). */
 	m = simple_frame(&mac1, 64, 0);
 	VT_CHECK(m != NULL, "alloc");
@@ -731,13 +740,14 @@ test_flow_tag_to_mbuf(void)
 	int ret;
 
 	VT_CHECK_EQ(ports_default(), 0, "ports");
-	ret = flow_tag_case(0x42 + 1, RTE_MBUF_F_RX_FDIR |
-			    RTE_MBUF_F_RX_FDIR_ID, 0x42);
+	ret = flow_tag_case(0x42 + 1,
+			    RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID, 0x42);
 	if (ret == VT_OK)
 		ret = flow_tag_case(0xffffff, RTE_MBUF_F_RX_FDIR, 0);
 	if (ret == VT_OK)
-		ret = flow_tag_case(1, RTE_MBUF_F_RX_FDIR |
-				    RTE_MBUF_F_RX_FDIR_ID, 0);
+		ret = flow_tag_case(1,
+				    RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID,
+				    0);
 	if (ret != VT_OK)
 		return ret;
 	/* The rule is gone: no tag any more. */
@@ -759,11 +769,13 @@ test_checksum_offload(void)
 
 	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
 	VT_SKIP_IF((info.tx_offload_capa & tx_off) != tx_off ||
-		   !(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM),
+			   !(info.rx_offload_capa &
+			     RTE_ETH_RX_OFFLOAD_CHECKSUM),
 		   "no checksum offloads on this device");
 	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, tx_off), 0, "p0");
 	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
-			    0), 0, "p1");
+			    0),
+		    0, "p1");
 	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
 	/* Correct checksums are reported good. */
 	m = l4_frame(pool, &mac1, IPPROTO_TCP, 1, 2, 3, 4, 200, 0);
@@ -810,12 +822,14 @@ test_checksum_offload(void)
 static int
 test_promisc_allmulti(void)
 {
-	const struct rte_ether_addr mc = {
-		.addr_bytes = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 } };
+	const struct rte_ether_addr mc = { .addr_bytes = { 0x01, 0x00, 0x5e,
+							   0x01, 0x02, 0x03 } };
 	const struct rte_ether_addr v6mc = {
-		.addr_bytes = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 } };
+		.addr_bytes = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }
+	};
 	const struct rte_ether_addr bcast = {
-		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+	};
 	struct rte_ether_addr mc_list[1] = { mc };
 	uint64_t unsteered;
 
@@ -854,10 +868,10 @@ test_promisc_allmulti(void)
 static int
 test_mac_filters(void)
 {
-	struct rte_ether_addr extra = {
-		.addr_bytes = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 } };
-	struct rte_ether_addr newdef = {
-		.addr_bytes = { 0x02, 0x66, 0x77, 0x88, 0x99, 0x00 } };
+	struct rte_ether_addr extra = { .addr_bytes = { 0x02, 0x11, 0x22, 0x33,
+							0x44, 0x55 } };
+	struct rte_ether_addr newdef = { .addr_bytes = { 0x02, 0x66, 0x77, 0x88,
+							 0x99, 0x00 } };
 	struct rte_ether_addr cur;
 
 	VT_CHECK_EQ(ports_default(), 0, "ports");
@@ -911,7 +925,8 @@ test_stats_xstats(void)
 	VT_CHECK_EQ(s1.q_ipackets[0], 20, "q0 ipackets");
 	VT_CHECK_EQ(s1.imissed, 0, "imissed");
 	VT_CHECK_EQ(xstat(p1, "rx_q0_packets"), 20, "per-queue xstat");
-	VT_CHECK_EQ(xstat(p1, "rx_good_bytes"), 20 * 100 + 190, "rx_good_bytes");
+	VT_CHECK_EQ(xstat(p1, "rx_good_bytes"), 20 * 100 + 190,
+		    "rx_good_bytes");
 	n = rte_eth_xstats_get_names(p1, NULL, 0);
 	VT_CHECK(n > 0, "xstats count");
 	names = calloc(n, sizeof(*names));
@@ -919,7 +934,8 @@ test_stats_xstats(void)
 	k = rte_eth_xstats_get_names(p1, names, n);
 	has_q = has_nobuf = 0;
 	for (i = 0; i < (unsigned int)k; i++) {
-		has_q |= strcmp(names[i].name, "rx_q0_mbuf_allocation_errors") == 0;
+		has_q |= strcmp(names[i].name,
+				"rx_q0_mbuf_allocation_errors") == 0;
 		has_nobuf |= strcmp(names[i].name, "rx_no_buffer_packets") == 0;
 	}
 	free(names);
@@ -1080,7 +1096,8 @@ test_tx_error_recovery(void)
 	unsigned int i, tries, got = 0;
 
 	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0,
-			    RTE_ETH_TX_OFFLOAD_MULTI_SEGS), 0, "p0");
+			    RTE_ETH_TX_OFFLOAD_MULTI_SEGS),
+		    0, "p0");
 	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1");
 	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
 	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
@@ -1096,7 +1113,8 @@ test_tx_error_recovery(void)
 	VT_CHECK_EQ(send_one(p0, h), 0, "send oversize");
 	/* Frames sent while the QP is in error are lost; then it recovers. */
 	for (tries = 0; tries < 600 && got == 0; tries++) {
-		VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 64, 0)), 0, "send");
+		VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 64, 0)), 0,
+			    "send");
 		got = recv_n(p1, 0, &r, 1);
 	}
 	VT_CHECK_EQ(got, 1, "no frame after the error (%u sent)", tries);
@@ -1139,8 +1157,16 @@ main(int argc, char **argv)
 {
 	char prefix[64], args[64], rundir[PATH_MAX];
 	char *eal[] = {
-		argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-		"--no-telemetry", "-l", "0", prefix,
+		argv[0],
+		"--no-huge",
+		"-m",
+		"256",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"-l",
+		"0",
+		prefix,
 		"--log-level=pmd.net.vsteer*:notice",
 		NULL,
 	};

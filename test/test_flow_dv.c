@@ -81,7 +81,8 @@ dump_diff(const char *what, const uint8_t *got, const uint8_t *want)
 
 	for (i = 0; i < VSTEER_PRM_MATCH_PARAM_BYTES; i++)
 		if (got[i] != want[i]) {
-			fprintf(stderr, "  %s differs at byte %u (0x%x): got 0x%02x want 0x%02x\n",
+			fprintf(stderr,
+				"  %s differs at byte %u (0x%x): got 0x%02x want 0x%02x\n",
 				what, i, i, got[i], want[i]);
 			return 1;
 		}
@@ -105,7 +106,10 @@ translate(const struct rte_flow_item *p, struct vsteer_dv_match *m,
 	return vsteer_flow_dv_translate(p, m, err);
 }
 
-#define END_ITEM { .type = RTE_FLOW_ITEM_TYPE_END }
+#define END_ITEM                               \
+	{                                      \
+		.type = RTE_FLOW_ITEM_TYPE_END \
+	}
 
 /* --- the accessors against hand-computed PRM bit positions --- */
 
@@ -118,8 +122,7 @@ test_prm_accessors(void)
 	/* first_vid: 12 bits at 0x74, the low bits of bytes 14-15. */
 	vsteer_prm_set(b, VSTEER_PRM_L24_FIRST_VID_OFF,
 		       VSTEER_PRM_L24_FIRST_VID_LEN, 0xabc);
-	VT_CHECK(b[14] == 0x0a && b[15] == 0xbc, "vid %02x %02x", b[14],
-		 b[15]);
+	VT_CHECK(b[14] == 0x0a && b[15] == 0xbc, "vid %02x %02x", b[14], b[15]);
 	/* first_prio: 3 bits at 0x70, the top of byte 14. */
 	vsteer_prm_set(b, VSTEER_PRM_L24_FIRST_PRIO_OFF,
 		       VSTEER_PRM_L24_FIRST_PRIO_LEN, 5);
@@ -131,15 +134,16 @@ test_prm_accessors(void)
 	/* tcp_flags 9 bits at 0x97: bit 0 of byte 18 and byte 19. */
 	vsteer_prm_set(b, VSTEER_PRM_L24_TCP_FLAGS_OFF,
 		       VSTEER_PRM_L24_TCP_FLAGS_LEN, 0x1ff);
-	VT_CHECK(b[18] == 0x0d && b[19] == 0xff, "tcp_flags %02x %02x",
-		 b[18], b[19]);
+	VT_CHECK(b[18] == 0x0d && b[19] == 0xff, "tcp_flags %02x %02x", b[18],
+		 b[19]);
 	VT_CHECK_EQ(vsteer_prm_get(b, VSTEER_PRM_L24_IP_VERSION_OFF,
-				   VSTEER_PRM_L24_IP_VERSION_LEN), 6, "get");
+				   VSTEER_PRM_L24_IP_VERSION_LEN),
+		    6, "get");
 	/* Writing a field leaves its neighbours alone. */
 	vsteer_prm_set(b, VSTEER_PRM_L24_IP_VERSION_OFF,
 		       VSTEER_PRM_L24_IP_VERSION_LEN, 0);
-	VT_CHECK(b[18] == 0x01 && b[19] == 0xff, "neighbours %02x %02x",
-		 b[18], b[19]);
+	VT_CHECK(b[18] == 0x01 && b[19] == 0xff, "neighbours %02x %02x", b[18],
+		 b[19]);
 	/* Values wider than the field are cut to it. */
 	vsteer_prm_set(b, VSTEER_PRM_L24_FIRST_CFI_OFF,
 		       VSTEER_PRM_L24_FIRST_CFI_LEN, 0xfe);
@@ -182,8 +186,7 @@ test_eth(void)
 		.hdr.ether_type = BE16(0xffff),
 	};
 	struct rte_flow_item p[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &spec,
-		  .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &spec, .mask = &mask },
 		END_ITEM,
 	};
 	static struct vsteer_dv_match m;
@@ -202,7 +205,8 @@ test_eth(void)
 	/* dmac_47_16 is the dword at bit 0x40 of the set, dmac_15_0 the
 	 * half at 0x60; smac_47_16 is at bit 0. */
 	VT_CHECK(mk[8] == 0xff && mk[13] == 0xff && mk[7] == 0xff &&
-		 mk[14] == 0, "dmac at 0x40..0x6f");
+			 mk[14] == 0,
+		 "dmac at 0x40..0x6f");
 	VT_CHECK_EQ(m.criteria, 1u << VSTEER_PRM_CRIT_OUTER_BIT, "criteria");
 	VT_CHECK_EQ(m.mask.size, 320, "match_sz");
 	VT_CHECK_EQ(m.value.size, 320, "match_sz");
@@ -251,7 +255,8 @@ test_eth_vlan(void)
 	};
 	struct rte_flow_item p[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth, .mask = &eth_m },
-		{ .type = RTE_FLOW_ITEM_TYPE_VLAN, .spec = &vlan,
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN,
+		  .spec = &vlan,
 		  .mask = &vlan_m },
 		END_ITEM,
 	};
@@ -359,9 +364,9 @@ test_ipv4(void)
 	/* ipv4_layout: the last 32 bits of the 128-bit union. */
 	ex_put(&e, OUTER + 32 + 12, src_m, src_v, 4);
 	ex_put(&e, OUTER + 48 + 12, dst_m, dst_v, 4);
-	ex_byte(&e, OUTER + 17, 0xff, 0xb9);   /* ip_dscp:ip_ecn */
-	ex_byte(&e, OUTER + 16, 0xff, 17);     /* ip_protocol */
-	ex_byte(&e, OUTER + 27, 0xff, 64);     /* ttl_hoplimit */
+	ex_byte(&e, OUTER + 17, 0xff, 0xb9); /* ip_dscp:ip_ecn */
+	ex_byte(&e, OUTER + 16, 0xff, 17);   /* ip_protocol */
+	ex_byte(&e, OUTER + 27, 0xff, 64);   /* ttl_hoplimit */
 	VT_CHECK(check_expect(&m, &e) == 0, "IPV4 bytes");
 	VT_CHECK_EQ(m.layers, VSTEER_DV_L_OUTER_L2 | VSTEER_DV_L_OUTER_IPV4,
 		    "layers");
@@ -463,15 +468,17 @@ test_ipv6(void)
 	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
 	ex_ipver(&e, OUTER, 6);
-	ex_byte(&e, OUTER + 17, 0xff, 0xb8);   /* dscp 0x2e, ecn 0 */
+	ex_byte(&e, OUTER + 17, 0xff, 0xb8); /* dscp 0x2e, ecn 0 */
 	ex_byte(&e, OUTER + 16, 0xff, 6);
 	ex_byte(&e, OUTER + 27, 0xff, 255);
 	/* outer_ipv6_flow_label: misc bits 0xec..0xff. */
 	ex_byte(&e, MISC + 29, 0x0f, 0x01);
 	ex_be16(&e, MISC + 30, 0xffff, 0x2345);
 	VT_CHECK(check_expect(&m, &e) == 0, "IPV6 bytes");
-	VT_CHECK_EQ(m.criteria, (1u << VSTEER_PRM_CRIT_OUTER_BIT) |
-				(1u << VSTEER_PRM_CRIT_MISC_BIT), "criteria");
+	VT_CHECK_EQ(m.criteria,
+		    (1u << VSTEER_PRM_CRIT_OUTER_BIT) |
+			    (1u << VSTEER_PRM_CRIT_MISC_BIT),
+		    "criteria");
 
 	/* Default mask: both addresses, all 128 bits. */
 	VT_CHECK_EQ(translate(p_default, &m, &err), 0, "%s", err.message);
@@ -494,7 +501,8 @@ static int
 test_tcp_udp(void)
 {
 	struct rte_flow_item_tcp tcp = {
-		.hdr = { .src_port = BE16(1234), .dst_port = BE16(80),
+		.hdr = { .src_port = BE16(1234),
+			 .dst_port = BE16(80),
 			 .tcp_flags = 0x12 },
 	};
 	struct rte_flow_item_tcp tcp_m = {
@@ -521,12 +529,14 @@ test_tcp_udp(void)
 	VT_CHECK_EQ(translate(pt, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
 	ex_ipver(&e, OUTER, 4);
-	ex_byte(&e, OUTER + 16, 0xff, 6);      /* ip_protocol TCP */
-	ex_be16(&e, OUTER + 22, 0xffff, 80);   /* tcp_dport */
-	ex_byte(&e, OUTER + 19, 0x02, 0x12);   /* tcp_flags, low 8 bits */
+	ex_byte(&e, OUTER + 16, 0xff, 6);    /* ip_protocol TCP */
+	ex_be16(&e, OUTER + 22, 0xffff, 80); /* tcp_dport */
+	ex_byte(&e, OUTER + 19, 0x02, 0x12); /* tcp_flags, low 8 bits */
 	VT_CHECK(check_expect(&m, &e) == 0, "TCP bytes");
-	VT_CHECK_EQ(m.layers, VSTEER_DV_L_OUTER_L2 | VSTEER_DV_L_OUTER_IPV4 |
-			      VSTEER_DV_L_OUTER_TCP, "layers");
+	VT_CHECK_EQ(m.layers,
+		    VSTEER_DV_L_OUTER_L2 | VSTEER_DV_L_OUTER_IPV4 |
+			    VSTEER_DV_L_OUTER_TCP,
+		    "layers");
 
 	VT_CHECK_EQ(translate(pu, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
@@ -557,7 +567,8 @@ test_vxlan_inner(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
 		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vx },
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &ieth,
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &ieth,
 		  .mask = &ieth_m },
 		{ .type = RTE_FLOW_ITEM_TYPE_VOID },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &iip },
@@ -575,7 +586,7 @@ test_vxlan_inner(void)
 	memset(&e, 0, sizeof(e));
 	ex_ipver(&e, OUTER, 4);
 	ex_byte(&e, OUTER + 16, 0xff, 17);
-	ex_be16(&e, OUTER + 30, 0xffff, 4789); /* VXLAN port, implied */
+	ex_be16(&e, OUTER + 30, 0xffff, 4789);	 /* VXLAN port, implied */
 	ex_put(&e, MISC + 20, vni_m, vx.vni, 3); /* vxlan_vni at 0xa0 */
 	ex_put(&e, INNER + 8, ieth_m.hdr.dst_addr.addr_bytes,
 	       ieth.hdr.dst_addr.addr_bytes, 6);
@@ -588,16 +599,18 @@ test_vxlan_inner(void)
 	ex_be16(&e, INNER + 22, 0xffff, 22);
 	VT_CHECK(check_expect(&m, &e) == 0, "VXLAN + inner bytes");
 	VT_CHECK_EQ(m.criteria, 0x7, "outer | misc | inner");
-	VT_CHECK_EQ(m.layers, VSTEER_DV_L_OUTER_L2 | VSTEER_DV_L_OUTER_IPV4 |
-			      VSTEER_DV_L_OUTER_UDP | VSTEER_DV_L_VXLAN |
-			      VSTEER_DV_L_INNER_L2 | VSTEER_DV_L_INNER_IPV4 |
-			      VSTEER_DV_L_INNER_TCP, "layers");
+	VT_CHECK_EQ(m.layers,
+		    VSTEER_DV_L_OUTER_L2 | VSTEER_DV_L_OUTER_IPV4 |
+			    VSTEER_DV_L_OUTER_UDP | VSTEER_DV_L_VXLAN |
+			    VSTEER_DV_L_INNER_L2 | VSTEER_DV_L_INNER_IPV4 |
+			    VSTEER_DV_L_INNER_TCP,
+		    "layers");
 
 	/* A UDP port chosen by the application is kept. */
 	p[2].spec = &oudp;
 	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
 	VT_CHECK(((const uint8_t *)m.value.buf)[OUTER + 30] == 0x12 &&
-		 ((const uint8_t *)m.value.buf)[OUTER + 31] == 0xb6,
+			 ((const uint8_t *)m.value.buf)[OUTER + 31] == 0xb6,
 		 "udp_dport 4790");
 	return VT_OK;
 }
@@ -606,10 +619,10 @@ static int
 test_gre_key(void)
 {
 	struct rte_flow_item_gre gre = {
-		.c_rsvd0_ver = BE16(0x8000),   /* C set */
+		.c_rsvd0_ver = BE16(0x8000), /* C set */
 	};
 	struct rte_flow_item_gre gre_m = {
-		.c_rsvd0_ver = BE16(0xb000),   /* C, K, S under mask */
+		.c_rsvd0_ver = BE16(0xb000), /* C, K, S under mask */
 	};
 	rte_be32_t key = BE32(0xdeadbeef);
 	struct rte_flow_item_ipv6 iip = { .hdr.proto = 0 };
@@ -635,14 +648,14 @@ test_gre_key(void)
 	/* The GRE item clears K, GRE_KEY needs it. */
 	VT_CHECK_EQ(translate(p, &m, &err), -EINVAL, "K bit clear + key");
 	VT_CHECK(err.cause == &p[3], "cause");
-	gre.c_rsvd0_ver = BE16(0xa000);        /* C and K */
+	gre.c_rsvd0_ver = BE16(0xa000); /* C and K */
 	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
 	ex_ipver(&e, OUTER, 4);
-	ex_byte(&e, OUTER + 16, 0xff, 47);     /* ip_protocol GRE */
+	ex_byte(&e, OUTER + 16, 0xff, 47); /* ip_protocol GRE */
 	/* gre_c_present bit 0, gre_k_present bit 2, gre_s_present bit 3. */
 	ex_byte(&e, MISC + 0, 0xb0, 0xa0);
-	ex_put(&e, MISC + 16, k_m, k_v, 4);    /* gre_key at 0x80 */
+	ex_put(&e, MISC + 16, k_m, k_v, 4); /* gre_key at 0x80 */
 	/* No protocol in the GRE item: taken from the inner layer. */
 	ex_be16(&e, MISC + 14, 0xffff, 0x86dd);
 	ex_ipver(&e, INNER, 6);
@@ -668,7 +681,8 @@ static int
 test_mpls(void)
 {
 	struct rte_flow_item_mpls mpls = {
-		.label_tc_s = { 0x12, 0x34, 0x5f }, .ttl = 9,
+		.label_tc_s = { 0x12, 0x34, 0x5f },
+		.ttl = 9,
 	};
 	struct rte_flow_item pu[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
@@ -697,8 +711,10 @@ test_mpls(void)
 	/* outer_first_mpls_over_udp at misc2 bit 0x60. */
 	ex_put(&e, MISC2 + 12, lm, &mpls, 4);
 	VT_CHECK(check_expect(&m, &e) == 0, "MPLS over UDP bytes");
-	VT_CHECK_EQ(m.criteria, (1u << VSTEER_PRM_CRIT_OUTER_BIT) |
-				(1u << VSTEER_PRM_CRIT_MISC2_BIT), "criteria");
+	VT_CHECK_EQ(m.criteria,
+		    (1u << VSTEER_PRM_CRIT_OUTER_BIT) |
+			    (1u << VSTEER_PRM_CRIT_MISC2_BIT),
+		    "criteria");
 
 	VT_CHECK_EQ(translate(pg, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
@@ -771,10 +787,10 @@ test_value_anded(void)
 struct err_case {
 	const char *name;
 	struct rte_flow_item p[6];
-	int bad;                        /* index of the offending item */
+	int bad; /* index of the offending item */
 	int rc;
 	enum rte_flow_error_type type;
-	const char *word;               /* in the message */
+	const char *word; /* in the message */
 };
 
 static int
@@ -819,103 +835,197 @@ test_errors(void)
 	static const struct err_case cases[] = {
 		{ "unknown item",
 		  { { .type = RTE_FLOW_ITEM_TYPE_ETH },
-		    { .type = RTE_FLOW_ITEM_TYPE_ICMP }, END_ITEM },
-		  1, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, "not supported" },
+		    { .type = RTE_FLOW_ITEM_TYPE_ICMP },
+		    END_ITEM },
+		  1,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "not supported" },
 		{ "mask without spec",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &ip_a },
 		    END_ITEM },
-		  0, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "spec" },
+		  0,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "spec" },
 		{ "last without spec",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4, .last = &ip_a },
 		    END_ITEM },
-		  0, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "spec" },
+		  0,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "spec" },
 		{ "range on src_addr",
-		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_a,
-		      .last = &ip_b }, END_ITEM },
-		  0, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST, "src_addr" },
+		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		      .spec = &ip_a,
+		      .last = &ip_b },
+		    END_ITEM },
+		  0,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM_LAST,
+		  "src_addr" },
 		{ "unsupported field",
-		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_len,
-		      .mask = &ip_len }, END_ITEM },
-		  0, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "total_length" },
+		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		      .spec = &ip_len,
+		      .mask = &ip_len },
+		    END_ITEM },
+		  0,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
+		  "total_length" },
 		{ "TCP sequence number",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_TCP, .spec = &tcp_seq,
-		      .mask = &tcp_seq }, END_ITEM },
-		  1, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "sent_seq" },
+		    { .type = RTE_FLOW_ITEM_TYPE_TCP,
+		      .spec = &tcp_seq,
+		      .mask = &tcp_seq },
+		    END_ITEM },
+		  1,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
+		  "sent_seq" },
 		{ "partial protocol mask",
-		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_proto_part,
-		      .mask = &ip_proto_part }, END_ITEM },
-		  0, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK,
+		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		      .spec = &ip_proto_part,
+		      .mask = &ip_proto_part },
+		    END_ITEM },
+		  0,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
 		  "next_proto_id" },
 		{ "has_more_vlan",
-		  { { .type = RTE_FLOW_ITEM_TYPE_VLAN, .spec = &vlan_more,
-		      .mask = &vlan_more }, END_ITEM },
-		  0, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "has_more_vlan" },
+		  { { .type = RTE_FLOW_ITEM_TYPE_VLAN,
+		      .spec = &vlan_more,
+		      .mask = &vlan_more },
+		    END_ITEM },
+		  0,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
+		  "has_more_vlan" },
 		{ "VXLAN flags",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_UDP },
-		    { .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vxlan_flags,
-		      .mask = &vxlan_flags }, END_ITEM },
-		  2, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "flags" },
+		    { .type = RTE_FLOW_ITEM_TYPE_VXLAN,
+		      .spec = &vxlan_flags,
+		      .mask = &vxlan_flags },
+		    END_ITEM },
+		  2,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
+		  "flags" },
 		{ "GRE version",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_GRE, .spec = &gre_ver,
-		      .mask = &gre_ver }, END_ITEM },
-		  1, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "c_rsvd0_ver" },
+		    { .type = RTE_FLOW_ITEM_TYPE_GRE,
+		      .spec = &gre_ver,
+		      .mask = &gre_ver },
+		    END_ITEM },
+		  1,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
+		  "c_rsvd0_ver" },
 		{ "L4 without L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_ETH },
-		    { .type = RTE_FLOW_ITEM_TYPE_TCP }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "L3" },
+		    { .type = RTE_FLOW_ITEM_TYPE_TCP },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "L3" },
 		{ "TCP after protocol UDP",
-		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_udp,
+		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		      .spec = &ip_udp,
 		      .mask = &ip_proto_full },
-		    { .type = RTE_FLOW_ITEM_TYPE_TCP }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "TCP" },
+		    { .type = RTE_FLOW_ITEM_TYPE_TCP },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "TCP" },
 		{ "two L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_IPV6 }, END_ITEM },
-		  1, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, "L3" },
+		    { .type = RTE_FLOW_ITEM_TYPE_IPV6 },
+		    END_ITEM },
+		  1,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "L3" },
 		{ "VLAN after L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_VLAN }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "L3" },
+		    { .type = RTE_FLOW_ITEM_TYPE_VLAN },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "L3" },
 		{ "L2 after L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_ETH }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "L2" },
+		    { .type = RTE_FLOW_ITEM_TYPE_ETH },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "L2" },
 		{ "IPv4 after ether type IPv6",
-		  { { .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth_v6,
+		  { { .type = RTE_FLOW_ITEM_TYPE_ETH,
+		      .spec = &eth_v6,
 		      .mask = &eth_type_m },
-		    { .type = RTE_FLOW_ITEM_TYPE_IPV4 }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "ether type" },
+		    { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "ether type" },
 		{ "VXLAN without UDP",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_VXLAN }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "UDP" },
+		    { .type = RTE_FLOW_ITEM_TYPE_VXLAN },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "UDP" },
 		{ "GRE without L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_ETH },
-		    { .type = RTE_FLOW_ITEM_TYPE_GRE }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "L3" },
+		    { .type = RTE_FLOW_ITEM_TYPE_GRE },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "L3" },
 		{ "GRE_KEY without GRE",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_GRE_KEY }, END_ITEM },
-		  1, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "GRE" },
+		    { .type = RTE_FLOW_ITEM_TYPE_GRE_KEY },
+		    END_ITEM },
+		  1,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "GRE" },
 		{ "two tunnels",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_UDP },
 		    { .type = RTE_FLOW_ITEM_TYPE_VXLAN },
 		    { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		    { .type = RTE_FLOW_ITEM_TYPE_GRE }, END_ITEM },
-		  4, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, "tunnel" },
+		    { .type = RTE_FLOW_ITEM_TYPE_GRE },
+		    END_ITEM },
+		  4,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "tunnel" },
 		{ "MPLS after TCP",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_TCP },
-		    { .type = RTE_FLOW_ITEM_TYPE_MPLS }, END_ITEM },
-		  2, -EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, "MPLS" },
+		    { .type = RTE_FLOW_ITEM_TYPE_MPLS },
+		    END_ITEM },
+		  2,
+		  -EINVAL,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "MPLS" },
 		{ "two VLAN",
 		  { { .type = RTE_FLOW_ITEM_TYPE_VLAN },
-		    { .type = RTE_FLOW_ITEM_TYPE_VLAN }, END_ITEM },
-		  1, -ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, "VLAN" },
+		    { .type = RTE_FLOW_ITEM_TYPE_VLAN },
+		    END_ITEM },
+		  1,
+		  -ENOTSUP,
+		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  "VLAN" },
 	};
 	static struct vsteer_dv_match m;
 	struct rte_flow_error err;
@@ -933,7 +1043,7 @@ test_errors(void)
 		VT_CHECK(err.cause == &c->p[c->bad], "%s: cause %p want %p",
 			 c->name, err.cause, (const void *)&c->p[c->bad]);
 		VT_CHECK(err.message != NULL &&
-			 strstr(err.message, c->word) != NULL,
+				 strstr(err.message, c->word) != NULL,
 			 "%s: message \"%s\" lacks \"%s\"", c->name,
 			 err.message ? err.message : "(null)", c->word);
 	}
@@ -996,7 +1106,8 @@ test_matcher_key(void)
 	VT_CHECK(!vsteer_flow_dv_matcher_equal(&ma, 3, &mb, 4), "prio");
 	VT_CHECK(!vsteer_flow_dv_matcher_equal(&ma, 3, &mc, 3), "mask");
 	VT_CHECK(vsteer_flow_dv_matcher_hash(&ma, 3) !=
-		 vsteer_flow_dv_matcher_hash(&mc, 3), "hash mask");
+			 vsteer_flow_dv_matcher_hash(&mc, 3),
+		 "hash mask");
 	return VT_OK;
 }
 
@@ -1036,15 +1147,21 @@ test_dump(void)
 	vsteer_flow_dv_dump(f, &m);
 	fclose(f);
 	VT_CHECK(strstr(text, "criteria 0x03") != NULL, "%s", text);
-	VT_CHECK(strstr(text, "outer.dmac mask ff:ff:ff:ff:ff:ff value 00:11:22:33:44:55") != NULL,
+	VT_CHECK(strstr(text,
+			"outer.dmac mask ff:ff:ff:ff:ff:ff value 00:11:22:33:44:55") !=
+			 NULL,
 		 "%s", text);
 	VT_CHECK(strstr(text, "outer.ip_version mask 0xf value 0x4") != NULL,
 		 "%s", text);
-	VT_CHECK(strstr(text, "outer.dst_ip(ipv4) mask ff.ff.ff.ff value c0.a8.00.01") != NULL,
+	VT_CHECK(strstr(text,
+			"outer.dst_ip(ipv4) mask ff.ff.ff.ff value c0.a8.00.01") !=
+			 NULL,
 		 "%s", text);
-	VT_CHECK(strstr(text, "outer.udp_dport mask 0xffff value 0x12b5") != NULL,
+	VT_CHECK(strstr(text, "outer.udp_dport mask 0xffff value 0x12b5") !=
+			 NULL,
 		 "%s", text);
-	VT_CHECK(strstr(text, "misc.vxlan_vni mask 0xffffff value 0x00002a") != NULL,
+	VT_CHECK(strstr(text, "misc.vxlan_vni mask 0xffffff value 0x00002a") !=
+			 NULL,
 		 "%s", text);
 	VT_CHECK(strstr(text, "outer+0x0c0 mask 0x80000000") != NULL, "%s",
 		 text);
@@ -1072,12 +1189,15 @@ test_counter_cmds(void)
 		VT_CHECK(in[i] == 0, "alloc byte %u", i);
 
 	memset(out, 0, sizeof(out));
-	out[8] = 0x00; out[9] = 0x01; out[10] = 0x02; out[11] = 0x03;
+	out[8] = 0x00;
+	out[9] = 0x01;
+	out[10] = 0x02;
+	out[11] = 0x03;
 	VT_CHECK_EQ(vsteer_dv_cmd_alloc_counter_parse(out, 16, &id), 0, "ok");
 	VT_CHECK_EQ(id, 0x010203, "flow_counter_id at bit 0x40");
 	VT_CHECK_EQ(vsteer_dv_cmd_alloc_counter_parse(out, 15, &id), -EINVAL,
 		    "short");
-	out[0] = 0x03;  /* BAD_PARAM */
+	out[0] = 0x03; /* BAD_PARAM */
 	VT_CHECK_EQ(vsteer_dv_cmd_alloc_counter_parse(out, 16, &id), -EIO,
 		    "status");
 
@@ -1086,7 +1206,8 @@ test_counter_cmds(void)
 	VT_CHECK(in[0] == 0x09 && in[1] == 0x3b, "QUERY opcode 0x93b");
 	VT_CHECK(in[24] == 0x80, "clear at bit 0xc0: %02x", in[24]);
 	VT_CHECK(in[28] == 0xa0 && in[29] == 0xb0 && in[30] == 0xc0 &&
-		 in[31] == 0xd0, "flow_counter_id at bit 0xe0");
+			 in[31] == 0xd0,
+		 "flow_counter_id at bit 0xe0");
 	for (i = 2; i < 24; i++)
 		VT_CHECK(in[i] == 0, "query byte %u", i);
 	vsteer_dv_cmd_query_counter(in, 1, false);
@@ -1095,7 +1216,8 @@ test_counter_cmds(void)
 	memset(out, 0, sizeof(out));
 	/* flow_statistics at bit 0x80: packets then octets, 64-bit BE. */
 	out[23] = 7;
-	out[24] = 0x01; out[31] = 0x02;
+	out[24] = 0x01;
+	out[31] = 0x02;
 	VT_CHECK_EQ(vsteer_dv_cmd_query_counter_parse(out, 32, &pk, &by), 0,
 		    "ok");
 	VT_CHECK(pk == 7, "packets %llu", (unsigned long long)pk);
@@ -1112,26 +1234,16 @@ test_counter_cmds(void)
 }
 
 static const struct vt_case cases[] = {
-	VT_CASE(test_prm_accessors),
-	VT_CASE(test_eth),
-	VT_CASE(test_eth_default_mask),
-	VT_CASE(test_eth_vlan),
-	VT_CASE(test_eth_has_vlan),
-	VT_CASE(test_ipv4),
-	VT_CASE(test_ipv4_frag),
-	VT_CASE(test_ipv6),
-	VT_CASE(test_tcp_udp),
-	VT_CASE(test_vxlan_inner),
-	VT_CASE(test_gre_key),
-	VT_CASE(test_mpls),
-	VT_CASE(test_empty_and_void),
-	VT_CASE(test_value_anded),
-	VT_CASE(test_errors),
-	VT_CASE(test_last_equal),
-	VT_CASE(test_matcher_key),
-	VT_CASE(test_dump),
-	VT_CASE(test_counter_cmds),
-	{ NULL, NULL },
+	VT_CASE(test_prm_accessors),	VT_CASE(test_eth),
+	VT_CASE(test_eth_default_mask), VT_CASE(test_eth_vlan),
+	VT_CASE(test_eth_has_vlan),	VT_CASE(test_ipv4),
+	VT_CASE(test_ipv4_frag),	VT_CASE(test_ipv6),
+	VT_CASE(test_tcp_udp),		VT_CASE(test_vxlan_inner),
+	VT_CASE(test_gre_key),		VT_CASE(test_mpls),
+	VT_CASE(test_empty_and_void),	VT_CASE(test_value_anded),
+	VT_CASE(test_errors),		VT_CASE(test_last_equal),
+	VT_CASE(test_matcher_key),	VT_CASE(test_dump),
+	VT_CASE(test_counter_cmds),	{ NULL, NULL },
 };
 
 int

@@ -39,10 +39,10 @@
 #include "vt_test.h"
 
 #define NB_MBUF 4095
-#define NQ 4                /* Rx queues of port B */
+#define NQ 4 /* Rx queues of port B */
 #define RETA_MAX 512
-#define POLL_ROUNDS 64      /* rounds over every queue before "nothing" */
-#define POLL_EXTRA 4        /* rounds after a hit, to catch duplicates */
+#define POLL_ROUNDS 64	    /* rounds over every queue before "nothing" */
+#define POLL_EXTRA 4	    /* rounds after a hit, to catch duplicates */
 #define POLL_NS 1000000000L /* and never longer than this per frame */
 #define VXLAN_PORT 4789
 /* User priority levels: 16 verbs priorities (mlx5) / 3 sub-priorities,
@@ -76,18 +76,17 @@ static unsigned int link_seq;
 static char link_name[32];
 static uint16_t pa, pb;
 static struct rte_ether_addr mac_a, mac_b;
-static uint8_t key_b[40];           /* port B's RSS key */
-static uint16_t reta_b[RETA_MAX];   /* port B's RETA */
+static uint8_t key_b[40];	  /* port B's RSS key */
+static uint16_t reta_b[RETA_MAX]; /* port B's RETA */
 static uint16_t reta_n;
 /* Indirect actions a case made, destroyed after it whatever happened. */
 static struct rte_flow_action_handle *handles[4];
 
 static const uint8_t rss_key_custom[40] = {
-	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
-	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
-	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
-	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
-	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+	0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
 #define IP(a, b, c, d) \
@@ -96,10 +95,10 @@ static const uint8_t rss_key_custom[40] = {
 /* --- frames --- */
 
 struct pkt {
-	uint32_t sip, dip;          /* host order */
-	uint8_t proto;              /* IPPROTO_UDP, IPPROTO_TCP or other */
+	uint32_t sip, dip; /* host order */
+	uint8_t proto;	   /* IPPROTO_UDP, IPPROTO_TCP or other */
 	uint16_t sport, dport;
-	uint16_t len;               /* frame bytes */
+	uint16_t len; /* frame bytes */
 };
 
 static uint16_t
@@ -198,7 +197,8 @@ vxlan_frame(uint16_t osport, uint32_t vni, uint32_t isip, uint32_t idip,
 	    uint16_t len)
 {
 	const struct rte_ether_addr inner_dst = {
-		.addr_bytes = { 0x02, 0x00, 0x00, 0x00, 0x77, 0x01 } };
+		.addr_bytes = { 0x02, 0x00, 0x00, 0x00, 0x77, 0x01 }
+	};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	struct rte_ether_hdr *eth;
 	uint8_t *p, *vx;
@@ -221,7 +221,7 @@ vxlan_frame(uint16_t osport, uint32_t vni, uint32_t isip, uint32_t idip,
 	off += sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr);
 	vx = p + off;
 	memset(vx, 0, 8);
-	vx[0] = 0x08;               /* I flag: the VNI is valid */
+	vx[0] = 0x08; /* I flag: the VNI is valid */
 	vx[4] = (uint8_t)(vni >> 16);
 	vx[5] = (uint8_t)(vni >> 8);
 	vx[6] = (uint8_t)vni;
@@ -348,8 +348,8 @@ toeplitz(const uint8_t *key, const struct pkt *k, bool l4)
 	t.v4.dst_addr = k->dip;
 	t.v4.sport = k->sport;
 	t.v4.dport = k->dport;
-	return rte_softrss((uint32_t *)&t, l4 ? RTE_THASH_V4_L4_LEN :
-			   RTE_THASH_V4_L3_LEN, key);
+	return rte_softrss((uint32_t *)&t,
+			   l4 ? RTE_THASH_V4_L4_LEN : RTE_THASH_V4_L3_LEN, key);
 }
 
 /* Port B's default RSS (IP, UDP, TCP): L4 frames hash 4 fields. */
@@ -414,13 +414,17 @@ xstat(uint16_t port, const char *name)
 static const struct rte_flow_attr attr_in = { .ingress = 1 };
 
 static const struct rte_flow_item_ipv4 ipv4_dst_mask = {
-	.hdr.dst_addr = RTE_BE32(0xffffffff) };
+	.hdr.dst_addr = RTE_BE32(0xffffffff)
+};
 static const struct rte_flow_item_ipv4 ipv4_src_mask = {
-	.hdr.src_addr = RTE_BE32(0xffffffff) };
+	.hdr.src_addr = RTE_BE32(0xffffffff)
+};
 static const struct rte_flow_item_udp udp_dport_mask = {
-	.hdr.dst_port = RTE_BE16(0xffff) };
+	.hdr.dst_port = RTE_BE16(0xffff)
+};
 static const struct rte_flow_item_tcp tcp_dport_mask = {
-	.hdr.dst_port = RTE_BE16(0xffff) };
+	.hdr.dst_port = RTE_BE16(0xffff)
+};
 
 /* Pattern ETH / IPV4 (dst or src when not 0) / END. */
 struct pat_ip {
@@ -589,7 +593,7 @@ read_rss_b(void)
 		return -1;
 	for (i = 0; i < reta_n; i++)
 		reta_b[i] = conf[i / RTE_ETH_RETA_GROUP_SIZE]
-			.reta[i % RTE_ETH_RETA_GROUP_SIZE];
+				    .reta[i % RTE_ETH_RETA_GROUP_SIZE];
 	return 0;
 }
 
@@ -704,7 +708,8 @@ use_run(enum run r)
 
 	if (cur != r) {
 		if (pair_close(log, sizeof(log)) != 0)
-			fprintf(stderr, "  previous run did not close clean: %s\n",
+			fprintf(stderr,
+				"  previous run did not close clean: %s\n",
 				log);
 		if (pair_open(r) != 0)
 			return -1;
@@ -714,8 +719,8 @@ use_run(enum run r)
 	rte_flow_flush(pb, &err);
 	rte_flow_isolate(pb, 0, &err);
 	if (port_up(pa, 1, 0) != 0 ||
-	    port_up(pb, NQ, RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP |
-		    RTE_ETH_RSS_TCP) != 0) {
+	    port_up(pb, NQ,
+		    RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) != 0) {
 		fprintf(stderr, "  cannot start the ports\n");
 		return -1;
 	}
@@ -764,13 +769,19 @@ in_run(enum run r, int (*fn)(void))
 	return ret;
 }
 
-#define PER_ENGINE(fn) \
-	static int fn##_verbs(void) { return in_run(RUN_VERBS, fn); } \
-	static int fn##_dv(void) { return in_run(RUN_DV, fn); }
+#define PER_ENGINE(fn)                        \
+	static int fn##_verbs(void)           \
+	{                                     \
+		return in_run(RUN_VERBS, fn); \
+	}                                     \
+	static int fn##_dv(void)              \
+	{                                     \
+		return in_run(RUN_DV, fn);    \
+	}
 
-#define CHECK_OK(expr) \
-	do { \
-		if ((expr) != VT_OK) \
+#define CHECK_OK(expr)                  \
+	do {                            \
+		if ((expr) != VT_OK)    \
 			return VT_FAIL; \
 	} while (0)
 
@@ -788,14 +799,17 @@ steer(void)
 	unsigned int i;
 
 	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&pi, 0, dst),
-			  act_queue(&a1, 3, RTE_FLOW_ACTION_TYPE_END, NULL))
-		 != NULL, "IPv4 dst flow");
+			  act_queue(&a1, 3, RTE_FLOW_ACTION_TYPE_END, NULL)) !=
+			 NULL,
+		 "IPv4 dst flow");
 	VT_CHECK(flow_new(pb, &attr_in, pat_l4(&pt, IPPROTO_TCP, 8080),
-			  act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_END, NULL))
-		 != NULL, "TCP dport flow");
+			  act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_END, NULL)) !=
+			 NULL,
+		 "TCP dport flow");
 	VT_CHECK(flow_new(pb, &attr_in, pat_l4(&pu, IPPROTO_UDP, 5353),
-			  act_queue(&a3, 1, RTE_FLOW_ACTION_TYPE_END, NULL))
-		 != NULL, "UDP dport flow");
+			  act_queue(&a3, 1, RTE_FLOW_ACTION_TYPE_END, NULL)) !=
+			 NULL,
+		 "UDP dport flow");
 	for (i = 0; i < 4; i++) {
 		/* Each frame's default queue differs from the flow's. */
 		k = udp_not_on(IP(10, 0, 0, 1 + i), dst, 9999, 3);
@@ -952,7 +966,8 @@ rss_expand(void)
 		VT_CHECK_EQ(ret, -ENOTSUP, "dv engine took an RSS expansion");
 		VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION, "type");
 		VT_CHECK(rte_flow_create(pb, &attr_in, pat, actions, &err) ==
-			 NULL, "create took what validate refused");
+				 NULL,
+			 "create took what validate refused");
 		return VT_OK;
 	}
 	VT_CHECK_EQ(ret, 0, "validate: %s", err.message ? err.message : "");
@@ -963,7 +978,8 @@ rss_expand(void)
 			IP(172, 16, 0, 0) + (uint32_t)(rte_rand() & 0xffff),
 			(uint16_t)rte_rand(), (uint16_t)rte_rand(), 90);
 		k.proto = i % 3 == 0 ? IPPROTO_UDP :
-			  i % 3 == 1 ? IPPROTO_TCP : IPPROTO_ICMP;
+			  i % 3 == 1 ? IPPROTO_TCP :
+				       IPPROTO_ICMP;
 		VT_CHECK_EQ(xfer_pkt(&k),
 			    rss_queue(rss_key_custom, qs, 2, &k,
 				      k.proto != IPPROTO_ICMP),
@@ -988,8 +1004,8 @@ drop_src(void)
 	unsigned int i, good = 0, dropped = 0;
 	struct pkt k;
 
-	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&pi, bad, 0), actions) !=
-		 NULL, "DROP flow");
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&pi, bad, 0), actions) != NULL,
+		 "DROP flow");
 	for (i = 0; i < 12; i++) {
 		bool is_bad = i % 3 == 0;
 
@@ -998,12 +1014,13 @@ drop_src(void)
 		if (i % 2)
 			k.proto = IPPROTO_TCP;
 		if (is_bad) {
-			VT_CHECK_EQ(xfer_pkt(&k), -1, "frame %u from the dropped source arrived",
+			VT_CHECK_EQ(xfer_pkt(&k), -1,
+				    "frame %u from the dropped source arrived",
 				    i);
 			dropped++;
 		} else {
-			VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k),
-				    "frame %u", i);
+			VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "frame %u",
+				    i);
 			good++;
 			good_bytes += k.len;
 		}
@@ -1039,14 +1056,17 @@ mark_flag(void)
 	int q;
 
 	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p1, 0, d_mark),
-			  act_queue(&a1, 2, RTE_FLOW_ACTION_TYPE_MARK, &m42))
-		 != NULL, "MARK 42 flow");
+			  act_queue(&a1, 2, RTE_FLOW_ACTION_TYPE_MARK, &m42)) !=
+			 NULL,
+		 "MARK 42 flow");
 	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p2, 0, d_flag),
-			  act_queue(&a2, 1, RTE_FLOW_ACTION_TYPE_FLAG, NULL))
-		 != NULL, "FLAG flow");
+			  act_queue(&a2, 1, RTE_FLOW_ACTION_TYPE_FLAG, NULL)) !=
+			 NULL,
+		 "FLAG flow");
 	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p3, 0, d_zero),
-			  act_queue(&a3, 3, RTE_FLOW_ACTION_TYPE_MARK, &m0))
-		 != NULL, "MARK 0 flow");
+			  act_queue(&a3, 3, RTE_FLOW_ACTION_TYPE_MARK, &m0)) !=
+			 NULL,
+		 "MARK 0 flow");
 
 	k = udp_not_on(IP(10, 0, 0, 1), d_mark, 1, 2);
 	q = xfer(frame(&k), &r);
@@ -1079,8 +1099,8 @@ mark_flag(void)
 	k = udp(IP(10, 0, 0, 1), IP(10, 7, 0, 45), 1, 1, 100);
 	q = xfer(frame(&k), &r);
 	VT_CHECK_EQ(q, default_queue(&k), "unmatched frame");
-	VT_CHECK((r->ol_flags & (RTE_MBUF_F_RX_FDIR |
-				 RTE_MBUF_F_RX_FDIR_ID)) == 0,
+	VT_CHECK((r->ol_flags & (RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID)) ==
+			 0,
 		 "unmatched frame flagged: 0x%" PRIx64, r->ol_flags);
 	rte_pktmbuf_free(r);
 	return VT_OK;
@@ -1116,7 +1136,8 @@ count(void)
 	VT_CHECK_EQ(qc.hits, 0, "fresh counter hits");
 	VT_CHECK_EQ(qc.bytes, 0, "fresh counter bytes");
 	for (i = 0; i < 10; i++) {
-		k = udp(IP(10, 0, 0, 1), dst, (uint16_t)i, 7, (uint16_t)(60 + 37 * i));
+		k = udp(IP(10, 0, 0, 1), dst, (uint16_t)i, 7,
+			(uint16_t)(60 + 37 * i));
 		VT_CHECK_EQ(xfer_pkt(&k), 1, "counted frame %u", i);
 		bytes += k.len;
 		/* Not counted: the other flow and default traffic. */
@@ -1164,7 +1185,8 @@ count_shared(void)
 	const struct rte_flow_indir_action_conf conf = { .ingress = 1 };
 	const struct rte_flow_action_count cnt = { .id = 0 };
 	const struct rte_flow_action count_action = {
-		.type = RTE_FLOW_ACTION_TYPE_COUNT, .conf = &cnt };
+		.type = RTE_FLOW_ACTION_TYPE_COUNT, .conf = &cnt
+	};
 	struct rte_flow_query_count qc;
 	struct rte_flow_error err;
 	struct rte_flow *f1, *f2, *f3;
@@ -1284,8 +1306,8 @@ priorities(void)
 		VT_CHECK(f_lo != NULL && f_hi != NULL, "flows (order %d)",
 			 order);
 		k = udp(src, dst, 1, 1, 100);
-		VT_CHECK_EQ(xfer_pkt(&k), 2, "both match: priority 0 wins (order %d)",
-			    order);
+		VT_CHECK_EQ(xfer_pkt(&k), 2,
+			    "both match: priority 0 wins (order %d)", order);
 		k = udp(src, IP(10, 20, 0, 3), 1, 1, 100);
 		VT_CHECK_EQ(xfer_pkt(&k), 1, "priority 1 alone (order %d)",
 			    order);
@@ -1301,14 +1323,12 @@ priorities(void)
 					act_queue(&q1, 1,
 						  RTE_FLOW_ACTION_TYPE_END,
 						  NULL));
-			f_hi = flow_new(pb, &a0,
-					pat_l4(&pu, IPPROTO_UDP, 7000),
+			f_hi = flow_new(pb, &a0, pat_l4(&pu, IPPROTO_UDP, 7000),
 					act_queue(&q2, 3,
 						  RTE_FLOW_ACTION_TYPE_END,
 						  NULL));
 		} else {
-			f_hi = flow_new(pb, &a0,
-					pat_l4(&pu, IPPROTO_UDP, 7000),
+			f_hi = flow_new(pb, &a0, pat_l4(&pu, IPPROTO_UDP, 7000),
 					act_queue(&q2, 3,
 						  RTE_FLOW_ACTION_TYPE_END,
 						  NULL));
@@ -1340,8 +1360,9 @@ priorities(void)
 	/* The lowest user level is still above the default flows. */
 	a1.priority = USER_LEVELS - 1;
 	VT_CHECK(flow_new(pb, &a1, pat_ipv4(&ps, src, 0),
-			  act_queue(&q2, 2, RTE_FLOW_ACTION_TYPE_END, NULL))
-		 != NULL, "flow at the last user level");
+			  act_queue(&q2, 2, RTE_FLOW_ACTION_TYPE_END, NULL)) !=
+			 NULL,
+		 "flow at the last user level");
 	k = udp_not_on(src, IP(10, 20, 0, 5), 1, 2);
 	VT_CHECK_EQ(xfer_pkt(&k), 2, "last user level beats default RSS");
 	return VT_OK;
@@ -1427,18 +1448,20 @@ static int
 vxlan(void)
 {
 	const uint32_t idst = IP(172, 16, 0, 9);
-	const struct rte_flow_item_vxlan vx = {
-		.vni = { 0x00, 0x00, 0x64 } };       /* 100 */
-	const struct rte_flow_item_ipv4 inner = {
-		.hdr.dst_addr = RTE_BE32(IP(172, 16, 0, 9)) };
+	const struct rte_flow_item_vxlan vx = { .vni = { 0x00, 0x00,
+							 0x64 } }; /* 100 */
+	const struct rte_flow_item_ipv4 inner = { .hdr.dst_addr = RTE_BE32(
+							  IP(172, 16, 0, 9)) };
 	const struct rte_flow_item pat[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vx,
+		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN,
+		  .spec = &vx,
 		  .mask = &rte_flow_item_vxlan_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &inner,
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &inner,
 		  .mask = &ipv4_dst_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
@@ -1448,8 +1471,9 @@ vxlan(void)
 	int i;
 
 	VT_CHECK(flow_new(pb, &attr_in, pat,
-			  act_queue(&a, 3, RTE_FLOW_ACTION_TYPE_END, NULL))
-		 != NULL, "VXLAN flow");
+			  act_queue(&a, 3, RTE_FLOW_ACTION_TYPE_END, NULL)) !=
+			 NULL,
+		 "VXLAN flow");
 	for (i = 0; i < 4; i++) {
 		/* Outer tuples whose default queue is not 3. */
 		outer = udp(IP(10, 1, 0, 1), IP(10, 1, 0, 2),
@@ -1458,13 +1482,16 @@ vxlan(void)
 			outer.sport++;
 		sport = outer.sport;
 		VT_CHECK_EQ(xfer(vxlan_frame(sport, 100, IP(10, 5, 0, 1), idst,
-					     128), NULL), 3,
-			    "VNI 100, inner dst matched (%d)", i);
+					     128),
+				 NULL),
+			    3, "VNI 100, inner dst matched (%d)", i);
 		VT_CHECK_EQ(xfer(vxlan_frame(sport, 101, IP(10, 5, 0, 1), idst,
-					     128), NULL),
+					     128),
+				 NULL),
 			    default_queue(&outer), "other VNI (%d)", i);
 		VT_CHECK_EQ(xfer(vxlan_frame(sport, 100, IP(10, 5, 0, 1),
-					     idst + 1, 128), NULL),
+					     idst + 1, 128),
+				 NULL),
 			    default_queue(&outer), "other inner dst (%d)", i);
 	}
 	return VT_OK;
@@ -1536,20 +1563,23 @@ static int
 errors(void)
 {
 	struct rte_flow_attr attr;
-	const struct rte_flow_item_ipv4 ip_spec = {
-		.hdr.dst_addr = RTE_BE32(IP(10, 0, 0, 1)) };
-	const struct rte_flow_item_ipv4 ip_last = {
-		.hdr.dst_addr = RTE_BE32(IP(10, 0, 0, 9)) };
+	const struct rte_flow_item_ipv4 ip_spec = { .hdr.dst_addr = RTE_BE32(
+							    IP(10, 0, 0, 1)) };
+	const struct rte_flow_item_ipv4 ip_last = { .hdr.dst_addr = RTE_BE32(
+							    IP(10, 0, 0, 9)) };
 	const struct rte_flow_item pat_ok[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_spec,
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &ip_spec,
 		  .mask = &ipv4_dst_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	const struct rte_flow_item pat_last[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_spec,
-		  .last = &ip_last, .mask = &ipv4_dst_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &ip_spec,
+		  .last = &ip_last,
+		  .mask = &ipv4_dst_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	const struct rte_flow_item pat_icmp[] = {
@@ -1611,9 +1641,9 @@ errors(void)
 	memset(&attr, 0, sizeof(attr));
 	VT_CHECK_EQ(rte_flow_validate(pb, &attr_in, pat_ok, act_ok, NULL), 0,
 		    "a plain rule");
-	CHECK_OK(expect_err("queue index", &attr_in, pat_ok, act_bad_q,
-			    EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			    &act_bad_q[0], "out of range"));
+	CHECK_OK(expect_err("queue index", &attr_in, pat_ok, act_bad_q, EINVAL,
+			    RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act_bad_q[0],
+			    "out of range"));
 	CHECK_OK(expect_err("last", &attr_in, pat_last, act_ok, ENOTSUP,
 			    RTE_FLOW_ERROR_TYPE_ITEM_LAST, &pat_last[1],
 			    "range"));
@@ -1643,9 +1673,12 @@ dump(void)
 {
 	struct rte_flow_item_eth eth = { .hdr.dst_addr = mac_b };
 	const struct rte_flow_item_eth eth_mask = {
-		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+					     0xff }
+	};
 	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth,
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &eth,
 		  .mask = &eth_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
@@ -1663,9 +1696,8 @@ dump(void)
 		     act_queue(&a, 2, RTE_FLOW_ACTION_TYPE_END, NULL));
 	VT_CHECK(f != NULL, "flow");
 	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
-		 mac_b.addr_bytes[0], mac_b.addr_bytes[1],
-		 mac_b.addr_bytes[2], mac_b.addr_bytes[3],
-		 mac_b.addr_bytes[4], mac_b.addr_bytes[5]);
+		 mac_b.addr_bytes[0], mac_b.addr_bytes[1], mac_b.addr_bytes[2],
+		 mac_b.addr_bytes[3], mac_b.addr_bytes[4], mac_b.addr_bytes[5]);
 	fp = open_memstream(&buf, &len);
 	VT_CHECK(fp != NULL, "memstream");
 	ret = rte_flow_dev_dump(pb, f, fp, &err);
@@ -1675,13 +1707,13 @@ dump(void)
 		 "dump lacks the MAC %s:\n%s", mac, buf ? buf : "");
 	if (cur == RUN_DV) {
 		VT_CHECK(strstr(buf, "mlx5dv") != NULL &&
-			 strstr(buf, "dmac") != NULL &&
-			 strstr(buf, "ip_version") != NULL,
+				 strstr(buf, "dmac") != NULL &&
+				 strstr(buf, "ip_version") != NULL,
 			 "no matcher dump:\n%s", buf);
 	} else {
 		VT_CHECK(strstr(buf, "ETH") != NULL &&
-			 strstr(buf, "IPV4") != NULL &&
-			 strstr(buf, "verbs rule") != NULL,
+				 strstr(buf, "IPV4") != NULL &&
+				 strstr(buf, "verbs rule") != NULL,
 			 "no verbs spec decode:\n%s", buf);
 	}
 	free(buf);
@@ -1693,7 +1725,7 @@ dump(void)
 	fclose(fp);
 	VT_CHECK_EQ(ret, 0, "dump all");
 	VT_CHECK(buf != NULL && strstr(buf, mac) != NULL &&
-		 strstr(buf, "default flow") != NULL,
+			 strstr(buf, "default flow") != NULL,
 		 "port dump:\n%s", buf ? buf : "");
 	free(buf);
 	buf = NULL;
@@ -1745,11 +1777,11 @@ egress(void)
 		k = udp(IP(10, 0, 0, 1), blocked, (uint16_t)i, 1, 100);
 		VT_CHECK_EQ(xfer_pkt(&k), -1, "blocked frame %u sent", i);
 		k = udp(IP(10, 0, 0, 1), counted, (uint16_t)i, 1, 200);
-		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k),
-			    "counted frame %u", i);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "counted frame %u",
+			    i);
 		k = udp(IP(10, 0, 0, 1), IP(10, 40, 0, 3), (uint16_t)i, 1, 300);
-		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k),
-			    "other frame %u", i);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "other frame %u",
+			    i);
 	}
 	VT_CHECK_EQ(count_query(pa, fd, 0, &qc), 0, "query drop");
 	VT_CHECK_EQ(qc.hits, 5, "dropped hits");
@@ -1759,8 +1791,7 @@ egress(void)
 	VT_CHECK_EQ(qc.bytes, 1000, "counted bytes");
 	VT_CHECK_EQ(rte_eth_stats_get(pa, &sa), 0, "stats");
 	VT_CHECK_EQ(sa.opackets, 15, "the driver sent 15");
-	VT_CHECK_EQ(xstat(pa, "tx_wire_packets"), 10,
-		    "10 reached the wire");
+	VT_CHECK_EQ(xstat(pa, "tx_wire_packets"), 10, "10 reached the wire");
 	VT_CHECK_EQ(xstat(pb, "rx_wire_packets"), 10, "10 reached B");
 	/* Egress takes no Rx fate. */
 	memset(&err, 0, sizeof(err));
@@ -1884,10 +1915,12 @@ leaks(void)
 {
 	const struct rte_flow_indir_action_conf conf = { .ingress = 1 };
 	const struct rte_flow_action count_action = {
-		.type = RTE_FLOW_ACTION_TYPE_COUNT };
+		.type = RTE_FLOW_ACTION_TYPE_COUNT
+	};
 	static const uint16_t qs[] = { 0, 1 };
-	const struct rte_flow_action_rss rss = {
-		.types = RTE_ETH_RSS_IPV4, .queue_num = 2, .queue = qs };
+	const struct rte_flow_action_rss rss = { .types = RTE_ETH_RSS_IPV4,
+						 .queue_num = 2,
+						 .queue = qs };
 	const struct rte_flow_action rss_act[] = {
 		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
@@ -1910,22 +1943,31 @@ leaks(void)
 		h = rte_flow_action_handle_create(pb, &conf, &count_action,
 						  &err);
 		VT_CHECK(h != NULL, "handle");
-		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[0], 0, IP(1, 0, 0, 1)),
+		VT_CHECK(flow_new(pb, &attr_in,
+				  pat_ipv4(&p[0], 0, IP(1, 0, 0, 1)),
 				  act_queue(&a[0], 1,
-					    RTE_FLOW_ACTION_TYPE_INDIRECT, h))
-			 != NULL, "flow");
-		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[1], 0, IP(1, 0, 0, 2)),
-				  act_queue(&a[1], 2,
-					    RTE_FLOW_ACTION_TYPE_MARK, &mark))
-			 != NULL, "flow");
-		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[2], 0, IP(1, 0, 0, 3)),
+					    RTE_FLOW_ACTION_TYPE_INDIRECT,
+					    h)) != NULL,
+			 "flow");
+		VT_CHECK(flow_new(pb, &attr_in,
+				  pat_ipv4(&p[1], 0, IP(1, 0, 0, 2)),
+				  act_queue(&a[1], 2, RTE_FLOW_ACTION_TYPE_MARK,
+					    &mark)) != NULL,
+			 "flow");
+		VT_CHECK(flow_new(pb, &attr_in,
+				  pat_ipv4(&p[2], 0, IP(1, 0, 0, 3)),
 				  act_queue(&a[2], 3,
-					    RTE_FLOW_ACTION_TYPE_COUNT, NULL))
-			 != NULL, "flow");
-		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[3], IP(1, 0, 0, 4), 0),
-				  drop) != NULL, "flow");
-		VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[4], 0, IP(1, 0, 0, 5)),
-				  rss_act) != NULL, "flow");
+					    RTE_FLOW_ACTION_TYPE_COUNT,
+					    NULL)) != NULL,
+			 "flow");
+		VT_CHECK(flow_new(pb, &attr_in,
+				  pat_ipv4(&p[3], IP(1, 0, 0, 4), 0),
+				  drop) != NULL,
+			 "flow");
+		VT_CHECK(flow_new(pb, &attr_in,
+				  pat_ipv4(&p[4], 0, IP(1, 0, 0, 5)),
+				  rss_act) != NULL,
+			 "flow");
 		k = udp(IP(1, 0, 0, 4), IP(1, 0, 0, 9), 1, 1, 64);
 		VT_CHECK_EQ(xfer_pkt(&k), -1, "dropped");
 		if (round == 0) {
@@ -1939,8 +1981,9 @@ leaks(void)
 	/* A flow kept while the port is stopped, too. */
 	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
 	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&p[5], 0, IP(1, 0, 0, 6)),
-			  act_queue(&a[0], 1, RTE_FLOW_ACTION_TYPE_COUNT, NULL))
-		 != NULL, "flow while stopped");
+			  act_queue(&a[0], 1, RTE_FLOW_ACTION_TYPE_COUNT,
+				    NULL)) != NULL,
+		 "flow while stopped");
 	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
 	VT_CHECK_EQ(pair_close(log, sizeof(log)), 0,
 		    "close left objects behind; ERR log:\n%s", log);
@@ -1986,7 +2029,8 @@ leaks_generic(void)
 	if (use_run(RUN_GENERIC) != 0)
 		return VT_FAIL;
 	VT_CHECK(flow_new(pa, &attr_out, pat_ipv4(&p, 0, IP(1, 0, 0, 1)),
-			  drop) != NULL, "egress flow");
+			  drop) != NULL,
+		 "egress flow");
 	VT_CHECK_EQ(pair_close(log, sizeof(log)), 0,
 		    "close left objects behind; ERR log:\n%s", log);
 	return VT_OK;
@@ -2032,8 +2076,11 @@ main(int argc, char **argv)
 {
 	char prefix[64], log[2048];
 	char *eal[] = {
-		argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-		"-l", "0", prefix, "--log-level=pmd.net.vsteer*:notice",
+		argv[0],    "--no-huge",
+		"-m",	    "256",
+		"--no-pci", "--no-shconf",
+		"-l",	    "0",
+		prefix,	    "--log-level=pmd.net.vsteer*:notice",
 		NULL,
 	};
 	int ret;

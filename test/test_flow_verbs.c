@@ -23,13 +23,13 @@
 #include "vsteer_flow_verbs.h"
 #include "vt_test.h"
 
-#define ALL_TYPES (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | \
-		   RTE_ETH_RSS_ESP)
+#define ALL_TYPES \
+	(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_ESP)
 
 static const uint8_t test_key[VSTEER_RSS_KEY_LEN] = {
-	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-	21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
-	39, 40,
+	1,  2,	3,  4,	5,  6,	7,  8,	9,  10, 11, 12, 13, 14,
+	15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+	29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
 };
 
 static struct vsteer_xlate_ctx
@@ -136,12 +136,12 @@ xlate(const struct vsteer_xlate_ctx *c, const struct rte_flow_attr *a,
 }
 
 /* Translation must succeed; print the error otherwise. */
-#define XLATE_OK(c, a, p, act)                                                \
-	do {                                                                  \
-		struct rte_flow_error e_;                                     \
-		int r_ = xlate((c), (a), (p), (act), &e_);                    \
-		VT_CHECK(r_ == 0, "translate failed: %d type %d: %s", r_,    \
-			 (int)e_.type, e_.message ? e_.message : "");         \
+#define XLATE_OK(c, a, p, act)                                            \
+	do {                                                              \
+		struct rte_flow_error e_;                                 \
+		int r_ = xlate((c), (a), (p), (act), &e_);                \
+		VT_CHECK(r_ == 0, "translate failed: %d type %d: %s", r_, \
+			 (int)e_.type, e_.message ? e_.message : "");     \
 	} while (0)
 
 /* Translation must fail with errno code, type, cause and a key word. */
@@ -158,7 +158,8 @@ expect_err(int line, const struct vsteer_xlate_ctx *c,
 	if (ret != -code || rte_errno != code || e.type != type ||
 	    e.cause != cause || strstr(msg, word) == NULL ||
 	    plan.n_rules != 0) {
-		fprintf(stderr, "  line %d: got ret %d rte_errno %d type %d cause %p msg \"%s\" n_rules %u\n"
+		fprintf(stderr,
+			"  line %d: got ret %d rte_errno %d type %d cause %p msg \"%s\" n_rules %u\n"
 			"  expected ret %d type %d cause %p word \"%s\"\n",
 			line, ret, rte_errno, (int)e.type, e.cause, msg,
 			plan.n_rules, -code, (int)type, cause, word);
@@ -167,15 +168,16 @@ expect_err(int line, const struct vsteer_xlate_ctx *c,
 	return VT_OK;
 }
 
-#define EXPECT_ERR(c, a, p, act, code, type, cause, word)                    \
-	VT_CHECK(expect_err(__LINE__, c, a, p, act, code, type, cause,      \
-			    word) == VT_OK, "error case")
+#define EXPECT_ERR(c, a, p, act, code, type, cause, word)              \
+	VT_CHECK(expect_err(__LINE__, c, a, p, act, code, type, cause, \
+			    word) == VT_OK,                            \
+		 "error case")
 
 /* Spec initializers: zeroed, with type and size. */
-#define SPEC(var, stype, t)                                                   \
-	struct stype var;                                                     \
-	memset(&var, 0, sizeof(var));                                         \
-	var.type = (t);                                                       \
+#define SPEC(var, stype, t)           \
+	struct stype var;             \
+	memset(&var, 0, sizeof(var)); \
+	var.type = (t);               \
 	var.size = sizeof(var)
 
 static const uint8_t mac_ff[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -243,7 +245,8 @@ static const struct rte_flow_item_ipv4 seed_ipv4_mask = {
 };
 static const struct rte_flow_item seed_pattern[] = {
 	{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &seed_eth },
-	{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &seed_ipv4,
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+	  .spec = &seed_ipv4,
 	  .mask = &seed_ipv4_mask },
 	{ .type = RTE_FLOW_ITEM_TYPE_END },
 };
@@ -268,8 +271,9 @@ test_seed_example(void)
 	VT_CHECK(memcmp(r->buf, &want, sizeof(want)) == 0, "man page bytes");
 	VT_CHECK(memcmp(r->buf + sizeof(struct ibv_flow_attr),
 			(const uint8_t *)&man_flow_attr +
-			sizeof(struct ibv_flow_attr),
-			sizeof(man_flow_attr) - sizeof(struct ibv_flow_attr)) == 0,
+				sizeof(struct ibv_flow_attr),
+			sizeof(man_flow_attr) - sizeof(struct ibv_flow_attr)) ==
+			 0,
 		 "specs byte-exact");
 	VT_CHECK_EQ(r->hash_fields, 0, "QUEUE: no hashing");
 	VT_CHECK_EQ(r->count_off, 0, "no counter");
@@ -373,9 +377,11 @@ test_vlan_folded(void)
 		.inner_type = RTE_BE16(0xffff),
 	};
 	const struct rte_flow_item pattern[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth_spec,
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &eth_spec,
 		  .mask = &eth_mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_VLAN, .spec = &vlan_spec,
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN,
+		  .spec = &vlan_spec,
 		  .mask = &vlan_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
@@ -437,7 +443,9 @@ test_ipv4_ext(void)
 	};
 	const struct rte_flow_item pattern[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &spec, .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &spec,
+		  .mask = &mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	struct rte_flow_attr a = { .ingress = 1, .priority = 1 };
@@ -493,8 +501,11 @@ test_ipv6_udp(void)
 	};
 	const struct rte_flow_item pattern[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV6, .spec = &spec, .mask = &mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp,
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV6,
+		  .spec = &spec,
+		  .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP,
+		  .spec = &udp,
 		  .mask = &udp_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
@@ -507,9 +518,9 @@ test_ipv6_udp(void)
 	memcpy(ip.val.dst_ip, spec.hdr.dst_addr, 16);
 	memcpy(ip.mask.src_ip, mask.hdr.src_addr, 16);
 	memcpy(ip.mask.dst_ip, mask.hdr.dst_addr, 16);
-	ip.val.flow_label = htonl(0x02345);   /* 0x12345 & 0x0ffff */
+	ip.val.flow_label = htonl(0x02345); /* 0x12345 & 0x0ffff */
 	ip.mask.flow_label = htonl(0x0ffff);
-	ip.val.traffic_class = 0xa0;          /* 0xab & 0xf0 */
+	ip.val.traffic_class = 0xa0; /* 0xab & 0xf0 */
 	ip.mask.traffic_class = 0xf0;
 	ip.val.next_hdr = 17;
 	ip.mask.next_hdr = 0xff;
@@ -597,7 +608,8 @@ test_vxlan_inner(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
 		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vxlan_vni },
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &in_ip,
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &in_ip,
 		  .mask = &in_ip_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_TCP, .spec = &in_tcp },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
@@ -617,7 +629,8 @@ test_vxlan_inner(void)
 	SPEC(vx, ibv_flow_spec_tunnel, IBV_FLOW_SPEC_VXLAN_TUNNEL);
 	SPEC(ieth, ibv_flow_spec_eth, IBV_FLOW_SPEC_ETH | IBV_FLOW_SPEC_INNER);
 	SPEC(iip, ibv_flow_spec_ipv4, IBV_FLOW_SPEC_IPV4 | IBV_FLOW_SPEC_INNER);
-	SPEC(itcp, ibv_flow_spec_tcp_udp, IBV_FLOW_SPEC_TCP | IBV_FLOW_SPEC_INNER);
+	SPEC(itcp, ibv_flow_spec_tcp_udp,
+	     IBV_FLOW_SPEC_TCP | IBV_FLOW_SPEC_INNER);
 	udp.val.dst_port = htons(4789);
 	udp.mask.dst_port = 0xffff;
 	vx.val.tunnel_id = htonl(0x123456);
@@ -667,7 +680,8 @@ test_gre_key(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		{ .type = RTE_FLOW_ITEM_TYPE_GRE },
-		{ .type = RTE_FLOW_ITEM_TYPE_GRE_KEY, .spec = &key,
+		{ .type = RTE_FLOW_ITEM_TYPE_GRE_KEY,
+		  .spec = &key,
 		  .mask = &key_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV6 },
 		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
@@ -685,8 +699,10 @@ test_gre_key(void)
 	SPEC(eth, ibv_flow_spec_eth, IBV_FLOW_SPEC_ETH);
 	SPEC(ip, ibv_flow_spec_ipv4_ext, IBV_FLOW_SPEC_IPV4_EXT);
 	SPEC(gre, ibv_flow_spec_gre, IBV_FLOW_SPEC_GRE);
-	SPEC(iip6, ibv_flow_spec_ipv6, IBV_FLOW_SPEC_IPV6 | IBV_FLOW_SPEC_INNER);
-	SPEC(iudp, ibv_flow_spec_tcp_udp, IBV_FLOW_SPEC_UDP | IBV_FLOW_SPEC_INNER);
+	SPEC(iip6, ibv_flow_spec_ipv6,
+	     IBV_FLOW_SPEC_IPV6 | IBV_FLOW_SPEC_INNER);
+	SPEC(iudp, ibv_flow_spec_tcp_udp,
+	     IBV_FLOW_SPEC_UDP | IBV_FLOW_SPEC_INNER);
 	SPEC(ip6, ibv_flow_spec_ipv6, IBV_FLOW_SPEC_IPV6);
 	SPEC(ieth, ibv_flow_spec_eth, IBV_FLOW_SPEC_ETH | IBV_FLOW_SPEC_INNER);
 	ip.val.proto = 47;
@@ -1049,7 +1065,8 @@ test_last(void)
 	VT_CHECK_EQ(plan.n_rules, 1, "accepted");
 	pattern[2].last = &range;
 	EXPECT_ERR(&c, &attr_in, pattern, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM_LAST, &pattern[2], "ranges are not supported");
+		   RTE_FLOW_ERROR_TYPE_ITEM_LAST, &pattern[2],
+		   "ranges are not supported");
 	return VT_OK;
 }
 
@@ -1092,7 +1109,7 @@ test_rss_expand_eth(void)
 	} want[] = {
 		{ H4 | HU, VSTEER_SUBPRIO_L4 }, { H4 | HT, VSTEER_SUBPRIO_L4 },
 		{ H6 | HU, VSTEER_SUBPRIO_L4 }, { H6 | HT, VSTEER_SUBPRIO_L4 },
-		{ H4, VSTEER_SUBPRIO_L3 }, { H6, VSTEER_SUBPRIO_L3 },
+		{ H4, VSTEER_SUBPRIO_L3 },	{ H6, VSTEER_SUBPRIO_L3 },
 		{ 0, VSTEER_SUBPRIO_L2 },
 	};
 	const struct vsteer_verbs_rule *r;
@@ -1206,7 +1223,8 @@ test_rss_expand_l3(void)
 			.type = RTE_BE16(0xffff),
 		};
 		const struct rte_flow_item p6[] = {
-			{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &e6,
+			{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+			  .spec = &e6,
 			  .mask = &e6m },
 			{ .type = RTE_FLOW_ITEM_TYPE_END },
 		};
@@ -1243,7 +1261,8 @@ test_rss_expand_l3(void)
 		rss.queue_num = 3;
 		XLATE_OK(&c, &attr_in, pattern, act);
 		VT_CHECK(plan.queue_num == 3 && plan.queues[0] == 2 &&
-			 plan.queues[1] == 2 && plan.queues[2] == 5, "queues");
+				 plan.queues[1] == 2 && plan.queues[2] == 5,
+			 "queues");
 	}
 	/* ESP: the SPI joins the addresses; ESP counts as L4. */
 	{
@@ -1296,7 +1315,7 @@ test_rss_inner(void)
 	VT_CHECK(r != NULL && r->subprio == VSTEER_SUBPRIO_L3, "inner ipv4");
 	VT_CHECK(rule_by_hash(H6 | IBV_RX_HASH_INNER) != NULL, "inner ipv6");
 	VT_CHECK(rule_by_hash(0) != NULL &&
-		 rule_by_hash(0)->subprio == VSTEER_SUBPRIO_L2,
+			 rule_by_hash(0)->subprio == VSTEER_SUBPRIO_L2,
 		 "inner RSS: the bare tunnel rule is L2");
 	SPEC(eth, ibv_flow_spec_eth, IBV_FLOW_SPEC_ETH);
 	SPEC(ip, ibv_flow_spec_ipv4, IBV_FLOW_SPEC_IPV4);
@@ -1433,12 +1452,14 @@ test_err_actions(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 
-#define ACTS(t0, c0, t1, c1, t2, c2)                                          \
-	do {                                                                  \
-		act[0] = (struct rte_flow_action){ .type = t0, .conf = c0 };  \
-		act[1] = (struct rte_flow_action){ .type = t1, .conf = c1 };  \
-		act[2] = (struct rte_flow_action){ .type = t2, .conf = c2 };  \
-		act[3] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END }; \
+#define ACTS(t0, c0, t1, c1, t2, c2)                                         \
+	do {                                                                 \
+		act[0] = (struct rte_flow_action){ .type = t0, .conf = c0 }; \
+		act[1] = (struct rte_flow_action){ .type = t1, .conf = c1 }; \
+		act[2] = (struct rte_flow_action){ .type = t2, .conf = c2 }; \
+		act[3] = (struct rte_flow_action){                           \
+			.type = RTE_FLOW_ACTION_TYPE_END                     \
+		};                                                           \
 	} while (0)
 #define A(x) RTE_FLOW_ACTION_TYPE_##x
 	ACTS(A(QUEUE), &queue0, A(DROP), NULL, A(END), NULL);
@@ -1463,7 +1484,8 @@ test_err_actions(void)
 		   RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act[0], "no queue");
 	rss.queue_num = 2;
 	EXPECT_ERR(&c, &attr_in, eth_only, act, EINVAL,
-		   RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act[0], "queue[1] index 9");
+		   RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act[0],
+		   "queue[1] index 9");
 	rss.queue_num = 1;
 	rss.key_len = 20;
 	rss.key = test_key;
@@ -1607,11 +1629,12 @@ test_err_items(void)
 	unsigned int i;
 
 #define I(x) RTE_FLOW_ITEM_TYPE_##x
-#define SET(n, t, s, m) p[n] = (struct rte_flow_item){ .type = I(t),         \
-						       .spec = s, .mask = m }
-#define RESET() do {                                                          \
-		for (i = 0; i < RTE_DIM(p); i++)                              \
-			p[i] = (struct rte_flow_item){ .type = I(END) };      \
+#define SET(n, t, s, m) \
+	p[n] = (struct rte_flow_item){ .type = I(t), .spec = s, .mask = m }
+#define RESET()                                                          \
+	do {                                                             \
+		for (i = 0; i < RTE_DIM(p); i++)                         \
+			p[i] = (struct rte_flow_item){ .type = I(END) }; \
 	} while (0)
 
 	RESET();
@@ -1623,7 +1646,8 @@ test_err_items(void)
 	SET(0, ETH, NULL, NULL);
 	SET(1, TCP, NULL, NULL);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM, &p[1], "TCP item cannot follow ETH");
+		   RTE_FLOW_ERROR_TYPE_ITEM, &p[1],
+		   "TCP item cannot follow ETH");
 	RESET();
 	SET(0, UDP, NULL, NULL);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
@@ -1633,7 +1657,8 @@ test_err_items(void)
 	SET(1, VLAN, &vlan_100, NULL);
 	SET(2, VLAN, &vlan_100, NULL);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM, &p[2], "VLAN item cannot follow VLAN");
+		   RTE_FLOW_ERROR_TYPE_ITEM, &p[2],
+		   "VLAN item cannot follow VLAN");
 	RESET();
 	SET(0, ETH, NULL, NULL);
 	SET(1, IPV4, NULL, NULL);
@@ -1666,7 +1691,8 @@ test_err_items(void)
 		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[1], "time_to_live");
 	SET(1, IPV6, &ip6_any, &hop_mask);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[1], "IPv6 item: mask on hop_limits");
+		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[1],
+		   "IPv6 item: mask on hop_limits");
 	SET(1, IPV6, &ip6_any, &ver_mask);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
 		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[1], "mask on version");
@@ -1679,20 +1705,24 @@ test_err_items(void)
 	SET(1, IPV4, NULL, NULL);
 	SET(2, TCP, &tcp_any, &tcp_flags);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[2], "TCP item: mask on tcp_flags");
+		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[2],
+		   "TCP item: mask on tcp_flags");
 	SET(2, GRE, &gre_any, &gre_ck);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
 		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[2], "c_rsvd0_ver");
 	SET(2, ESP, &esp_any, &esp_seq);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[2], "ESP item: mask on seq");
+		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[2],
+		   "ESP item: mask on seq");
 	SET(2, UDP, NULL, NULL);
 	SET(3, VXLAN, &vxlan_vni, &vx_flags);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[3], "VXLAN item: mask on flags");
+		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[3],
+		   "VXLAN item: mask on flags");
 	SET(3, MPLS, &mpls_any, &mpls_ttl);
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
-		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[3], "MPLS item: mask on ttl");
+		   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[3],
+		   "MPLS item: mask on ttl");
 
 	/* mask or last without spec. */
 	RESET();
@@ -1750,8 +1780,8 @@ test_err_items(void)
 	SET(0, ETH, NULL, NULL);
 	SET(1, IPV4, NULL, NULL);
 	c.max_spec_bytes = 64; /* attr 20 + ETH 40 fit, IPv4 24 does not */
-	EXPECT_ERR(&c, &attr_in, p, act_queue0, E2BIG,
-		   RTE_FLOW_ERROR_TYPE_ITEM, &p[1], "64 bytes");
+	EXPECT_ERR(&c, &attr_in, p, act_queue0, E2BIG, RTE_FLOW_ERROR_TYPE_ITEM,
+		   &p[1], "64 bytes");
 	{
 		const struct rte_flow_action drop[] = {
 			{ .type = RTE_FLOW_ACTION_TYPE_DROP },
@@ -1792,11 +1822,17 @@ test_dump(void)
 	bad.size = 10;
 	vsteer_flow_verbs_dump(f, &bad);
 	fclose(f);
-	VT_CHECK(strstr(out, "type NORMAL size 84 priority 1 num_of_specs 2 port 1") != NULL,
+	VT_CHECK(strstr(out,
+			"type NORMAL size 84 priority 1 num_of_specs 2 port 1") !=
+			 NULL,
 		 "attr line: %s", out);
-	VT_CHECK(strstr(out, "ETH (0x20) size 40: dst 66:11:22:33:44:55/ff:ff:ff:ff:ff:ff src 00:00:00:00:00:00/ff:ff:ff:ff:ff:ff") != NULL,
+	VT_CHECK(strstr(out,
+			"ETH (0x20) size 40: dst 66:11:22:33:44:55/ff:ff:ff:ff:ff:ff src 00:00:00:00:00:00/ff:ff:ff:ff:ff:ff") !=
+			 NULL,
 		 "ETH line: %s", out);
-	VT_CHECK(strstr(out, "IPV4 (0x30) size 24: src 6.200.134.11/255.255.255.255 dst 0.0.0.0/0.0.0.0") != NULL,
+	VT_CHECK(strstr(out,
+			"IPV4 (0x30) size 24: src 6.200.134.11/255.255.255.255 dst 0.0.0.0/0.0.0.0") !=
+			 NULL,
 		 "IPv4 line: %s", out);
 	VT_CHECK(strstr(out, "20 00 00 00 28 00 66 11 22 33 44 55") != NULL,
 		 "hex of the ETH spec: %s", out);

@@ -37,7 +37,10 @@
 
 #define BE16(x) RTE_BE16(x)
 #define BE32(x) RTE_BE32(x)
-#define END_ITEM { .type = RTE_FLOW_ITEM_TYPE_END }
+#define END_ITEM                               \
+	{                                      \
+		.type = RTE_FLOW_ITEM_TYPE_END \
+	}
 
 static const struct sv_caps mlx5_caps = {
 	.profile = SV_PROFILE_MLX5,
@@ -50,9 +53,9 @@ static const uint8_t mac_s[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const uint8_t ip_a[4] = { 10, 1, 2, 3 };
 static const uint8_t ip_b[4] = { 10, 1, 3, 3 };
 static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
-				   0, 0, 0, 0, 0, 0, 0, 1 };
+				   0,	 0,    0,    0,	   0, 0, 0, 1 };
 static const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
-				   0, 0, 0, 0, 0, 0, 0, 2 };
+				   0,	 0,    0,    0,	   0, 0, 0, 2 };
 
 /* ---- frames ---- */
 
@@ -111,8 +114,8 @@ fb_vlan(struct fb *f, uint16_t tci, uint16_t type)
 }
 
 static void
-fb_ipv4(struct fb *f, const uint8_t src[4], const uint8_t dst[4],
-	uint8_t proto, uint8_t tos, uint16_t frag)
+fb_ipv4(struct fb *f, const uint8_t src[4], const uint8_t dst[4], uint8_t proto,
+	uint8_t tos, uint16_t frag)
 {
 	uint8_t *p;
 
@@ -196,12 +199,11 @@ fb_end(struct fb *f)
 {
 	unsigned int i;
 
-	fb_put(f, 16);  /* payload */
+	fb_put(f, 16); /* payload */
 	for (i = 0; i < f->n4; i++)
 		wr16(f->b + f->ip4[i] + 2, (uint16_t)(f->n - f->ip4[i]));
 	for (i = 0; i < f->n6; i++)
-		wr16(f->b + f->ip6[i] + 4,
-		     (uint16_t)(f->n - f->ip6[i] - 40));
+		wr16(f->b + f->ip6[i] + 4, (uint16_t)(f->n - f->ip6[i] - 40));
 	for (i = 0; i < f->nu; i++)
 		wr16(f->b + f->udp[i] + 4, (uint16_t)(f->n - f->udp[i]));
 	return f->n;
@@ -235,8 +237,8 @@ compile(const struct rte_flow_item *p, struct sv_match *m)
 	rc = vsteer_flow_dv_translate(p, &dm, &ferr);
 	if (rc != 0)
 		return rc;
-	rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.mask.buf,
-			    dm.mask.size, &m->mask);
+	rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.mask.buf, dm.mask.size,
+			    &m->mask);
 	if (rc == 0)
 		rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.value.buf,
 				    dm.value.size, &m->value);
@@ -254,7 +256,7 @@ hit(const struct sv_match *m, struct fb *f)
 	return sv_match_hit(m, &k);
 }
 
-#define COMPILE(p, m) \
+#define COMPILE(p, m)                                   \
 	VT_CHECK(compile((p), (m)) == 0, "compile: %s", \
 		 ferr.message ? ferr.message : "sv_fte_compile failed")
 
@@ -322,7 +324,8 @@ test_agree_vlan(void)
 		END_ITEM,
 	};
 	struct rte_flow_item pu[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &untagged,
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &untagged,
 		  .mask = &has_vlan_m },
 		END_ITEM,
 	};
@@ -332,7 +335,7 @@ test_agree_vlan(void)
 	COMPILE(pv, &m);
 	memset(&f, 0, sizeof(f));
 	fb_eth(&f, mac_a, 0x8100);
-	fb_vlan(&f, 0xa000 | 100, 0x0800);     /* PCP 5 not masked */
+	fb_vlan(&f, 0xa000 | 100, 0x0800); /* PCP 5 not masked */
 	fb_ipv4(&f, ip_b, ip_a, 17, 0, 0);
 	fb_udp(&f, 1, 2);
 	fb_end(&f);
@@ -381,16 +384,16 @@ test_agree_ipv6_tcp(void)
 	memset(&f, 0, sizeof(f));
 	fb_eth(&f, mac_a, 0x86dd);
 	fb_ipv6(&f, ip6_a, ip6_b, 6, 0x12345);
-	fb_tcp(&f, 1000, 80, 0x12);            /* SYN+ACK: SYN under mask */
+	fb_tcp(&f, 1000, 80, 0x12); /* SYN+ACK: SYN under mask */
 	fb_end(&f);
 	VT_CHECK(hit(&m, &f), "SYN from ip6_a, flow label 0x12345");
-	f.b[14 + 40 + 13] = 0x10;              /* ACK only */
+	f.b[14 + 40 + 13] = 0x10; /* ACK only */
 	VT_CHECK(!hit(&m, &f), "no SYN");
 	f.b[14 + 40 + 13] = 0x02;
-	f.b[14 + 3] = 0x46;                    /* flow label 0x12346 */
+	f.b[14 + 3] = 0x46; /* flow label 0x12346 */
 	VT_CHECK(!hit(&m, &f), "other flow label");
 	f.b[14 + 3] = 0x45;
-	f.b[14 + 8 + 15] = 9;                  /* other source */
+	f.b[14 + 8 + 15] = 9; /* other source */
 	VT_CHECK(!hit(&m, &f), "other source");
 	memset(&f, 0, sizeof(f));
 	fb_eth(&f, mac_a, 0x0800);
@@ -405,11 +408,13 @@ static int
 test_agree_ipv4_fields(void)
 {
 	struct rte_flow_item_ipv4 ip = {
-		.hdr = { .type_of_service = 0xb8, .time_to_live = 64,
+		.hdr = { .type_of_service = 0xb8,
+			 .time_to_live = 64,
 			 .fragment_offset = 0 },
 	};
 	struct rte_flow_item_ipv4 ip_m = {
-		.hdr = { .type_of_service = 0xfc, .time_to_live = 0xff,
+		.hdr = { .type_of_service = 0xfc,
+			 .time_to_live = 0xff,
 			 .fragment_offset = BE16(0x3fff) },
 	};
 	struct rte_flow_item_ipv4 frag = {
@@ -426,8 +431,10 @@ test_agree_ipv4_fields(void)
 		END_ITEM,
 	};
 	struct rte_flow_item pf[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &frag,
-		  .last = &frag_last, .mask = &frag_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &frag,
+		  .last = &frag_last,
+		  .mask = &frag_m },
 		END_ITEM,
 	};
 	static struct sv_match m;
@@ -436,7 +443,7 @@ test_agree_ipv4_fields(void)
 	COMPILE(p, &m);
 	memset(&f, 0, sizeof(f));
 	fb_eth(&f, mac_a, 0x0800);
-	fb_ipv4(&f, ip_b, ip_a, 17, 0xb9, 0);  /* DSCP 46, ECN 1 */
+	fb_ipv4(&f, ip_b, ip_a, 17, 0xb9, 0); /* DSCP 46, ECN 1 */
 	fb_udp(&f, 1, 2);
 	fb_end(&f);
 	VT_CHECK(hit(&m, &f), "DSCP 46, TTL 64, not a fragment");
@@ -446,13 +453,13 @@ test_agree_ipv4_fields(void)
 	f.b[14 + 8] = 63;
 	VT_CHECK(!hit(&m, &f), "other TTL");
 	f.b[14 + 8] = 64;
-	f.b[14 + 6] = 0x20;                    /* MF */
+	f.b[14 + 6] = 0x20; /* MF */
 	VT_CHECK(!hit(&m, &f), "a fragment");
 
 	COMPILE(pf, &m);
 	VT_CHECK(hit(&m, &f), "any fragment: MF");
 	f.b[14 + 6] = 0x00;
-	f.b[14 + 7] = 0x10;                    /* offset, last fragment */
+	f.b[14 + 7] = 0x10; /* offset, last fragment */
 	VT_CHECK(hit(&m, &f), "any fragment: offset");
 	f.b[14 + 7] = 0;
 	VT_CHECK(!hit(&m, &f), "any fragment: whole packet");
@@ -477,7 +484,8 @@ test_agree_vxlan(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
 		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vx },
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &ieth,
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &ieth,
 		  .mask = &ieth_m },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		{ .type = RTE_FLOW_ITEM_TYPE_TCP, .spec = &tcp, .mask = &tcp_m },
@@ -612,7 +620,7 @@ test_agree_mpls(void)
 	VT_CHECK(!hit(&mu, &fg), "over UDP rule, GRE frame");
 	VT_CHECK(hit(&mg, &fg), "over GRE: label 1000");
 	VT_CHECK(!hit(&mg, &fu), "over GRE rule, UDP frame");
-	fu.b[14 + 20 + 8 + 1] = 0x3f;          /* label 1016 */
+	fu.b[14 + 20 + 8 + 1] = 0x3f; /* label 1016 */
 	VT_CHECK(!hit(&mu, &fu), "label 1016");
 	return VT_OK;
 }
@@ -626,7 +634,7 @@ test_agree_empty(void)
 
 	COMPILE(p, &m);
 	memset(&f, 0, sizeof(f));
-	fb_eth(&f, mac_b, 0x0806);             /* ARP */
+	fb_eth(&f, mac_b, 0x0806); /* ARP */
 	fb_end(&f);
 	VT_CHECK(hit(&m, &f), "empty pattern matches anything");
 	return VT_OK;
@@ -680,8 +688,9 @@ test_fte_refusals(void)
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, &k), 0,
 		    "misc3 disabled");
 	RESET();
-	vsteer_prm_set(b, VSTEER_PRM_MISC2 +
-		       VSTEER_PRM_MISC2_METADATA_REG_A_OFF, 32, 1);
+	vsteer_prm_set(b,
+		       VSTEER_PRM_MISC2 + VSTEER_PRM_MISC2_METADATA_REG_A_OFF,
+		       32, 1);
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
 		    "metadata_reg_a");
 	/* ip_version other than 4, 6 or a full mask. */
@@ -707,8 +716,10 @@ test_fte_refusals(void)
 		    "TCP and UDP ports");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 47);
-	vsteer_prm_set(b, VSTEER_PRM_MISC2 +
-		       VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF, 32, 1);
+	vsteer_prm_set(b,
+		       VSTEER_PRM_MISC2 +
+			       VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF,
+		       32, 1);
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
 		    "MPLS over UDP in GRE");
 	/* An IPv4 rule with IPv6 address bits. */
@@ -731,22 +742,30 @@ test_fte_fields(void)
 	uint8_t want4[4] = { 0, 0x12, 0x34, 0x56 };
 
 	memset(b, 0, sizeof(b));
-	memcpy(b + o + 8, mac_a, 6);           /* dmac at bit 0x40 */
-	memcpy(b + o + 0, mac_b, 6);           /* smac at bit 0 */
-	b[o + 6] = 0x88; b[o + 7] = 0x47;      /* ethertype */
-	b[o + 14] = 0xa0; b[o + 15] = 0x64;    /* prio 5, vid 100 */
-	b[o + 18] = 0x80 | (6 << 1);           /* cvlan_tag, ip_version 6 */
-	b[o + 17] = 0xb9;                      /* dscp:ecn */
-	b[o + 27] = 7;                         /* ttl_hoplimit */
+	memcpy(b + o + 8, mac_a, 6); /* dmac at bit 0x40 */
+	memcpy(b + o + 0, mac_b, 6); /* smac at bit 0 */
+	b[o + 6] = 0x88;
+	b[o + 7] = 0x47; /* ethertype */
+	b[o + 14] = 0xa0;
+	b[o + 15] = 0x64;	     /* prio 5, vid 100 */
+	b[o + 18] = 0x80 | (6 << 1); /* cvlan_tag, ip_version 6 */
+	b[o + 17] = 0xb9;	     /* dscp:ecn */
+	b[o + 27] = 7;		     /* ttl_hoplimit */
 	memcpy(b + o + 32, ip6_a, 16);
-	memcpy(b + i + 48 + 12, ip_a, 4);      /* inner ipv4 dst */
-	b[i + 18] = 0x20 | (4 << 1);           /* inner frag, ipv4 */
-	b[64 + 0] = 0xb0;                      /* gre C, K, S */
-	b[64 + 14] = 0x65; b[64 + 15] = 0x58;  /* gre_protocol */
-	b[64 + 19] = 0x99;                     /* gre_key */
-	b[64 + 20] = 0x12; b[64 + 21] = 0x34; b[64 + 22] = 0x56;
-	b[64 + 29] = 0x0a; b[64 + 30] = 0xbc; b[64 + 31] = 0xde;
-	b[64 + 33] = 0x01; b[64 + 35] = 0x02;
+	memcpy(b + i + 48 + 12, ip_a, 4); /* inner ipv4 dst */
+	b[i + 18] = 0x20 | (4 << 1);	  /* inner frag, ipv4 */
+	b[64 + 0] = 0xb0;		  /* gre C, K, S */
+	b[64 + 14] = 0x65;
+	b[64 + 15] = 0x58; /* gre_protocol */
+	b[64 + 19] = 0x99; /* gre_key */
+	b[64 + 20] = 0x12;
+	b[64 + 21] = 0x34;
+	b[64 + 22] = 0x56;
+	b[64 + 29] = 0x0a;
+	b[64 + 30] = 0xbc;
+	b[64 + 31] = 0xde;
+	b[64 + 33] = 0x01;
+	b[64 + 35] = 0x02;
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x07, b, 320, &k), 0, "ok");
 	VT_CHECK(memcmp(k.outer.dmac, mac_a, 6) == 0, "dmac");
 	VT_CHECK(memcmp(k.outer.smac, mac_b, 6) == 0, "smac");
@@ -803,7 +822,7 @@ struct rxq {
 
 struct txq {
 	struct ibv_cq *cq;
-	struct ibv_qp *qp;              /* raw send QP */
+	struct ibv_qp *qp; /* raw send QP */
 	struct ibv_mr *mr;
 	uint8_t *buf;
 };
@@ -842,11 +861,14 @@ rxq_up(struct env *e, struct rxq *q)
 		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG,
 	};
 	struct ibv_wq_init_attr wa = {
-		.wq_type = IBV_WQT_RQ, .max_wr = NBUF, .max_sge = 1,
+		.wq_type = IBV_WQT_RQ,
+		.max_wr = NBUF,
+		.max_sge = 1,
 		.pd = e->pd[1],
 	};
 	struct ibv_wq_attr ma = {
-		.attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RDY,
+		.attr_mask = IBV_WQ_ATTR_STATE,
+		.wq_state = IBV_WQS_RDY,
 	};
 	struct ibv_rwq_ind_table_init_attr ia = { .log_ind_tbl_size = 0 };
 	struct ibv_qp_init_attr_ex qa = {
@@ -998,11 +1020,16 @@ xmit(struct env *e, int end, const struct fb *f)
 {
 	struct txq *t = &e->tx[end];
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)t->buf, .length = f->n, .lkey = t->mr->lkey,
+		.addr = (uintptr_t)t->buf,
+		.length = f->n,
+		.lkey = t->mr->lkey,
 	};
 	struct ibv_send_wr wr = {
-		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr_id = 1,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
 	};
 	struct ibv_send_wr *bad = NULL;
 	double deadline = now_s() + 2.0;
@@ -1183,17 +1210,20 @@ test_matcher_errors(void)
 	ENV_UP(e);
 	udp_pattern(p, &u, 53);
 	VT_CHECK_EQ(vsteer_flow_dv_translate(p, &dm, &ferr), 0, "translate");
-#define MA_RESET() do { \
-	memset(&ma, 0, sizeof(ma)); \
-	ma.type = IBV_FLOW_ATTR_NORMAL; \
-	ma.match_criteria_enable = dm.criteria; \
-	ma.match_mask = vsteer_dv_params(&dm.mask); \
-} while (0)
-#define MA_FAILS(ctx, err, what) do { \
-	errno = 0; \
-	VT_CHECK(sv_mlx5dv_create_flow_matcher((ctx), &ma) == NULL, what); \
-	VT_CHECK_EQ(errno, err, what); \
-} while (0)
+#define MA_RESET()                                          \
+	do {                                                \
+		memset(&ma, 0, sizeof(ma));                 \
+		ma.type = IBV_FLOW_ATTR_NORMAL;             \
+		ma.match_criteria_enable = dm.criteria;     \
+		ma.match_mask = vsteer_dv_params(&dm.mask); \
+	} while (0)
+#define MA_FAILS(ctx, err, what)                                            \
+	do {                                                                \
+		errno = 0;                                                  \
+		VT_CHECK(sv_mlx5dv_create_flow_matcher((ctx), &ma) == NULL, \
+			 what);                                             \
+		VT_CHECK_EQ(errno, err, what);                              \
+	} while (0)
 	MA_RESET();
 	MA_FAILS(e->ctx[0], EOPNOTSUPP, "generic device");
 	ma.type = IBV_FLOW_ATTR_ALL_DEFAULT;
@@ -1224,16 +1254,16 @@ test_matcher_errors(void)
 	MA_FAILS(e->ctx[1], EINVAL, "mask shorter than outer_headers");
 	dm.mask.size = 320;
 	/* Partial ip_version: by version bits, not expressible. */
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER,
-		       VSTEER_PRM_L24_IP_VERSION, 4);
+	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION,
+		       4);
 	MA_FAILS(e->ctx[1], EOPNOTSUPP, "ip_version mask 4");
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER,
-		       VSTEER_PRM_L24_IP_VERSION, 0xf);
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER,
-		       VSTEER_PRM_L24_SVLAN_TAG, 1);
+	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION,
+		       0xf);
+	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_SVLAN_TAG,
+		       1);
 	MA_FAILS(e->ctx[1], EOPNOTSUPP, "svlan_tag");
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER,
-		       VSTEER_PRM_L24_SVLAN_TAG, 0);
+	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_SVLAN_TAG,
+		       0);
 	/* NIC_TX is an egress matcher; 16 is accepted until a rule. */
 	ma.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE;
 	ma.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_TX;
@@ -1259,8 +1289,8 @@ alloc_counter(struct ibv_context *ctx, uint32_t *id)
 	vsteer_dv_cmd_alloc_counter(in);
 	memset(out, 0xff, sizeof(out));
 	obj = sv_mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
-	if (obj != NULL && vsteer_dv_cmd_alloc_counter_parse(out, sizeof(out),
-							     id) != 0)
+	if (obj != NULL &&
+	    vsteer_dv_cmd_alloc_counter_parse(out, sizeof(out), id) != 0)
 		return NULL;
 	return obj;
 }
@@ -1306,7 +1336,9 @@ test_devx_counter(void)
 		    EINVAL, "QUERY_FLOW_COUNTER is not a general command");
 	errno = 0;
 	VT_CHECK(sv_mlx5dv_devx_obj_create(e->ctx[1], in, 32, out, 32) ==
-		 NULL && errno == EINVAL, "QUERY as create");
+				 NULL &&
+			 errno == EINVAL,
+		 "QUERY as create");
 	vsteer_dv_cmd_alloc_counter(in);
 	VT_CHECK_EQ(sv_mlx5dv_devx_obj_query(c1, in, 16, out, 32), EINVAL,
 		    "ALLOC as query");
@@ -1315,20 +1347,27 @@ test_devx_counter(void)
 	in[0] = 0x09;
 	errno = 0;
 	VT_CHECK(sv_mlx5dv_devx_obj_create(e->ctx[1], in, 64, out, 64) ==
-		 NULL && errno == EOPNOTSUPP, "CREATE_TIR");
+				 NULL &&
+			 errno == EOPNOTSUPP,
+		 "CREATE_TIR");
 	/* Bulk allocation, short output, generic device. */
 	vsteer_dv_cmd_alloc_counter(in);
 	in[15] = 1;
 	errno = 0;
 	VT_CHECK(sv_mlx5dv_devx_obj_create(e->ctx[1], in, 16, out, 16) ==
-		 NULL && errno == EOPNOTSUPP, "bulk");
+				 NULL &&
+			 errno == EOPNOTSUPP,
+		 "bulk");
 	in[15] = 0;
 	errno = 0;
-	VT_CHECK(sv_mlx5dv_devx_obj_create(e->ctx[1], in, 16, out, 8) ==
-		 NULL && errno == EINVAL, "outlen 8");
+	VT_CHECK(sv_mlx5dv_devx_obj_create(e->ctx[1], in, 16, out, 8) == NULL &&
+			 errno == EINVAL,
+		 "outlen 8");
 	errno = 0;
 	VT_CHECK(sv_mlx5dv_devx_obj_create(e->ctx[0], in, 16, out, 16) ==
-		 NULL && errno == EOPNOTSUPP, "generic device");
+				 NULL &&
+			 errno == EOPNOTSUPP,
+		 "generic device");
 	VT_CHECK_EQ(sv_mlx5dv_devx_obj_destroy(c1), 0, "dealloc 1");
 	VT_CHECK_EQ(sv_mlx5dv_devx_obj_destroy(c2), 0, "dealloc 2");
 	ENV_DOWN(e);
@@ -1355,12 +1394,15 @@ test_flow_errors(void)
 	c1 = alloc_counter(e->ctx[1], &id1);
 	c2 = alloc_counter(e->ctx[1], &id2);
 	VT_CHECK(c1 != NULL && c2 != NULL, "counters");
-#define FLOW_FAILS(mt, n, err, what) do { \
-	errno = 0; \
-	VT_CHECK(sv_mlx5dv_create_flow((mt), vsteer_dv_params(&dm.value), \
-				       (n), a) == NULL, what); \
-	VT_CHECK_EQ(errno, err, what); \
-} while (0)
+#define FLOW_FAILS(mt, n, err, what)                                        \
+	do {                                                                \
+		errno = 0;                                                  \
+		VT_CHECK(sv_mlx5dv_create_flow((mt),                        \
+					       vsteer_dv_params(&dm.value), \
+					       (n), a) == NULL,             \
+			 what);                                             \
+		VT_CHECK_EQ(errno, err, what);                              \
+	} while (0)
 	memset(a, 0, sizeof(a));
 	a[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
 	a[0].qp = e->q[0].hqp;
@@ -1564,15 +1606,17 @@ test_egress(void)
 	a[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
 	a[0].qp = e->q[0].hqp;
 	errno = 0;
-	VT_CHECK(sv_mlx5dv_create_flow(m, vsteer_dv_params(&dm.value), 1,
-				       a) == NULL && errno == EINVAL,
+	VT_CHECK(sv_mlx5dv_create_flow(m, vsteer_dv_params(&dm.value), 1, a) ==
+				 NULL &&
+			 errno == EINVAL,
 		 "egress to a QP");
 	a[0].type = MLX5DV_FLOW_ACTION_TAG;
 	a[0].tag_value = 1;
 	a[1].type = MLX5DV_FLOW_ACTION_DROP;
 	errno = 0;
-	VT_CHECK(sv_mlx5dv_create_flow(m, vsteer_dv_params(&dm.value), 2,
-				       a) == NULL && errno == EINVAL,
+	VT_CHECK(sv_mlx5dv_create_flow(m, vsteer_dv_params(&dm.value), 2, a) ==
+				 NULL &&
+			 errno == EINVAL,
 		 "egress tag");
 	a[0].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 	a[0].obj = cd;

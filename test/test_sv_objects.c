@@ -76,8 +76,9 @@ tdev_close(struct tdev *d)
 	return softverbs_device_remove(d->name);
 }
 
-#define CQ_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG | \
-		  IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_CVLAN)
+#define CQ_FLAGS                                             \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG | \
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_CVLAN)
 
 static struct ibv_cq_ex *
 mk_cq(struct tdev *d, uint32_t cqe)
@@ -176,7 +177,7 @@ qp_state(struct ibv_qp *qp)
 	struct ibv_qp_attr a;
 
 	if (sv_query_qp(qp, &a, IBV_QP_STATE, &init) != 0)
-		return (enum ibv_qp_state)-1;
+		return (enum ibv_qp_state) - 1;
 	return a.qp_state;
 }
 
@@ -244,11 +245,11 @@ test_device_list_open_close(void)
 	struct ibv_pd *pd;
 	int i, n, found = 0;
 
-	VT_CHECK_EQ(softverbs_device_add("mem:objdev", NULL, n0, sizeof(n0)),
-		    0, "first end");
+	VT_CHECK_EQ(softverbs_device_add("mem:objdev", NULL, n0, sizeof(n0)), 0,
+		    "first end");
 	VT_CHECK(strcmp(n0, "mem:objdev.0") == 0, "name %s", n0);
-	VT_CHECK_EQ(softverbs_device_add("mem:objdev", NULL, n1, sizeof(n1)),
-		    0, "second end");
+	VT_CHECK_EQ(softverbs_device_add("mem:objdev", NULL, n1, sizeof(n1)), 0,
+		    "second end");
 	VT_CHECK(strcmp(n1, "mem:objdev.1") == 0, "name %s", n1);
 	VT_CHECK_EQ(softverbs_device_add("mem:objdev", NULL, NULL, 0), EBUSY,
 		    "a link has two ends");
@@ -257,8 +258,8 @@ test_device_list_open_close(void)
 	VT_CHECK_EQ(softverbs_device_add("if:svnosuch0", NULL, NULL, 0), ENODEV,
 		    "no such interface");
 	VT_CHECK_EQ(softverbs_device_add("mem:objdev2", NULL, tiny,
-					 sizeof(tiny)), ENAMETOOLONG,
-		    "name buffer too small");
+					 sizeof(tiny)),
+		    ENAMETOOLONG, "name buffer too small");
 
 	list = sv_get_device_list(&n);
 	VT_CHECK(list != NULL && list[n] == NULL, "NULL-terminated list");
@@ -296,7 +297,8 @@ test_device_list_open_close(void)
 	VT_CHECK(ctx->ops.poll_cq == sv_poll_cq, "poll_cq");
 	/* Not implemented: the inline wrapper says so. */
 	VT_CHECK(ibv_alloc_td(ctx, &(struct ibv_td_init_attr){ 0 }) == NULL &&
-		 errno == EOPNOTSUPP, "no thread domains");
+			 errno == EOPNOTSUPP,
+		 "no thread domains");
 
 	pd = sv_alloc_pd(ctx);
 	VT_CHECK(pd != NULL, "pd");
@@ -338,10 +340,12 @@ test_query_device(void)
 		 "RSS on raw packet QPs");
 	VT_CHECK_EQ(ax.rss_caps.rx_hash_fields_mask,
 		    IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
-		    IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 |
-		    IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |
-		    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP |
-		    IBV_RX_HASH_INNER, "hash fields");
+			    IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 |
+			    IBV_RX_HASH_SRC_PORT_TCP |
+			    IBV_RX_HASH_DST_PORT_TCP |
+			    IBV_RX_HASH_SRC_PORT_UDP |
+			    IBV_RX_HASH_DST_PORT_UDP | IBV_RX_HASH_INNER,
+		    "hash fields");
 	VT_CHECK_EQ(ax.raw_packet_caps, IBV_RAW_PACKET_CAP_IP_CSUM, "raw caps");
 	VT_CHECK_EQ(ax.max_wq_type_rq, SV_MAX_WQ, "max WQs");
 	VT_CHECK_EQ(ax.tso_caps.max_tso, 0, "no TSO claimed");
@@ -402,11 +406,16 @@ test_mr(void)
 	VT_CHECK_EQ(tdev_open(&d, "mem:objmr", SV_PROFILE_GENERIC), 0, "open");
 	sctx = sv_ctx(d.ctx);
 	VT_CHECK(sv_reg_mr(d.pd, buf, sizeof(buf), 1 << 15) == NULL &&
-		 errno == EINVAL, "unknown access bit");
+			 errno == EINVAL,
+		 "unknown access bit");
 	VT_CHECK(sv_reg_mr(d.pd, buf, sizeof(buf), IBV_ACCESS_REMOTE_WRITE) ==
-		 NULL && errno == EINVAL, "remote write needs local write");
+				 NULL &&
+			 errno == EINVAL,
+		 "remote write needs local write");
 	VT_CHECK(sv_reg_mr(d.pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND) ==
-		 NULL && errno == EOPNOTSUPP, "no ODP");
+				 NULL &&
+			 errno == EOPNOTSUPP,
+		 "no ODP");
 	VT_CHECK(sv_reg_mr(d.pd, buf, 0, 0) == NULL && errno == EINVAL,
 		 "empty");
 	hole = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
@@ -414,24 +423,28 @@ test_mr(void)
 	VT_CHECK(hole != MAP_FAILED, "mmap");
 	VT_CHECK_EQ(munmap((char *)hole + pg, (size_t)pg), 0, "munmap");
 	VT_CHECK(sv_reg_mr(d.pd, hole, (size_t)pg * 2, 0) == NULL &&
-		 errno == EFAULT, "range not mapped");
+			 errno == EFAULT,
+		 "range not mapped");
 	munmap(hole, (size_t)pg);
 
 	mr = sv_reg_mr(d.pd, buf, sizeof(buf),
 		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
 	VT_CHECK(mr != NULL, "reg (optional bit ignored)");
-	VT_CHECK(mr->addr == buf && mr->length == sizeof(buf) &&
-		 mr->pd == d.pd, "fields");
+	VT_CHECK(mr->addr == buf && mr->length == sizeof(buf) && mr->pd == d.pd,
+		 "fields");
 	VT_CHECK(sv_mr_lookup(sctx, mr->lkey, (uintptr_t)buf, sizeof(buf)) ==
-		 sv_container_of(mr, struct sv_mr, mr), "whole range");
+			 sv_container_of(mr, struct sv_mr, mr),
+		 "whole range");
 	VT_CHECK(sv_mr_lookup(sctx, mr->lkey, (uintptr_t)buf + 100, 1) != NULL,
 		 "inside");
 	VT_CHECK(sv_mr_lookup(sctx, mr->lkey, (uintptr_t)buf - 1, 2) == NULL,
 		 "starts before");
 	VT_CHECK(sv_mr_lookup(sctx, mr->lkey, (uintptr_t)buf + sizeof(buf) - 1,
-			      2) == NULL, "ends after");
+			      2) == NULL,
+		 "ends after");
 	VT_CHECK(sv_mr_lookup(sctx, mr->lkey, (uintptr_t)buf,
-			      sizeof(buf) + 1) == NULL, "longer");
+			      sizeof(buf) + 1) == NULL,
+		 "longer");
 	VT_CHECK(sv_mr_lookup(sctx, mr->lkey ^ 1, (uintptr_t)buf, 1) == NULL,
 		 "other generation");
 	VT_CHECK(sv_mr_lookup(sctx, 0xffffffff, (uintptr_t)buf, 1) == NULL,
@@ -550,7 +563,8 @@ test_cq(void)
 	cq = sv_create_cq(d.ctx, 4, NULL, NULL, 0);
 	VT_CHECK(cq != NULL, "plain cq");
 	VT_CHECK(sv_create_cq(d.ctx, 0, NULL, NULL, 0) == NULL &&
-		 errno == EINVAL, "plain cq, 0 entries");
+			 errno == EINVAL,
+		 "plain cq, 0 entries");
 	VT_CHECK_EQ(ibv_poll_cq(cq, 4, wc), 0, "empty");
 	memset(&e, 0, sizeof(e));
 	e.wr_id = 7;
@@ -561,7 +575,8 @@ test_cq(void)
 	VT_CHECK(sv_cq_push(sv_cq_from_ibv(cq), &e), "push");
 	VT_CHECK_EQ(ibv_poll_cq(cq, 1, wc), 1, "one");
 	VT_CHECK(wc[0].wr_id == 7 && wc[0].opcode == IBV_WC_SEND &&
-		 wc[0].qp_num == 33 && wc[0].status == IBV_WC_SUCCESS, "wc");
+			 wc[0].qp_num == 33 && wc[0].status == IBV_WC_SUCCESS,
+		 "wc");
 	VT_CHECK_EQ(ibv_poll_cq(cq, 4, wc), 1, "the rest");
 	VT_CHECK_EQ(wc[0].wr_id, 8, "second");
 	VT_CHECK_EQ(sv_destroy_cq(cq), 0, "destroy plain");
@@ -576,8 +591,11 @@ static struct ibv_wq *
 mk_wq(struct tdev *d, struct ibv_cq_ex *cq, uint32_t max_wr, uint32_t max_sge)
 {
 	struct ibv_wq_init_attr a = {
-		.wq_type = IBV_WQT_RQ, .max_wr = max_wr, .max_sge = max_sge,
-		.pd = d->pd, .cq = ibv_cq_ex_to_cq(cq),
+		.wq_type = IBV_WQT_RQ,
+		.max_wr = max_wr,
+		.max_sge = max_sge,
+		.pd = d->pd,
+		.cq = ibv_cq_ex_to_cq(cq),
 	};
 
 	return ibv_create_wq(d->ctx, &a);
@@ -674,8 +692,8 @@ test_wq_create_modify(void)
 	VT_CHECK_EQ(ibv_post_wq_recv(wq, wr, &bad), EINVAL, "num_sge > max");
 	VT_CHECK(bad == &wr[1], "bad_wr is the second WR");
 	VT_CHECK_EQ(sv_wq_deliver(sv_container_of(wq, struct sv_wq, wq), frame,
-				  sizeof(frame), NULL, 0), ENOBUFS,
-		    "no delivery in RESET");
+				  sizeof(frame), NULL, 0),
+		    ENOBUFS, "no delivery in RESET");
 	wr[1].num_sge = 1;
 	wr[2].next = NULL;
 	bad = NULL;
@@ -731,8 +749,7 @@ test_wq_deliver(void)
 	struct tdev d;
 	int i;
 
-	VT_CHECK_EQ(tdev_open(&d, "mem:objdlv", SV_PROFILE_GENERIC), 0,
-		    "open");
+	VT_CHECK_EQ(tdev_open(&d, "mem:objdlv", SV_PROFILE_GENERIC), 0, "open");
 	cq = mk_cq(&d, 16);
 	wq = mk_wq(&d, cq, 8, 2);
 	VT_CHECK(cq != NULL && wq != NULL, "cq, wq");
@@ -743,7 +760,7 @@ test_wq_deliver(void)
 	VT_CHECK(mr != NULL && mr_ro != NULL, "mrs");
 	for (i = 0; i < 100; i++)
 		frame[i] = (uint8_t)i;
-	frame[12] = 0x81;  /* 802.1Q, TCI 0x2064 */
+	frame[12] = 0x81; /* 802.1Q, TCI 0x2064 */
 	frame[13] = 0x00;
 	frame[14] = 0x20;
 	frame[15] = 0x64;
@@ -775,18 +792,21 @@ test_wq_deliver(void)
 	for (i = 0; i < 5; i++)
 		VT_CHECK_EQ(sv_wq_deliver(swq, frame, sizeof(frame),
 					  i == 4 ? NULL : &act,
-					  IBV_WC_IP_CSUM_OK), 0, "deliver %d",
-			    i);
+					  IBV_WC_IP_CSUM_OK),
+			    0, "deliver %d", i);
 	VT_CHECK_EQ(sv_wq_deliver(swq, frame, sizeof(frame), &act, 0), ENOBUFS,
 		    "nothing posted");
 	VT_CHECK_EQ(poll_all(cq, w, 8), 5, "five completions");
 	VT_CHECK(w[0].wr_id == 10 && w[0].status == IBV_WC_SUCCESS &&
-		 w[0].opcode == IBV_WC_RECV && w[0].byte_len == 100 &&
-		 w[0].flow_tag == 0x123456 && w[0].wc_flags == IBV_WC_IP_CSUM_OK &&
-		 w[0].qp_num == wq->wq_num, "scattered");
+			 w[0].opcode == IBV_WC_RECV && w[0].byte_len == 100 &&
+			 w[0].flow_tag == 0x123456 &&
+			 w[0].wc_flags == IBV_WC_IP_CSUM_OK &&
+			 w[0].qp_num == wq->wq_num,
+		 "scattered");
 	VT_CHECK_EQ(w[0].cvlan, 0x2064, "VLAN TCI");
 	VT_CHECK(memcmp(mem, frame, 60) == 0 &&
-		 memcmp(mem + 1000, frame + 60, 40) == 0, "bytes across SGEs");
+			 memcmp(mem + 1000, frame + 60, 40) == 0,
+		 "bytes across SGEs");
 	VT_CHECK_EQ(mem[1040], 0, "nothing past the frame");
 	VT_CHECK(w[1].wr_id == 11 && w[1].status == IBV_WC_LOC_PROT_ERR,
 		 "SGE outside the MR: %d", w[1].status);
@@ -796,7 +816,8 @@ test_wq_deliver(void)
 	VT_CHECK(w[3].wr_id == 13 && w[3].status == IBV_WC_LOC_LEN_ERR,
 		 "buffer too small");
 	VT_CHECK(w[4].wr_id == 14 && w[4].status == IBV_WC_SUCCESS &&
-		 w[4].flow_tag == 0 && memcmp(mem + 3000, frame, 100) == 0,
+			 w[4].flow_tag == 0 &&
+			 memcmp(mem + 3000, frame, 100) == 0,
 		 "errors leave the WQ ready; no tag without a TAG action");
 	VT_CHECK_EQ(wq->state, IBV_WQS_RDY, "still ready");
 
@@ -880,20 +901,24 @@ test_ind_table(void)
 	ia.log_ind_tbl_size = SV_MAX_IND_LOG + 1;
 	ia.ind_tbl = wqs;
 	VT_CHECK(ibv_create_rwq_ind_table(d.ctx, &ia) == NULL &&
-		 errno == EINVAL, "larger than max_rwq_indirection_table_size");
+			 errno == EINVAL,
+		 "larger than max_rwq_indirection_table_size");
 	ia.log_ind_tbl_size = 1;
 	tbl[0] = wqs[0];
 	tbl[1] = other_wq;
 	ia.ind_tbl = tbl;
 	VT_CHECK(ibv_create_rwq_ind_table(d.ctx, &ia) == NULL &&
-		 errno == EINVAL, "WQ of another context");
+			 errno == EINVAL,
+		 "WQ of another context");
 	tbl[1] = NULL;
 	VT_CHECK(ibv_create_rwq_ind_table(d.ctx, &ia) == NULL &&
-		 errno == EINVAL, "missing entry");
+			 errno == EINVAL,
+		 "missing entry");
 	ia.ind_tbl = wqs;
 	ia.comp_mask = 1;
 	VT_CHECK(ibv_create_rwq_ind_table(d.ctx, &ia) == NULL &&
-		 errno == EOPNOTSUPP, "comp_mask");
+			 errno == EOPNOTSUPP,
+		 "comp_mask");
 	ia.comp_mask = 0;
 	ind = ibv_create_rwq_ind_table(d.ctx, &ia);
 	VT_CHECK(ind != NULL, "create");
@@ -903,7 +928,8 @@ test_ind_table(void)
 	VT_CHECK(mk_hash_qp(&d, ind, F_V4, 32) == NULL && errno == EINVAL,
 		 "key length must be 40");
 	VT_CHECK(mk_hash_qp(&d, ind, IBV_RX_HASH_IPSEC_SPI, 40) == NULL &&
-		 errno == EOPNOTSUPP, "field not in rx_hash_fields_mask");
+			 errno == EOPNOTSUPP,
+		 "field not in rx_hash_fields_mask");
 	qp = mk_hash_qp(&d, ind, F_V4 | F_TCP, 40);
 	VT_CHECK(qp != NULL, "hash QP");
 	VT_CHECK_EQ(ibv_destroy_rwq_ind_table(ind), EBUSY, "table in use");
@@ -995,10 +1021,12 @@ hash_qp_rules(enum sv_profile profile, const char *wire)
 	 * generic: INIT(port) -> RTR as mlx4 does it. */
 	if (mlx5) {
 		VT_CHECK_EQ(qp_to(qp, IBV_QPS_INIT, IBV_QP_STATE | IBV_QP_PORT,
-				  1), ENOSYS, "modify hash QP");
+				  1),
+			    ENOSYS, "modify hash QP");
 	} else {
 		VT_CHECK_EQ(qp_to(qp, IBV_QPS_INIT, IBV_QP_STATE | IBV_QP_PORT,
-				  1), 0, "INIT");
+				  1),
+			    0, "INIT");
 		VT_CHECK_EQ(qp_to(qp, IBV_QPS_RTR, IBV_QP_STATE, 0), 0, "RTR");
 		VT_CHECK_EQ(qp_state(qp), IBV_QPS_RTR, "state");
 	}
@@ -1086,8 +1114,9 @@ test_qp_state_machine(void)
 		    "INIT without PORT");
 	VT_CHECK_EQ(qp_to(qp, IBV_QPS_INIT, IBV_QP_STATE | IBV_QP_PORT, 2),
 		    EINVAL, "port 2 does not exist");
-	VT_CHECK_EQ(qp_to(qp, IBV_QPS_INIT, IBV_QP_STATE | IBV_QP_PORT |
-			  IBV_QP_QKEY, 1), EINVAL, "QKEY is not raw packet");
+	VT_CHECK_EQ(qp_to(qp, IBV_QPS_INIT,
+			  IBV_QP_STATE | IBV_QP_PORT | IBV_QP_QKEY, 1),
+		    EINVAL, "QKEY is not raw packet");
 	VT_CHECK_EQ(qp_to(qp, IBV_QPS_RTR, IBV_QP_STATE, 0), EINVAL,
 		    "RESET -> RTR");
 	VT_CHECK_EQ(qp_state(qp), IBV_QPS_RESET, "nothing modified");
@@ -1105,8 +1134,7 @@ test_qp_state_machine(void)
 	VT_CHECK_EQ(qp_state(qp), IBV_QPS_RTR, "still RTR");
 	VT_CHECK_EQ(qp_to(qp, IBV_QPS_RTS, IBV_QP_STATE, 0), 0, "RTR -> RTS");
 	VT_CHECK_EQ(qp_to(qp, IBV_QPS_RTS, 0, 0), 0, "RTS -> RTS, no change");
-	VT_CHECK_EQ(qp_to(qp, IBV_QPS_SQD, IBV_QP_STATE, 0), EINVAL,
-		    "no SQD");
+	VT_CHECK_EQ(qp_to(qp, IBV_QPS_SQD, IBV_QP_STATE, 0), EINVAL, "no SQD");
 	VT_CHECK_EQ(qp_to(qp, IBV_QPS_ERR, IBV_QP_STATE, 0), 0, "RTS -> ERR");
 	VT_CHECK_EQ(qp_to(qp, IBV_QPS_RTS, IBV_QP_STATE, 0), EINVAL,
 		    "ERR -> RTS");
@@ -1225,7 +1253,8 @@ test_send_wire(void)
 		 "frame 2 gathered");
 	VT_CHECK_EQ(poll_all(e.cq, w, 8), 1, "only the signaled WR");
 	VT_CHECK(w[0].wr_id == 3 && w[0].status == IBV_WC_SUCCESS &&
-		 w[0].opcode == IBV_WC_SEND && w[0].qp_num == e.qp->qp_num,
+			 w[0].opcode == IBV_WC_SEND &&
+			 w[0].qp_num == e.qp->qp_num,
 		 "send completion");
 	VT_CHECK_EQ(softverbs_port_stats(e.d.ctx, 1, &st), 0, "stats");
 	VT_CHECK_EQ(st.tx_frames, 3, "tx_frames");
@@ -1315,7 +1344,8 @@ test_send_queue_full(void)
 	sge = (struct ibv_sge){ (uintptr_t)e.buf, mk_udp4(e.buf, 10, 2),
 				e.mr->lkey };
 	for (i = 0; i < 4; i++) {
-		mk_wr(&wr[i], &sge, (uint64_t)i, i == 3 ? IBV_SEND_SIGNALED : 0);
+		mk_wr(&wr[i], &sge, (uint64_t)i,
+		      i == 3 ? IBV_SEND_SIGNALED : 0);
 		wr[i].next = i < 3 ? &wr[i + 1] : NULL;
 	}
 	VT_CHECK_EQ(ibv_post_send(e.qp, wr, &bad), 0, "four");
@@ -1412,7 +1442,8 @@ test_send_local_errors(void)
 	VT_CHECK_EQ(ibv_post_send(e.qp, wr, &bad), 0, "1519 bytes");
 	VT_CHECK_EQ(poll_all(e.cq, w, 8), 2, "two");
 	VT_CHECK(w[0].wr_id == 30 && w[0].status == IBV_WC_SUCCESS &&
-		 w[0].byte_len == 1518, "fits");
+			 w[0].byte_len == 1518,
+		 "fits");
 	VT_CHECK(w[1].wr_id == 31 && w[1].status == IBV_WC_LOC_LEN_ERR,
 		 "too long");
 	VT_CHECK_EQ(peer_rx(e.peer, rx), 1, "one frame");
@@ -1472,11 +1503,11 @@ test_send_ip_csum(void)
 	VT_CHECK_EQ(ibv_post_send(e.qp, &wr, &bad), 0, "post");
 	VT_CHECK_EQ(peer_rx(e.peer, rx), 1, "sent");
 	VT_CHECK(memcmp(f, copy, len) == 0, "the application's buffer is "
-		 "not written");
+					    "not written");
 	VT_CHECK(rx->data[0][24] != 0 || rx->data[0][25] != 0, "IP csum set");
 	VT_CHECK_EQ(csum(rx->data[0] + 14, 20, 0), 0xffff, "IPv4 header");
-	VT_CHECK_EQ(l4_verify(rx->data[0], false, 14, 34, IPPROTO_UDP,
-			      8 + 33), 0xffff, "UDP checksum");
+	VT_CHECK_EQ(l4_verify(rx->data[0], false, 14, 34, IPPROTO_UDP, 8 + 33),
+		    0xffff, "UDP checksum");
 	/* Without the flag, nothing is touched. */
 	wr.send_flags = 0;
 	VT_CHECK_EQ(ibv_post_send(e.qp, &wr, &bad), 0, "post");
@@ -1562,10 +1593,9 @@ test_counters(void)
 	uint64_t v[4];
 	struct tdev d;
 
-	VT_CHECK_EQ(tdev_open(&d, "mem:objcnt", SV_PROFILE_GENERIC), 0,
-		    "open");
-	VT_CHECK(ibv_create_counters(d.ctx, &ca) == NULL &&
-		 errno == EOPNOTSUPP, "comp_mask");
+	VT_CHECK_EQ(tdev_open(&d, "mem:objcnt", SV_PROFILE_GENERIC), 0, "open");
+	VT_CHECK(ibv_create_counters(d.ctx, &ca) == NULL && errno == EOPNOTSUPP,
+		 "comp_mask");
 	ca.comp_mask = 0;
 	c = ibv_create_counters(d.ctx, &ca);
 	VT_CHECK(c != NULL, "create");
@@ -1574,8 +1604,7 @@ test_counters(void)
 	at.counter_desc = IBV_COUNTER_PACKETS;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, &fake), ENOTSUP,
 		    "dynamic attach");
-	at.counter_desc = (enum ibv_counter_description)(IBV_COUNTER_BYTES +
-							 1);
+	at.counter_desc = (enum ibv_counter_description)(IBV_COUNTER_BYTES + 1);
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), ENOTSUP,
 		    "unknown description");
 	at.counter_desc = IBV_COUNTER_PACKETS;
@@ -1590,8 +1619,8 @@ test_counters(void)
 		    "ncounters below highest index + 1");
 	memset(v, 0xff, sizeof(v));
 	VT_CHECK_EQ(ibv_read_counters(c, v, 4,
-				      IBV_READ_COUNTERS_ATTR_PREFER_CACHED), 0,
-		    "read");
+				      IBV_READ_COUNTERS_ATTR_PREFER_CACHED),
+		    0, "read");
 	VT_CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0,
 		 "cleared on creation; unused slots zero");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 1u << 5), EOPNOTSUPP,
@@ -1628,9 +1657,9 @@ test_counters(void)
 	/* An object without attach points cannot be bound. */
 	c2 = ibv_create_counters(d.ctx, &ca);
 	VT_CHECK(c2 != NULL, "create");
-	VT_CHECK_EQ(sv_counters_bind(sv_container_of(c2, struct sv_counters,
-						     c)), EINVAL,
-		    "bind without points");
+	VT_CHECK_EQ(sv_counters_bind(
+			    sv_container_of(c2, struct sv_counters, c)),
+		    EINVAL, "bind without points");
 	VT_CHECK_EQ(ibv_read_counters(c2, NULL, 0, 0), 0, "nothing to read");
 	VT_CHECK_EQ(ibv_destroy_counters(c2), 0, "destroy");
 	VT_CHECK_EQ(tdev_close(&d), 0, "close");
@@ -1733,7 +1762,8 @@ test_rx_through_flow(void)
 	VT_CHECK_EQ(sv_wire_tx(peer, &iov, first, 1), 1, "peer sends");
 	VT_CHECK_EQ(poll_all(cq, w, 4), 1, "polling pumped the frame in");
 	VT_CHECK(w[0].wr_id == 77 && w[0].status == IBV_WC_SUCCESS &&
-		 w[0].byte_len == sizeof(frame) && w[0].flow_tag == 0xbeef,
+			 w[0].byte_len == sizeof(frame) &&
+			 w[0].flow_tag == 0xbeef,
 		 "completion");
 	VT_CHECK(memcmp(mem, frame, sizeof(frame)) == 0, "bytes");
 	/* No buffer left: the next frame is dropped and counted. */
@@ -1789,7 +1819,8 @@ mt_post(struct mt_q *q, unsigned int slot)
 {
 	struct ibv_sge sge = { (uintptr_t)q->mem + slot * MT_BUFSZ, MT_BUFSZ,
 			       q->lkey };
-	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
+	struct ibv_recv_wr wr = { .wr_id = slot,
+				  .sg_list = &sge,
 				  .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
@@ -1965,7 +1996,8 @@ test_threads(void)
 		args[i].m = m;
 		args[i].qi = i;
 		VT_CHECK_EQ(pthread_create(&m->q[i].th, NULL, mt_poller,
-					   &args[i]), 0, "thread");
+					   &args[i]),
+			    0, "thread");
 	}
 	VT_CHECK_EQ(pthread_create(&sth, NULL, mt_sender, m), 0, "thread");
 	deadline = now_s() + 10.0;

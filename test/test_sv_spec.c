@@ -43,11 +43,11 @@ static const uint8_t f_v4_tcp[] = {
  * IP(src="192.168.1.1", dst="192.168.1.2", ttl=17, id=7)/
  * UDP(sport=4000, dport=4001)/Raw(b"abcdefg") */
 static const uint8_t f_v4_udp[] = {
-	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
-	0x08, 0x00, 0x45, 0x00, 0x00, 0x23, 0x00, 0x07, 0x00, 0x00, 0x11, 0x11,
-	0x26, 0x70, 0xc0, 0xa8, 0x01, 0x01, 0xc0, 0xa8, 0x01, 0x02, 0x0f, 0xa0,
-	0x0f, 0xa1, 0x00, 0x0f, 0xcc, 0x0d, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66,
-	0x67,
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00,
+	0x00, 0x01, 0x08, 0x00, 0x45, 0x00, 0x00, 0x23, 0x00, 0x07,
+	0x00, 0x00, 0x11, 0x11, 0x26, 0x70, 0xc0, 0xa8, 0x01, 0x01,
+	0xc0, 0xa8, 0x01, 0x02, 0x0f, 0xa0, 0x0f, 0xa1, 0x00, 0x0f,
+	0xcc, 0x0d, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67,
 };
 
 /* Ether(dst="02:00:00:00:00:02", src="02:00:00:00:00:01")/
@@ -70,7 +70,11 @@ static const uint8_t f_v6_ext_udp[] = {
 #define FB_MAX 512
 #define FB_FIX_MAX 8
 
-enum { FIX_IPV4 = 1, FIX_IPV6, FIX_UDP };
+enum {
+	FIX_IPV4 = 1,
+	FIX_IPV6,
+	FIX_UDP
+};
 
 struct fb {
 	uint8_t b[FB_MAX];
@@ -85,9 +89,10 @@ static const uint8_t MAC_S[6] = { 0x02, 0x66, 0x77, 0x88, 0x99, 0xaa };
 static const uint8_t MAC_ID[6] = { 0x0a, 0x00, 0x00, 0x00, 0x01, 0x01 };
 static const uint8_t MAC_IS[6] = { 0x0a, 0x00, 0x00, 0x00, 0x02, 0x02 };
 static const uint8_t IP6_A[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
-				   0, 0, 0, 0, 0, 0, 0, 0x0a };
-static const uint8_t IP6_B[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
-				   0, 0, 0, 0, 0xfe, 0xdc, 0, 0x0b };
+				   0,	 0,    0,    0,	   0, 0, 0, 0x0a };
+static const uint8_t IP6_B[16] = {
+	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0xdc, 0, 0x0b
+};
 
 static void
 fb_init(struct fb *f)
@@ -163,12 +168,12 @@ fb_ipv4(struct fb *f, uint8_t proto, uint32_t src, uint32_t dst, uint8_t tos,
 
 	fb_u8(f, 0x45);
 	fb_u8(f, tos);
-	fb_u16(f, 0);           /* total length: fixed up */
+	fb_u16(f, 0); /* total length: fixed up */
 	fb_u16(f, 0x1234);
 	fb_u16(f, frag);
 	fb_u8(f, ttl);
 	fb_u8(f, proto);
-	fb_u16(f, 0);           /* checksum: fixed up */
+	fb_u16(f, 0); /* checksum: fixed up */
 	fb_u32(f, src);
 	fb_u32(f, dst);
 	fb_fixup(f, FIX_IPV4, off);
@@ -182,7 +187,7 @@ fb_ipv6(struct fb *f, uint8_t nh, const uint8_t *src, const uint8_t *dst,
 	uint32_t off = f->n;
 
 	fb_u32(f, 6u << 28 | (uint32_t)tc << 20 | (fl & 0xfffff));
-	fb_u16(f, 0);           /* payload length: fixed up */
+	fb_u16(f, 0); /* payload length: fixed up */
 	fb_u8(f, nh);
 	fb_u8(f, hlim);
 	fb_bytes(f, src, 16);
@@ -309,7 +314,15 @@ fb_done(struct fb *f)
 }
 
 /* Standard frames; offsets of interest are returned through o[]. */
-enum { O_L3, O_L4, O_TUN, O_IL2, O_IL3, O_IL4, O_N };
+enum {
+	O_L3,
+	O_L4,
+	O_TUN,
+	O_IL2,
+	O_IL3,
+	O_IL4,
+	O_N
+};
 
 static void
 mk_v4_tcp(struct fb *f, uint32_t *o)
@@ -355,7 +368,7 @@ mk_v6_longext(struct fb *f, uint32_t *o)
 	o[O_L3] = fb_ipv6(f, 0, IP6_A, IP6_B, 0, 0, 64);
 	fb_u8(f, 60);
 	fb_u8(f, 1);
-	fb_u8(f, 1);                    /* PadN over the remaining 12 */
+	fb_u8(f, 1); /* PadN over the remaining 12 */
 	fb_u8(f, 12);
 	for (i = 0; i < 12; i++)
 		fb_u8(f, 0);
@@ -575,8 +588,8 @@ value_within_mask(const struct sv_match *m)
 	return true;
 }
 
-#define SPEC_HDR(t, st) .type = (enum ibv_flow_spec_type)(t), \
-	.size = sizeof(struct st)
+#define SPEC_HDR(t, st) \
+	.type = (enum ibv_flow_spec_type)(t), .size = sizeof(struct st)
 
 static struct ibv_flow_spec_eth
 sp_eth(uint32_t type)
@@ -791,13 +804,13 @@ test_parse_ipv6_ext(void)
 	fb_init(&f);
 	fb_eth(&f, MAC_D, MAC_S, 0x86dd);
 	o[O_L3] = fb_ipv6(&f, 0, IP6_A, IP6_B, 0, 0, 64);
-	fb_u8(&f, 44);                  /* hop-by-hop, next: fragment */
+	fb_u8(&f, 44); /* hop-by-hop, next: fragment */
 	fb_u8(&f, 0);
 	fb_u32(&f, 0x01040000);
 	fb_u16(&f, 0);
-	fb_u8(&f, 6);                   /* fragment, next: TCP */
+	fb_u8(&f, 6); /* fragment, next: TCP */
 	fb_u8(&f, 0);
-	fb_u16(&f, 0x0001);             /* offset 0, M */
+	fb_u16(&f, 0x0001); /* offset 0, M */
 	fb_u32(&f, 0x12345678);
 	fb_tcp(&f, 1, 2, 0x02);
 	fb_done(&f);
@@ -1024,7 +1037,8 @@ test_parse_mpls(void)
 	memcpy(&lse, f.b + o[O_TUN], 4);
 	VT_CHECK_EQ(k.mpls_label, lse, "first label stack entry, 32 bits");
 	VT_CHECK_EQ(ntohl(k.mpls_label) >> 12, 1000, "label value");
-	VT_CHECK_EQ(k.inner.present, SV_P_IPV4 | SV_P_UDP, "ip after the stack");
+	VT_CHECK_EQ(k.inner.present, SV_P_IPV4 | SV_P_UDP,
+		    "ip after the stack");
 	VT_CHECK_EQ(k.inner.ether_type, htons(0x0800), "inner ip version");
 	VT_CHECK_EQ(k.inner.dport, htons(20), "inner udp");
 	VT_CHECK_EQ(info.inner_l3_off, o[O_IL3], "inner l3 after 2 labels");
@@ -1077,12 +1091,14 @@ static int
 test_parse_truncated(void)
 {
 	static const mk_fn mk[] = {
-		mk_v4_tcp, mk_v4_udp, mk_v6_udp, mk_v6_longext, mk_qinq,
-		mk_vxlan,
-		mk_gre_eth, mk_gre_ip, mk_mpls_udp, mk_mpls_gre,
-		mk_mpls_plain, mk_esp,
+		mk_v4_tcp,   mk_v4_udp,	  mk_v6_udp,	 mk_v6_longext,
+		mk_qinq,     mk_vxlan,	  mk_gre_eth,	 mk_gre_ip,
+		mk_mpls_udp, mk_mpls_gre, mk_mpls_plain, mk_esp,
 	};
-	static const struct { const uint8_t *p; uint32_t n; } ref[] = {
+	static const struct {
+		const uint8_t *p;
+		uint32_t n;
+	} ref[] = {
 		{ f_v4_tcp, sizeof(f_v4_tcp) },
 		{ f_v6_ext_udp, sizeof(f_v6_ext_udp) },
 	};
@@ -1113,11 +1129,13 @@ test_parse_truncated(void)
 			sv_parse(buf, len, &k, &info);
 			free(buf);
 			VT_CHECK((k.outer.present & ~full.outer.present) == 0 &&
-				 (k.inner.present & ~full.inner.present) == 0,
+					 (k.inner.present &
+					  ~full.inner.present) == 0,
 				 "frame %u len %u: only the full frame's headers",
 				 i, len);
 			VT_CHECK((prev.outer.present & ~k.outer.present) == 0 &&
-				 (prev.inner.present & ~k.inner.present) == 0,
+					 (prev.inner.present &
+					  ~k.inner.present) == 0,
 				 "frame %u len %u: a header vanished", i, len);
 			VT_CHECK(len >= 14 || k.outer.present == 0,
 				 "frame %u len %u: nothing below 14 bytes", i,
@@ -1125,8 +1143,8 @@ test_parse_truncated(void)
 			VT_CHECK(len < 14 || (k.outer.present & SV_P_ETH),
 				 "frame %u len %u: ethernet", i, len);
 			VT_CHECK(info.l3_off <= len && info.l4_off <= len &&
-				 info.inner_l3_off <= len &&
-				 info.inner_l4_off <= len,
+					 info.inner_l3_off <= len &&
+					 info.inner_l4_off <= len,
 				 "frame %u len %u: offsets inside", i, len);
 			prev = k;
 		}
@@ -1335,7 +1353,7 @@ test_spec_ipv4(void)
 
 	/* A /24 on dst: the last octet is free. */
 	ip = sp_ipv4_ext(IBV_FLOW_SPEC_IPV4_EXT);
-	ip.val.dst_ip = htonl(0x0a0405ff);      /* host bits dropped */
+	ip.val.dst_ip = htonl(0x0a0405ff); /* host bits dropped */
 	ip.mask.dst_ip = htonl(0xffffff00);
 	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 	ch_add(&c, &ip, sizeof(ip));
@@ -1460,8 +1478,8 @@ test_spec_l4(void)
 static int
 test_spec_tunnels(void)
 {
-	struct ibv_flow_spec_tunnel vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL,
-						  0x123456, 0xffffff);
+	struct ibv_flow_spec_tunnel vx =
+		sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0x123456, 0xffffff);
 	struct ibv_flow_spec_gre gre = sp_gre(IBV_FLOW_SPEC_GRE);
 	struct ibv_flow_spec_mpls mpls;
 	struct ibv_flow_spec_tcp_udp udp;
@@ -1509,7 +1527,7 @@ test_spec_tunnels(void)
 	gre.mask.key = htonl(0xffffffff);
 	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 	ch_add(&c, &gre, sizeof(gre));
-	mk_mpls_gre(&f, o);             /* keyless GRE */
+	mk_mpls_gre(&f, o); /* keyless GRE */
 	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "key 0");
 	VT_CHECK(!hit(&m, &f), "generic: keyless GRE has no key 0");
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "key 0");
@@ -1638,15 +1656,14 @@ test_spec_presence(void)
 static int
 test_spec_inner(void)
 {
-	struct ibv_flow_spec_tunnel vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL,
-						  0x123456, 0xffffff);
-	struct ibv_flow_spec_ipv6 in6 = sp_ipv6(IBV_FLOW_SPEC_IPV6 |
-						IBV_FLOW_SPEC_INNER);
-	struct ibv_flow_spec_tcp_udp iudp = sp_l4(IBV_FLOW_SPEC_UDP |
-						  IBV_FLOW_SPEC_INNER,
-						  8000, 0xffff);
-	struct ibv_flow_spec_eth ieth = sp_eth(IBV_FLOW_SPEC_ETH |
-					       IBV_FLOW_SPEC_INNER);
+	struct ibv_flow_spec_tunnel vx =
+		sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0x123456, 0xffffff);
+	struct ibv_flow_spec_ipv6 in6 =
+		sp_ipv6(IBV_FLOW_SPEC_IPV6 | IBV_FLOW_SPEC_INNER);
+	struct ibv_flow_spec_tcp_udp iudp =
+		sp_l4(IBV_FLOW_SPEC_UDP | IBV_FLOW_SPEC_INNER, 8000, 0xffff);
+	struct ibv_flow_spec_eth ieth =
+		sp_eth(IBV_FLOW_SPEC_ETH | IBV_FLOW_SPEC_INNER);
 	struct ibv_flow_spec_ipv4 o4 = {
 		SPEC_HDR(IBV_FLOW_SPEC_IPV4, ibv_flow_spec_ipv4),
 	};
@@ -1669,8 +1686,7 @@ test_spec_inner(void)
 		VT_CHECK(hit(&m, &f), "inner v6/udp");
 		VT_CHECK(!hit_flip(&m, &f, o[O_IL3] + 39, 0x01), "inner dst");
 		VT_CHECK(!hit_flip(&m, &f, o[O_IL4] + 3, 0x01), "inner dport");
-		VT_CHECK(hit_flip(&m, &f, o[O_L3] + 19, 0x01),
-			 "outer ip free");
+		VT_CHECK(hit_flip(&m, &f, o[O_L3] + 19, 0x01), "outer ip free");
 	}
 	/* The same specs without INNER look at the outer headers. */
 	in6.type = IBV_FLOW_SPEC_IPV6;
@@ -1772,7 +1788,8 @@ test_spec_actions(void)
 		count.counters = NULL;
 		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 		ch_add(&c, &count, sizeof(count));
-		VT_CHECK_EQ(compile(profile, &c, &m, &a), EINVAL, "NULL counters");
+		VT_CHECK_EQ(compile(profile, &c, &m, &a), EINVAL,
+			    "NULL counters");
 		count.counters = &sc.c;
 	}
 	/* 24-bit tags on mlx5 (kernel fs.c), 32 bits in the man page. */
@@ -1811,8 +1828,8 @@ test_spec_errors_common(void)
 	struct ibv_flow_spec_ipv6 ip6 = sp_ipv6(IBV_FLOW_SPEC_IPV6);
 	struct ibv_flow_spec_tcp_udp tcp = sp_l4(IBV_FLOW_SPEC_TCP, 0, 0);
 	struct ibv_flow_spec_tcp_udp udp = sp_l4(IBV_FLOW_SPEC_UDP, 0, 0);
-	struct ibv_flow_spec_tunnel vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL,
-						  0, 0);
+	struct ibv_flow_spec_tunnel vx =
+		sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0, 0);
 	struct ibv_flow_spec_gre gre = sp_gre(IBV_FLOW_SPEC_GRE);
 	struct ibv_flow_spec_mpls mpls = sp_mpls(IBV_FLOW_SPEC_MPLS, 0, 0);
 	struct ibv_flow_spec_action_handle handle = {
@@ -1859,19 +1876,19 @@ test_spec_errors_common(void)
 		VT_CHECK_EQ(compile(p, &c, &m, &a), EINVAL, "unknown flag");
 		eth.type = IBV_FLOW_SPEC_ETH;
 		gre.type = (enum ibv_flow_spec_type)(IBV_FLOW_SPEC_GRE |
-						      IBV_FLOW_SPEC_INNER);
+						     IBV_FLOW_SPEC_INNER);
 		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 		ch_add(&c, &gre, sizeof(gre));
 		VT_CHECK_EQ(compile(p, &c, &m, &a), EINVAL, "inner gre");
 		gre.type = IBV_FLOW_SPEC_GRE;
 		vx.type = (enum ibv_flow_spec_type)(IBV_FLOW_SPEC_VXLAN_TUNNEL |
-						     IBV_FLOW_SPEC_INNER);
+						    IBV_FLOW_SPEC_INNER);
 		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 		ch_add(&c, &vx, sizeof(vx));
 		VT_CHECK_EQ(compile(p, &c, &m, &a), EINVAL, "inner vxlan");
 		vx.type = IBV_FLOW_SPEC_VXLAN_TUNNEL;
 		tag.type = (enum ibv_flow_spec_type)(IBV_FLOW_SPEC_ACTION_TAG |
-						      IBV_FLOW_SPEC_INNER);
+						     IBV_FLOW_SPEC_INNER);
 		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 		ch_add(&c, &tag, sizeof(tag));
 		VT_CHECK_EQ(compile(p, &c, &m, &a), EINVAL, "inner tag");
@@ -1902,9 +1919,9 @@ test_spec_errors_common(void)
 		VT_CHECK_EQ(compile(p, &c, &m, &a), EINVAL, "0800 + ipv6");
 		/* Inner ETH vs. inner IP, outer ETH unrelated. */
 		eth.type = (enum ibv_flow_spec_type)(IBV_FLOW_SPEC_ETH |
-						      IBV_FLOW_SPEC_INNER);
+						     IBV_FLOW_SPEC_INNER);
 		ip6.type = (enum ibv_flow_spec_type)(IBV_FLOW_SPEC_IPV6 |
-						      IBV_FLOW_SPEC_INNER);
+						     IBV_FLOW_SPEC_INNER);
 		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 		ch_add(&c, &eth, sizeof(eth));
 		ch_add(&c, &ip6, sizeof(ip6));
@@ -1940,7 +1957,7 @@ test_spec_errors_common(void)
 		VT_CHECK_EQ(compile(p, &c, &m, &a), EINVAL, "tcp + udp");
 		/* ...but TCP inside, UDP outside is a tunnel. */
 		tcp.type = (enum ibv_flow_spec_type)(IBV_FLOW_SPEC_TCP |
-						      IBV_FLOW_SPEC_INNER);
+						     IBV_FLOW_SPEC_INNER);
 		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 		ch_add(&c, &udp, sizeof(udp));
 		ch_add(&c, &tcp, sizeof(tcp));
@@ -2055,7 +2072,7 @@ test_spec_errors_mlx5(void)
 	ch_add(&c, &ip, sizeof(ip));
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "partial ethertype");
 	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic: consistent");
-	c.u.attr.num_of_specs = 1;      /* ETH alone: any mask */
+	c.u.attr.num_of_specs = 1; /* ETH alone: any mask */
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "ethertype alone");
 
 	/* set_proto(): a second protocol mask must repeat the first. */

@@ -31,19 +31,19 @@
 #include "sv_internal.h"
 #include "vt_test.h"
 
-#define NQ      4       /* receive queues, each with a 1-entry hash QP */
-#define NBUF    64      /* receive buffers per queue */
-#define BUFSZ   2048
-#define NTXBUF  64
-#define MAXREC  128
+#define NQ 4	/* receive queues, each with a 1-entry hash QP */
+#define NBUF 64 /* receive buffers per queue */
+#define BUFSZ 2048
+#define NTXBUF 64
+#define MAXREC 128
 
 struct rxq {
 	struct ibv_cq_ex *cq;
 	struct ibv_wq *wq;
 	struct ibv_mr *mr;
 	uint8_t *buf;
-	struct ibv_rwq_ind_table *ind;  /* 1 entry: this WQ */
-	struct ibv_qp *hqp;             /* hash QP over ind */
+	struct ibv_rwq_ind_table *ind; /* 1 entry: this WQ */
+	struct ibv_qp *hqp;	       /* hash QP over ind */
 };
 
 struct txq {
@@ -58,10 +58,10 @@ struct env {
 	char name[2][64];
 	struct ibv_context *ctx[2];
 	struct ibv_pd *pd[2];
-	struct txq tx[2];               /* raw send QP on each end */
-	struct rxq q[NQ];               /* on end 1 */
-	struct ibv_cq_ex *pump;         /* empty CQ of end 1: polling pumps */
-	uint64_t rx_expect;             /* frames end 1 should have taken */
+	struct txq tx[2];	/* raw send QP on each end */
+	struct rxq q[NQ];	/* on end 1 */
+	struct ibv_cq_ex *pump; /* empty CQ of end 1: polling pumps */
+	uint64_t rx_expect;	/* frames end 1 should have taken */
 };
 
 /* What one completion carried. */
@@ -71,7 +71,7 @@ struct rec {
 	uint32_t len;
 	uint32_t tag;
 	unsigned int flags;
-	uint32_t seq;                   /* payload sequence number */
+	uint32_t seq; /* payload sequence number */
 	uint8_t head[64];
 };
 
@@ -81,11 +81,10 @@ struct got {
 };
 
 static const uint8_t rss_key[SV_RSS_KEY_LEN] = {
-	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7,
-	0xfc, 0xa2, 0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94,
-	0x6b, 0x9e, 0x38, 0xd9, 0x2c, 0x9c, 0x03, 0xd1,
-	0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56, 0x3d, 0x59,
-	0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
+	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2,
+	0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9,
+	0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56,
+	0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
 };
 
 static const uint8_t mac_a[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0a };
@@ -151,8 +150,8 @@ get32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-#define PAYLOAD 18              /* frames are 60 bytes (IPv4) */
-#define SEQ_OFF4 42             /* 14 + 20 + 8 */
+#define PAYLOAD 18  /* frames are 60 bytes (IPv4) */
+#define SEQ_OFF4 42 /* 14 + 20 + 8 */
 
 /* Ethernet / IPv4 / UDP with correct checksums and seq in the payload. */
 static uint32_t
@@ -682,13 +681,14 @@ collect(struct env *e, struct got g[NQ], int n[NQ])
 	return 0;
 }
 
-#define ENV_UP(e) VT_CHECK(env_up(e) == 0, "device set-up failed (errno %d)", \
-			   errno)
+#define ENV_UP(e) \
+	VT_CHECK(env_up(e) == 0, "device set-up failed (errno %d)", errno)
 #define ENV_DOWN(e) VT_CHECK(env_down(e) == 0, "tear-down failed")
-#define COLLECT(e, g, n) VT_CHECK(collect(e, g, n) == 0, \
-				  "frames not taken: rx_frames %llu, sent %llu", \
-				  (unsigned long long)stats(e, 1).rx_frames, \
-				  (unsigned long long)(e)->rx_expect)
+#define COLLECT(e, g, n)                                        \
+	VT_CHECK(collect(e, g, n) == 0,                         \
+		 "frames not taken: rx_frames %llu, sent %llu", \
+		 (unsigned long long)stats(e, 1).rx_frames,     \
+		 (unsigned long long)(e)->rx_expect)
 #define SEND(e, f, l) VT_CHECK(send0(e, f, l) == 0, "send failed")
 
 static struct env E;
@@ -791,7 +791,7 @@ test_manpage_example(void)
 	uint8_t f[128];
 	int n[NQ];
 
-	memcpy(sip, &src_host, 4);     /* the wire bytes of the example */
+	memcpy(sip, &src_host, 4); /* the wire bytes of the example */
 	ENV_UP(e);
 	u.raw = flow_attr;
 	fl = ibv_create_flow(e->q[2].hqp, &u.attr);
@@ -800,8 +800,8 @@ test_manpage_example(void)
 	SEND(e, f, mk_udp4(f, dmac, zero_mac, sip, ip_2, 1, 2, 1));
 	/* Misses: other src IP byte order, other src MAC, other dst MAC. */
 	if (memcmp(sip, sip_swapped, 4) != 0)
-		SEND(e, f, mk_udp4(f, dmac, zero_mac, sip_swapped, ip_2, 1, 2,
-				   2));
+		SEND(e, f,
+		     mk_udp4(f, dmac, zero_mac, sip_swapped, ip_2, 1, 2, 2));
 	SEND(e, f, mk_udp4(f, dmac, mac_src, sip, ip_2, 1, 2, 3));
 	SEND(e, f, mk_udp4(f, mac_a, zero_mac, sip, ip_2, 1, 2, 4));
 	COLLECT(e, G, n);
@@ -912,10 +912,10 @@ test_defaults(void)
 	all = flow_type(e->q[1].hqp, IBV_FLOW_ATTR_ALL_DEFAULT);
 	mc = flow_type(e->q[2].hqp, IBV_FLOW_ATTR_MC_DEFAULT);
 	VT_CHECK(norm && mc_norm && all && mc, "create: errno %d", errno);
-	SEND(e, f, mk_to(f, mac_a, 1));   /* NORMAL */
-	SEND(e, f, mk_to(f, mac_b, 2));   /* unicast, not steered */
-	SEND(e, f, mk_to(f, mac_mc, 3));  /* multicast, not steered */
-	SEND(e, f, mk_to(f, mac_ff, 4));  /* broadcast, NORMAL */
+	SEND(e, f, mk_to(f, mac_a, 1));	 /* NORMAL */
+	SEND(e, f, mk_to(f, mac_b, 2));	 /* unicast, not steered */
+	SEND(e, f, mk_to(f, mac_mc, 3)); /* multicast, not steered */
+	SEND(e, f, mk_to(f, mac_ff, 4)); /* broadcast, NORMAL */
 	COLLECT(e, G, n);
 	VT_CHECK_EQ(n[0], 2, "NORMAL rules keep their frames");
 	VT_CHECK_EQ(n[1], 1, "ALL_DEFAULT: the unicast leftover");
@@ -1136,10 +1136,12 @@ mk_counters(struct ibv_context *ctx)
 {
 	struct ibv_counters_init_attr ia = { .comp_mask = 0 };
 	struct ibv_counter_attach_attr pk = {
-		.counter_desc = IBV_COUNTER_PACKETS, .index = 0,
+		.counter_desc = IBV_COUNTER_PACKETS,
+		.index = 0,
 	};
 	struct ibv_counter_attach_attr by = {
-		.counter_desc = IBV_COUNTER_BYTES, .index = 1,
+		.counter_desc = IBV_COUNTER_BYTES,
+		.index = 1,
 	};
 	struct ibv_counters *c = ibv_create_counters(ctx, &ia);
 
@@ -1159,7 +1161,8 @@ static int
 test_count_shared(void)
 {
 	struct ibv_counter_attach_attr pk = {
-		.counter_desc = IBV_COUNTER_PACKETS, .index = 2,
+		.counter_desc = IBV_COUNTER_PACKETS,
+		.index = 2,
 	};
 	struct env *e = &E;
 	struct ibv_counters *c;
@@ -1197,7 +1200,7 @@ test_count_shared(void)
 		SEND(e, f, len);
 		bytes += len;
 	}
-	SEND(e, f, mk_to(f, mac_mc, 99));       /* counted nowhere */
+	SEND(e, f, mk_to(f, mac_mc, 99)); /* counted nowhere */
 	COLLECT(e, G, n);
 	VT_CHECK_EQ(n[0], 2, "forwarded by the first flow");
 	VT_CHECK_EQ(n[1], 0, "dropped by the second");
@@ -1286,11 +1289,11 @@ expect_fail(struct ibv_qp *qp, struct ibv_flow_attr *attr, int err)
 	return errno == err ? 0 : errno;
 }
 
-#define EXPECT_FAIL(qp, attr, err, what)                                      \
-	do {                                                                  \
-		int r_ = expect_fail(qp, attr, err);                          \
-		VT_CHECK(r_ == 0, "%s: %s", what,                             \
-			 r_ < 0 ? "created" : strerror(r_));                  \
+#define EXPECT_FAIL(qp, attr, err, what)                     \
+	do {                                                 \
+		int r_ = expect_fail(qp, attr, err);         \
+		VT_CHECK(r_ == 0, "%s: %s", what,            \
+			 r_ < 0 ? "created" : strerror(r_)); \
 	} while (0)
 
 /* What the man page, uverbs and the mlx5 kernel refuse. */
@@ -1447,12 +1450,12 @@ test_csum_flag(void)
 	VT_CHECK(fl != NULL, "create: errno %d", errno);
 	SEND(e, f, mk_to(f, mac_a, 1));
 	len = mk_to(f, mac_a, 2);
-	f[14 + 10] ^= 0x01;                     /* bad IPv4 checksum */
+	f[14 + 10] ^= 0x01; /* bad IPv4 checksum */
 	SEND(e, f, len);
 	len = mk_to(f, mac_a, 3);
-	f[SEQ_OFF4 + 5] ^= 0x01;                /* payload: bad UDP sum */
+	f[SEQ_OFF4 + 5] ^= 0x01; /* payload: bad UDP sum */
 	SEND(e, f, len);
-	SEND(e, f, mk_udp6(f, mac_a, 4));       /* IPv6: never set */
+	SEND(e, f, mk_udp6(f, mac_a, 4)); /* IPv6: never set */
 	COLLECT(e, G, n);
 	VT_CHECK_EQ(n[0], 4, "all four");
 	VT_CHECK(G[0].r[0].flags & IBV_WC_IP_CSUM_OK, "good IPv4/UDP");
@@ -1607,7 +1610,7 @@ test_many_rules(void)
 	}
 	mac[4] = MANY >> 8;
 	mac[5] = MANY & 0xff;
-	SEND(e, f, mk_to(f, mac, 5000));        /* no rule */
+	SEND(e, f, mk_to(f, mac, 5000)); /* no rule */
 	COLLECT(e, G, n);
 	VT_CHECK_EQ(n[0] + n[1], 7, "every probe found its rule");
 	for (i = 0; i < 2; i++) {
@@ -1616,7 +1619,8 @@ test_many_rules(void)
 		for (j = 0; j < G[i].n; j++) {
 			uint32_t s = G[i].r[j].seq;
 
-			VT_CHECK_EQ(G[i].r[j].tag, s + 1, "rule of frame %u", s);
+			VT_CHECK_EQ(G[i].r[j].tag, s + 1, "rule of frame %u",
+				    s);
 			VT_CHECK_EQ((int)(s % 2), i, "queue of frame %u", s);
 		}
 	}

@@ -20,11 +20,10 @@
 
 /* The verification key of the Microsoft RSS specification. */
 static const uint8_t ms_key[SV_RSS_KEY_LEN] = {
-	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
-	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
-	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
-	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
-	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+	0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
 struct ms_vec {
@@ -34,23 +33,22 @@ struct ms_vec {
 };
 
 static const struct ms_vec ms_v4[] = {
-	{ "66.9.149.187", "161.142.100.80", 2794, 1766,
-	  0x323e8fc2, 0x51ccc178 },
-	{ "199.92.111.2", "65.69.140.83", 14230, 4739,
-	  0xd718262a, 0xc626b0ea },
-	{ "24.19.198.95", "12.22.207.184", 12898, 38024,
-	  0xd2d0a5de, 0x5c2b394a },
-	{ "38.27.205.30", "209.142.163.6", 48228, 2217,
-	  0x82989176, 0xafc7327f },
-	{ "153.39.163.191", "202.188.127.2", 44251, 1303,
-	  0x5d1809c5, 0x10e828a2 },
+	{ "66.9.149.187", "161.142.100.80", 2794, 1766, 0x323e8fc2,
+	  0x51ccc178 },
+	{ "199.92.111.2", "65.69.140.83", 14230, 4739, 0xd718262a, 0xc626b0ea },
+	{ "24.19.198.95", "12.22.207.184", 12898, 38024, 0xd2d0a5de,
+	  0x5c2b394a },
+	{ "38.27.205.30", "209.142.163.6", 48228, 2217, 0x82989176,
+	  0xafc7327f },
+	{ "153.39.163.191", "202.188.127.2", 44251, 1303, 0x5d1809c5,
+	  0x10e828a2 },
 };
 
 static const struct ms_vec ms_v6[] = {
-	{ "3ffe:2501:200:1fff::7", "3ffe:2501:200:3::1", 2794, 1766,
-	  0x2cc18cd5, 0x40207d3d },
-	{ "3ffe:501:8::260:97ff:fe40:efab", "ff02::1", 14230, 4739,
-	  0x0f0c461c, 0xdde51bbf },
+	{ "3ffe:2501:200:1fff::7", "3ffe:2501:200:3::1", 2794, 1766, 0x2cc18cd5,
+	  0x40207d3d },
+	{ "3ffe:501:8::260:97ff:fe40:efab", "ff02::1", 14230, 4739, 0x0f0c461c,
+	  0xdde51bbf },
 	{ "3ffe:1900:4545:3:200:f8ff:fe21:67cf", "fe80::200:f8ff:fe21:67cf",
 	  44251, 38024, 0x4b61e985, 0x02d1feef },
 };
@@ -167,8 +165,8 @@ test_toeplitz_vs_softrss(void)
 		for (w = 0; w < n; w++)
 			tuple[w] = word(in + 4 * w);
 		VT_CHECK_EQ(sv_toeplitz(key, sizeof(key), in, n * 4),
-			    rte_softrss(tuple, n, key), "round %u, %u words",
-			    i, n);
+			    rte_softrss(tuple, n, key), "round %u, %u words", i,
+			    n);
 	}
 	return VT_OK;
 }
@@ -183,7 +181,7 @@ test_toeplitz_vs_softrss(void)
 static int
 test_rx_hash_vs_softrss(void)
 {
-	static const uint64_t l3sel[] = { 3, 1, 2 }; /* both, src, dst */
+	static const uint64_t l3sel[] = { 3, 1, 2 };	/* both, src, dst */
 	static const uint64_t l4sel[] = { 0, 3, 1, 2 }; /* none, both, ... */
 	uint8_t key[SV_RSS_KEY_LEN], src[16], dst[16];
 	uint32_t tuple[9], expect, got;
@@ -203,9 +201,9 @@ test_rx_hash_vs_softrss(void)
 		set_hdrs(&k.outer, v6, src, dst,
 			 udp ? IPPROTO_UDP : IPPROTO_TCP, sport, dport);
 		fields = v6 ? ((l3 & 1) ? IBV_RX_HASH_SRC_IPV6 : 0) |
-			      ((l3 & 2) ? IBV_RX_HASH_DST_IPV6 : 0) :
+					 ((l3 & 2) ? IBV_RX_HASH_DST_IPV6 : 0) :
 			      ((l3 & 1) ? IBV_RX_HASH_SRC_IPV4 : 0) |
-			      ((l3 & 2) ? IBV_RX_HASH_DST_IPV4 : 0);
+					 ((l3 & 2) ? IBV_RX_HASH_DST_IPV4 : 0);
 		if (udp)
 			fields |= ((l4 & 1) ? IBV_RX_HASH_SRC_PORT_UDP : 0) |
 				  ((l4 & 2) ? IBV_RX_HASH_DST_PORT_UDP : 0);

@@ -34,11 +34,11 @@
 #include "sv_wire.h"
 #include "vt_test.h"
 
-#define ETYPE_TEST 0x88b5           /* IEEE local experimental */
-#define MARK_LEN   8
-#define COLL_MAX   8192
+#define ETYPE_TEST 0x88b5 /* IEEE local experimental */
+#define MARK_LEN 8
+#define COLL_MAX 8192
 
-static uint8_t marker[MARK_LEN];    /* "SVWT" + our pid */
+static uint8_t marker[MARK_LEN]; /* "SVWT" + our pid */
 
 static int64_t
 now_ms(void)
@@ -125,8 +125,8 @@ coll_cb(void *arg, const uint8_t *frame, uint32_t len)
 	struct coll *c = arg;
 	int off = payload_off(frame, len);
 
-	if (c->filter && (off < 0 ||
-			  memcmp(frame + off, marker, MARK_LEN) != 0)) {
+	if (c->filter &&
+	    (off < 0 || memcmp(frame + off, marker, MARK_LEN) != 0)) {
 		c->other++;
 		return;
 	}
@@ -172,8 +172,7 @@ coll_free(struct coll *c)
 
 /* Poll until want frames are collected or timeout_ms passed. */
 static unsigned int
-coll_wait(struct sv_wire *w, struct coll *c, unsigned int want,
-	  int timeout_ms)
+coll_wait(struct sv_wire *w, struct coll *c, unsigned int want, int timeout_ms)
 {
 	int64_t end = now_ms() + timeout_ms;
 	unsigned int polls = 0;
@@ -304,7 +303,8 @@ test_mem_spec_errors(void)
 	VT_CHECK_EQ(sv_wire_open("if:sv-no-such-if", &w, NULL, NULL), ENODEV,
 		    "unknown interface");
 	VT_CHECK_EQ(sv_wire_open("if:an-interface-name-too-long", &w, NULL,
-				 NULL), ENODEV, "long interface name");
+				 NULL),
+		    ENODEV, "long interface name");
 	longname[4 + 63] = '\0';
 	VT_CHECK_EQ(sv_wire_open(longname, &w, NULL, NULL), 0, "63 chars");
 	sv_wire_close(w);
@@ -340,9 +340,8 @@ test_mem_frames(void)
 		VT_CHECK_EQ(coll_wait(w[1 - d], c, nf, 1000), nf, "rx count");
 		for (i = 0; i < nf; i++)
 			VT_CHECK(c->len[i] == len[i] &&
-				 memcmp(c->f[i], buf[i], len[i]) == 0,
-				 "frame %u (dir %u) intact and in order", i,
-				 d);
+					 memcmp(c->f[i], buf[i], len[i]) == 0,
+				 "frame %u (dir %u) intact and in order", i, d);
 		VT_CHECK_EQ(sv_wire_rx(w[1 - d], 64, coll_cb, c), 0,
 			    "nothing more");
 		VT_CHECK_EQ(sv_wire_rx(w[d], 64, coll_cb, c), 0,
@@ -364,7 +363,9 @@ test_mem_frames(void)
 static int
 test_mem_batch(void)
 {
-	enum { N = 300 };
+	enum {
+		N = 300
+	};
 	static uint8_t buf[N][256];
 	uint8_t *frames[N];
 	uint32_t len[N];
@@ -393,7 +394,8 @@ test_mem_batch(void)
 	VT_CHECK_EQ(calls, (N + 6) / 7 + 1, "pulls of 7");
 	for (i = 0; i < N; i++)
 		VT_CHECK(c->len[i] == len[i] &&
-			 memcmp(c->f[i], buf[i], len[i]) == 0, "frame %u", i);
+				 memcmp(c->f[i], buf[i], len[i]) == 0,
+			 "frame %u", i);
 	VT_CHECK_EQ(sv_wire_rx(b, 0, coll_cb, c), 0, "max 0");
 	sv_wire_close(a);
 	sv_wire_close(b);
@@ -406,7 +408,10 @@ test_mem_batch(void)
 static int
 test_mem_ring_full(void)
 {
-	enum { N = 5000, B = 100 };
+	enum {
+		N = 5000,
+		B = 100
+	};
 	static uint8_t buf[N][64];
 	uint8_t *frames[N];
 	uint32_t len[N];
@@ -538,7 +543,8 @@ order_cb(void *arg, const uint8_t *f, uint32_t len)
 	unsigned int id = f[10];
 
 	if (id > 1 || seq == UINT32_MAX || seq < o->next[id] ||
-	    len != 60 + seq % 20 || f[len - 1] != (uint8_t)(seq * 7 + len - 1)) {
+	    len != 60 + seq % 20 ||
+	    f[len - 1] != (uint8_t)(seq * 7 + len - 1)) {
 		o->bad++;
 		return;
 	}
@@ -588,8 +594,10 @@ test_mem_threads(void)
 	 * is not. */
 	VT_CHECK(s[0].accepted + s[1].accepted >= 4096, "frames got through");
 	for (i = 0; i < 2; i++)
-		VT_CHECK_EQ(o.count[i], s[i].accepted, "sender %u: accepted "
-			    "frames all arrive", i);
+		VT_CHECK_EQ(o.count[i], s[i].accepted,
+			    "sender %u: accepted "
+			    "frames all arrive",
+			    i);
 	sv_wire_get_stats(a, &st);
 	VT_CHECK_EQ(st.tx_frames, s[0].accepted + s[1].accepted, "tx_frames");
 	VT_CHECK_EQ(st.tx_errors, 80000 - st.tx_frames, "tx_errors");
@@ -600,8 +608,7 @@ test_mem_threads(void)
 
 /* ------------------------------------------------------------- packet */
 
-static int
-sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int
 sh(const char *fmt, ...)
@@ -792,7 +799,8 @@ pair_open(struct pair *pr, const char *a, const char *b)
 			    "open %s", spec);
 		VT_CHECK_EQ(end, 0, "end of an interface wire");
 		VT_CHECK(if_mac_mtu(n[i], mac, &mtu) == 0, "ifreq");
-		VT_CHECK(memcmp(mac, pr->mac[i], 6) == 0, "the interface's MAC");
+		VT_CHECK(memcmp(mac, pr->mac[i], 6) == 0,
+			 "the interface's MAC");
 		VT_CHECK_EQ(sv_wire_mtu(pr->w[i]), mtu, "the interface's MTU");
 		pr->c[i] = coll_new(true);
 		VT_CHECK(pr->c[i] != NULL, "alloc");
@@ -831,7 +839,7 @@ pkt_exchange(struct pair *pr, unsigned int d, uint8_t (*buf)[9100],
 		    "received (%u other frames)", c->other);
 	for (i = 0; i < n; i++)
 		VT_CHECK(c->len[i] == len[i] &&
-			 memcmp(c->f[i], buf[i], len[i]) == 0,
+				 memcmp(c->f[i], buf[i], len[i]) == 0,
 			 "frame %u byte-exact (got %u bytes, sent %u)", i,
 			 c->len[i], len[i]);
 	coll_wait(pr->w[d], pr->c[d], 1, 50);
@@ -845,7 +853,7 @@ pkt_frames(const char *an, const char *bn)
 	static uint8_t buf[256][9100];
 	static uint8_t *frames[256];
 	static uint32_t len[256];
-	const uint16_t q[2] = { 0x8100, 0x6064 };           /* PCP 3 VID 100 */
+	const uint16_t q[2] = { 0x8100, 0x6064 }; /* PCP 3 VID 100 */
 	const uint16_t qinq[4] = { 0x88a8, 0x0123, 0x8100, 0x0456 };
 	struct sv_wire_stats st;
 	struct pair pr;
@@ -855,14 +863,16 @@ pkt_frames(const char *an, const char *bn)
 	rc = pair_open(&pr, an, bn);
 	if (rc != VT_OK)
 		return rc;
-	VT_CHECK_EQ(promiscuity(an), 1, "wire a made its interface promiscuous");
-	VT_CHECK_EQ(promiscuity(bn), 1, "wire b made its interface promiscuous");
+	VT_CHECK_EQ(promiscuity(an), 1,
+		    "wire a made its interface promiscuous");
+	VT_CHECK_EQ(promiscuity(bn), 1,
+		    "wire b made its interface promiscuous");
 	for (d = 0; d < 2; d++) {
 		for (i = 0; i < 20; i++)
 			len[i] = build(buf[i], pr.mac[1 - d], pr.mac[d], NULL,
 				       0, i, 60 + (i * 97) % (1514 - 60 + 1));
-		len[20] = build(buf[20], pr.mac[1 - d], pr.mac[d], NULL, 0,
-				20, 1514);
+		len[20] = build(buf[20], pr.mac[1 - d], pr.mac[d], NULL, 0, 20,
+				1514);
 		/* A broadcast frame too: the device does its own filtering. */
 		len[21] = build(buf[21], bcast, pr.mac[d], NULL, 0, 21, 100);
 		rc = pkt_exchange(&pr, d, buf, len, 22);
@@ -878,7 +888,7 @@ pkt_frames(const char *an, const char *bn)
 	if (rc != VT_OK)
 		goto out;
 	VT_CHECK(pr.c[1]->f[0][12] == 0x81 && pr.c[1]->f[0][13] == 0x00 &&
-		 pr.c[1]->f[0][14] == 0x60 && pr.c[1]->f[0][15] == 0x64,
+			 pr.c[1]->f[0][14] == 0x60 && pr.c[1]->f[0][15] == 0x64,
 		 "802.1Q tag in the frame");
 	VT_CHECK(pr.c[1]->f[1][12] == 0x88 && pr.c[1]->f[1][13] == 0xa8,
 		 "802.1ad tag in the frame");
@@ -915,7 +925,7 @@ pkt_frames(const char *an, const char *bn)
 		    "batch rx (%u other frames)", pr.c[0]->other);
 	for (i = 0; i < 256; i++)
 		VT_CHECK(pr.c[0]->len[i] == len[i] &&
-			 memcmp(pr.c[0]->f[i], buf[i], len[i]) == 0,
+				 memcmp(pr.c[0]->f[i], buf[i], len[i]) == 0,
 			 "batch frame %u byte-exact", i);
 	sv_wire_get_stats(pr.w[1], &st);
 	VT_CHECK_EQ(st.tx_frames, 22 + 256, "tx_frames of b");
@@ -998,7 +1008,10 @@ out:
 static int
 pkt_drops_errors(const char *an, const char *bn)
 {
-	enum { N = 6000, B = 200 };
+	enum {
+		N = 6000,
+		B = 200
+	};
 	static uint8_t buf[B][64];
 	uint8_t *frames[B];
 	uint32_t len[B];

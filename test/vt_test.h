@@ -22,36 +22,37 @@
 #define VT_FAIL 1
 #define VT_SKIP 77
 
-#define VT_CHECK(cond, ...)                                                   \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "  %s:%d: check failed: %s: ",       \
-				__FILE__, __LINE__, #cond);                   \
-			fprintf(stderr, __VA_ARGS__);                         \
-			fprintf(stderr, "\n");                                \
-			return VT_FAIL;                                       \
-		}                                                             \
+#define VT_CHECK(cond, ...)                                              \
+	do {                                                             \
+		if (!(cond)) {                                           \
+			fprintf(stderr,                                  \
+				"  %s:%d: check failed: %s: ", __FILE__, \
+				__LINE__, #cond);                        \
+			fprintf(stderr, __VA_ARGS__);                    \
+			fprintf(stderr, "\n");                           \
+			return VT_FAIL;                                  \
+		}                                                        \
 	} while (0)
 
-#define VT_CHECK_EQ(a, b, ...)                                                \
-	do {                                                                  \
-		long long va_ = (long long)(a), vb_ = (long long)(b);         \
-		if (va_ != vb_) {                                             \
-			fprintf(stderr,                                       \
-				"  %s:%d: %s == %s failed: %lld != %lld: ",   \
-				__FILE__, __LINE__, #a, #b, va_, vb_);        \
-			fprintf(stderr, __VA_ARGS__);                         \
-			fprintf(stderr, "\n");                                \
-			return VT_FAIL;                                       \
-		}                                                             \
+#define VT_CHECK_EQ(a, b, ...)                                              \
+	do {                                                                \
+		long long va_ = (long long)(a), vb_ = (long long)(b);       \
+		if (va_ != vb_) {                                           \
+			fprintf(stderr,                                     \
+				"  %s:%d: %s == %s failed: %lld != %lld: ", \
+				__FILE__, __LINE__, #a, #b, va_, vb_);      \
+			fprintf(stderr, __VA_ARGS__);                       \
+			fprintf(stderr, "\n");                              \
+			return VT_FAIL;                                     \
+		}                                                           \
 	} while (0)
 
-#define VT_SKIP_IF(cond, why)                                                 \
-	do {                                                                  \
-		if (cond) {                                                   \
-			fprintf(stderr, "  skipped: %s\n", why);             \
-			return VT_SKIP;                                       \
-		}                                                             \
+#define VT_SKIP_IF(cond, why)                                    \
+	do {                                                     \
+		if (cond) {                                      \
+			fprintf(stderr, "  skipped: %s\n", why); \
+			return VT_SKIP;                          \
+		}                                                \
 	} while (0)
 
 struct vt_case {
@@ -59,7 +60,10 @@ struct vt_case {
 	int (*fn)(void);
 };
 
-#define VT_CASE(f) { #f, f }
+#define VT_CASE(f)    \
+	{             \
+#f, f \
+	}
 
 /* Run every case, or only those whose name contains argv[1]. */
 static inline int

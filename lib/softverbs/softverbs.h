@@ -64,12 +64,12 @@ int softverbs_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6]);
 
 /* Wire-level counters of a port, for xstats. */
 struct sv_port_stats {
-	uint64_t rx_frames;     /* frames taken from the wire */
-	uint64_t rx_no_buffer;  /* steered to a WQ with no posted buffer */
-	uint64_t rx_unsteered;  /* matched no rule */
-	uint64_t rx_dropped;    /* dropped by a DROP rule */
-	uint64_t tx_frames;     /* frames put on the wire */
-	uint64_t tx_errors;     /* frames the wire refused */
+	uint64_t rx_frames;    /* frames taken from the wire */
+	uint64_t rx_no_buffer; /* steered to a WQ with no posted buffer */
+	uint64_t rx_unsteered; /* matched no rule */
+	uint64_t rx_dropped;   /* dropped by a DROP rule */
+	uint64_t tx_frames;    /* frames put on the wire */
+	uint64_t tx_errors;    /* frames the wire refused */
 };
 int softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
 			 struct sv_port_stats *stats);
@@ -86,15 +86,15 @@ int sv_query_port(struct ibv_context *context, uint8_t port_num,
 		  struct ibv_port_attr *port_attr);
 struct ibv_pd *sv_alloc_pd(struct ibv_context *context);
 int sv_dealloc_pd(struct ibv_pd *pd);
-struct ibv_mr *sv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-			 int access);
+struct ibv_mr *
+sv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
 int sv_dereg_mr(struct ibv_mr *mr);
-struct ibv_cq *sv_create_cq(struct ibv_context *context, int cqe,
-			    void *cq_context, struct ibv_comp_channel *channel,
-			    int comp_vector);
+struct ibv_cq *
+sv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+	     struct ibv_comp_channel *channel, int comp_vector);
 int sv_destroy_cq(struct ibv_cq *cq);
-struct ibv_qp *sv_create_qp(struct ibv_pd *pd,
-			    struct ibv_qp_init_attr *qp_init_attr);
+struct ibv_qp *
+sv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr);
 int sv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int sv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		struct ibv_qp_init_attr *init_attr);

@@ -24,11 +24,12 @@
 
 /* What ibv_wc_read_* can return on this device. SLID, SL and DLID path
  * bits are InfiniBand fields and there is no device clock. */
-#define SV_CQ_WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM | \
-			IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_CVLAN | \
-			IBV_WC_EX_WITH_FLOW_TAG)
-#define SV_CQ_FLAGS (IBV_CREATE_CQ_ATTR_SINGLE_THREADED | \
-		     IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+#define SV_CQ_WC_FLAGS                                     \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM | \
+	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_CVLAN |    \
+	 IBV_WC_EX_WITH_FLOW_TAG)
+#define SV_CQ_FLAGS \
+	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
 static inline struct sv_cq *
 sv_cq_of(struct ibv_cq_ex *cqx)
@@ -224,8 +225,7 @@ sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	struct sv_cqe *e;
 	int n;
 
-	if (ibcq == NULL || num_entries < 0 ||
-	    (num_entries > 0 && wc == NULL))
+	if (ibcq == NULL || num_entries < 0 || (num_entries > 0 && wc == NULL))
 		return -EINVAL;
 	cq = sv_cq_from_ibv(ibcq);
 	for (n = 0; n < num_entries; n++) {
@@ -248,8 +248,7 @@ sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 static struct sv_cq *
 sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
-	  struct ibv_comp_channel *channel, int comp_vector,
-	  uint64_t wc_flags)
+	  struct ibv_comp_channel *channel, int comp_vector, uint64_t wc_flags)
 {
 	struct sv_context *ctx = sv_ctx(context);
 	struct sv_cq *cq;
@@ -368,8 +367,8 @@ sv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = sv_cq_new(context, (uint32_t)cqe, cq_context, channel,
-		       comp_vector, SV_CQ_WC_FLAGS);
+	cq = sv_cq_new(context, (uint32_t)cqe, cq_context, channel, comp_vector,
+		       SV_CQ_WC_FLAGS);
 	return cq == NULL ? NULL : ibv_cq_ex_to_cq(&cq->cqx);
 }
 

@@ -40,7 +40,7 @@ sv_find_by_name(const char *name)
 {
 	struct sv_device *dev;
 
-	TAILQ_FOREACH(dev, &sv_devices, next)
+	TAILQ_FOREACH (dev, &sv_devices, next)
 		if (strcmp(dev->ibdev.name, name) == 0)
 			return dev;
 	return NULL;
@@ -51,7 +51,7 @@ sv_find_by_ibdev(const struct ibv_device *ibdev)
 {
 	struct sv_device *dev;
 
-	TAILQ_FOREACH(dev, &sv_devices, next)
+	TAILQ_FOREACH (dev, &sv_devices, next)
 		if (&dev->ibdev == ibdev)
 			return dev;
 	return NULL;
@@ -130,8 +130,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->ibdev.node_type = IBV_NODE_CA;
 	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
 	dev->caps.profile = profile;
-	dev->caps.max_priority = profile == SV_PROFILE_MLX5 ?
-				 SV_MAX_PRIO_MLX5 : SV_MAX_PRIO;
+	dev->caps.max_priority = profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 :
+							      SV_MAX_PRIO;
 	dev->port.dev = dev;
 	dev->port.port_num = 1;
 	dev->port.wire = w;
@@ -208,7 +208,7 @@ sv_get_device_list(int *num_devices)
 	int n = 0;
 
 	pthread_mutex_lock(&sv_devices_lock);
-	TAILQ_FOREACH(dev, &sv_devices, next)
+	TAILQ_FOREACH (dev, &sv_devices, next)
 		n++;
 	list = calloc((size_t)n + 1, sizeof(*list));
 	if (list == NULL) {
@@ -217,7 +217,7 @@ sv_get_device_list(int *num_devices)
 		return NULL;
 	}
 	n = 0;
-	TAILQ_FOREACH(dev, &sv_devices, next) {
+	TAILQ_FOREACH (dev, &sv_devices, next) {
 		sv_node(dev)->refs++;
 		list[n++] = &dev->ibdev;
 	}
@@ -263,8 +263,8 @@ sv_get_device_name(struct ibv_device *device)
 static uint64_t
 sv_guid(const uint8_t mac[6])
 {
-	uint8_t g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
-			 mac[3], mac[4], mac[5] };
+	uint8_t g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff,
+			 0xfe,	     mac[3], mac[4], mac[5] };
 	uint64_t v;
 
 	memcpy(&v, g, sizeof(v));
@@ -368,7 +368,7 @@ sv_query_port(struct ibv_context *context, uint8_t port_num,
 	pa->active_mtu = sv_ibv_mtu(sv_wire_mtu(port->wire));
 	pa->max_msg_sz = 1u << 30;
 	pa->pkey_tbl_len = 1;
-	pa->active_width = 1;    /* 1X */
+	pa->active_width = 1; /* 1X */
 	pa->active_speed = 1;
 	pa->phys_state = up ? 5 : 3; /* LinkUp : Disabled */
 	pa->link_layer = IBV_LINK_LAYER_ETHERNET;
@@ -590,11 +590,12 @@ sv_dealloc_pd(struct ibv_pd *ibpd)
 
 /* Access flags the device implements; REMOTE_* are accepted (a raw
  * packet device never uses them). */
-#define SV_MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-		      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
-#define SV_MR_ACCESS_KNOWN (SV_MR_ACCESS | IBV_ACCESS_MW_BIND | \
-			    IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | \
-			    IBV_ACCESS_HUGETLB)
+#define SV_MR_ACCESS                                        \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define SV_MR_ACCESS_KNOWN                                           \
+	(SV_MR_ACCESS | IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
+	 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
 
 /* The kernel pins the pages of an MR and fails with EFAULT when the range
  * is not mapped: check the same with mincore(). */
@@ -724,8 +725,7 @@ sv_dereg_mr(struct ibv_mr *ibmr)
 }
 
 const struct sv_mr *
-sv_mr_lookup(struct sv_context *ctx, uint32_t lkey, uint64_t addr,
-	     uint64_t len)
+sv_mr_lookup(struct sv_context *ctx, uint32_t lkey, uint64_t addr, uint64_t len)
 {
 	const struct sv_mr *mr;
 	uint32_t idx = SV_MR_IDX(lkey);

@@ -50,12 +50,12 @@
 struct sv_dv_matcher {
 	struct sv_context *ctx;
 	uint16_t priority;
-	uint32_t flags;                 /* IBV_FLOW_ATTR_FLAGS_EGRESS or 0 */
+	uint32_t flags; /* IBV_FLOW_ATTR_FLAGS_EGRESS or 0 */
 	uint8_t criteria;
 	/* The mask as given, zero-extended to the full PRM size. */
 	uint8_t mask[VSTEER_PRM_MATCH_PARAM_BYTES];
 	struct sv_key kmask;
-	atomic_int usecnt;              /* flows: destroy -> EBUSY */
+	atomic_int usecnt; /* flows: destroy -> EBUSY */
 };
 
 /* A DevX flow counter: an sv_counters, so steering counts in it. */
@@ -68,8 +68,8 @@ struct sv_dv_flow {
 	struct ibv_flow flow;
 	struct sv_rule rule;
 	struct sv_dv_matcher *matcher;
-	struct sv_dv_counter *counter;  /* NULL: none */
-	struct sv_qp *qp;               /* NULL: none; holds a use count */
+	struct sv_dv_counter *counter; /* NULL: none */
+	struct sv_qp *qp;	       /* NULL: none; holds a use count */
 };
 
 /* Counter ids are device-wide in hardware; one space per process here. */
@@ -236,7 +236,7 @@ sv_mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
 /* What the action list asks for, checked in libmlx5's order. */
 struct sv_dv_acts {
 	struct sv_qp *qp;
-	bool dest;                      /* a destination-kind action seen */
+	bool dest; /* a destination-kind action seen */
 	bool drop;
 	bool miss;
 	bool has_tag;
@@ -297,8 +297,7 @@ sv_dv_parse_actions(size_t n, const struct mlx5dv_flow_action_attr *a,
 
 /* EINVAL when the value has a bit the mask lacks (zero-extended). */
 static int
-sv_dv_value_in_mask(const struct sv_dv_matcher *m, const uint8_t *v,
-		    size_t len)
+sv_dv_value_in_mask(const struct sv_dv_matcher *m, const uint8_t *v, size_t len)
 {
 	size_t i;
 
@@ -345,8 +344,8 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	rc = sv_fte_compile(&dev->caps, m->criteria, match_value->match_buf,
 			    match_value->match_sz, &value);
 	if (rc == 0)
-		rc = sv_dv_value_in_mask(m, (const uint8_t *)
-					 match_value->match_buf,
+		rc = sv_dv_value_in_mask(m,
+					 (const uint8_t *)match_value->match_buf,
 					 match_value->match_sz);
 	if (rc != 0)
 		return sv_dv_fail(rc);
@@ -402,9 +401,9 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	atomic_fetch_add(&m->ctx->nobjs, 1);
 	flow->flow.comp_mask = 0;
 	flow->flow.context = &m->ctx->vctx.context;
-	flow->flow.handle = SV_FLOW_HANDLE_DV |
-			    (atomic_fetch_add(&sv_dv_flow_handles, 1) &
-			     ~SV_FLOW_HANDLE_DV);
+	flow->flow.handle =
+		SV_FLOW_HANDLE_DV |
+		(atomic_fetch_add(&sv_dv_flow_handles, 1) & ~SV_FLOW_HANDLE_DV);
 	return &flow->flow;
 }
 
@@ -543,10 +542,14 @@ sv_dv_query_counter(struct sv_dv_counter *c, const void *in, size_t inlen,
 		bytes = atomic_load(&c->cnt.bytes);
 	}
 	sv_dv_out_ok(out, outlen);
-	vsteer_prm_set64(out, VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
-			 VSTEER_PRM_TRAFFIC_PACKETS_OFF, packets);
-	vsteer_prm_set64(out, VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
-			 VSTEER_PRM_TRAFFIC_OCTETS_OFF, bytes);
+	vsteer_prm_set64(out,
+			 VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
+				 VSTEER_PRM_TRAFFIC_PACKETS_OFF,
+			 packets);
+	vsteer_prm_set64(out,
+			 VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
+				 VSTEER_PRM_TRAFFIC_OCTETS_OFF,
+			 bytes);
 	return 0;
 }
 

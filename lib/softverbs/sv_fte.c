@@ -68,8 +68,7 @@ struct sv_fte_sup {
 	uint8_t misc2[VSTEER_PRM_SECT_BYTES];
 };
 
-#define SV_SUP(buf, fld) \
-	vsteer_prm_set((buf), fld##_OFF, fld##_LEN, UINT32_MAX)
+#define SV_SUP(buf, fld) vsteer_prm_set((buf), fld##_OFF, fld##_LEN, UINT32_MAX)
 
 static void
 sv_fte_sup_init(struct sv_fte_sup *s)

@@ -43,29 +43,28 @@
 #include "sv_wire.h"
 
 #define sv_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 /* Device limits (reported by query_device / query_device_ex). */
-#define SV_MAX_QP        1024
-#define SV_MAX_QP_WR     8192
-#define SV_MAX_SGE       32
-#define SV_MAX_CQE       65536
-#define SV_MAX_CQ        2048
-#define SV_MAX_MR        4096
-#define SV_MAX_PD        64
-#define SV_MAX_WQ        1024
-#define SV_MAX_IND_LOG   9      /* 512-entry indirection tables */
-#define SV_RSS_KEY_LEN   40
-#define SV_MAX_PRIO_MLX5 15     /* kernel: priority > 15 -> ENOMEM */
-#define SV_MAX_PRIO      0xfff  /* generic profile */
-#define SV_RX_BATCH      32     /* frames pulled per pump */
+#define SV_MAX_QP 1024
+#define SV_MAX_QP_WR 8192
+#define SV_MAX_SGE 32
+#define SV_MAX_CQE 65536
+#define SV_MAX_CQ 2048
+#define SV_MAX_MR 4096
+#define SV_MAX_PD 64
+#define SV_MAX_WQ 1024
+#define SV_MAX_IND_LOG 9 /* 512-entry indirection tables */
+#define SV_RSS_KEY_LEN 40
+#define SV_MAX_PRIO_MLX5 15 /* kernel: priority > 15 -> ENOMEM */
+#define SV_MAX_PRIO 0xfff   /* generic profile */
+#define SV_RX_BATCH 32	    /* frames pulled per pump */
 /* IBV_RX_HASH_* fields a hash QP may select (rss_caps). */
-#define SV_RX_HASH_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | \
-			   IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 | \
-			   IBV_RX_HASH_SRC_PORT_TCP | \
-			   IBV_RX_HASH_DST_PORT_TCP | \
-			   IBV_RX_HASH_SRC_PORT_UDP | \
-			   IBV_RX_HASH_DST_PORT_UDP | IBV_RX_HASH_INNER)
+#define SV_RX_HASH_FIELDS                                                     \
+	(IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 | \
+	 IBV_RX_HASH_DST_IPV6 | IBV_RX_HASH_SRC_PORT_TCP |                    \
+	 IBV_RX_HASH_DST_PORT_TCP | IBV_RX_HASH_SRC_PORT_UDP |                \
+	 IBV_RX_HASH_DST_PORT_UDP | IBV_RX_HASH_INNER)
 
 struct sv_context;
 struct sv_port;
@@ -77,8 +76,8 @@ struct sv_rule {
 	struct sv_actions act;
 	uint32_t priority;
 	enum ibv_flow_attr_type type;
-	uint32_t flags;              /* IBV_FLOW_ATTR_FLAGS_* */
-	struct sv_qp *qp;            /* destination (hash QP); NULL: none */
+	uint32_t flags;	  /* IBV_FLOW_ATTR_FLAGS_* */
+	struct sv_qp *qp; /* destination (hash QP); NULL: none */
 	/* Owned by sv_steer.c. */
 	void *tbl_;
 	TAILQ_ENTRY(sv_rule) link_;
@@ -86,7 +85,7 @@ struct sv_rule {
 
 struct sv_port {
 	struct sv_device *dev;
-	uint8_t port_num;            /* 1 */
+	uint8_t port_num; /* 1 */
 	struct sv_wire *wire;
 	int wire_end;
 	uint8_t mac[6];
@@ -95,8 +94,8 @@ struct sv_port {
 	pthread_mutex_t pump_lock;
 	/* Rule tables: classification readers vs flow create/destroy. */
 	pthread_rwlock_t rules_lock;
-	void *rx_table;              /* sv_steer.c */
-	void *tx_table;              /* egress rules, sv_steer.c */
+	void *rx_table; /* sv_steer.c */
+	void *tx_table; /* egress rules, sv_steer.c */
 	atomic_uint_fast64_t rx_frames;
 	atomic_uint_fast64_t rx_no_buffer;
 	atomic_uint_fast64_t rx_unsteered;
@@ -106,11 +105,11 @@ struct sv_port {
 };
 
 struct sv_device {
-	struct ibv_device ibdev;     /* name = "soft:<if>" / "mem:<l>.<e>" */
+	struct ibv_device ibdev; /* name = "soft:<if>" / "mem:<l>.<e>" */
 	TAILQ_ENTRY(sv_device) next;
 	struct sv_caps caps;
 	int open_count;
-	struct sv_port port;         /* one physical port, number 1 */
+	struct sv_port port; /* one physical port, number 1 */
 };
 
 struct sv_mr {
@@ -122,7 +121,7 @@ struct sv_mr {
 
 struct sv_pd {
 	struct ibv_pd pd;
-	atomic_int usecnt;           /* MRs, QPs, WQs: dealloc_pd -> EBUSY */
+	atomic_int usecnt; /* MRs, QPs, WQs: dealloc_pd -> EBUSY */
 };
 
 struct sv_context {
@@ -131,11 +130,11 @@ struct sv_context {
 	/* lkey = index << 8 | generation: O(1) lookup on the data path. */
 	struct sv_mr *mrs[SV_MAX_MR];
 	uint8_t mr_gen[SV_MAX_MR];
-	atomic_int nobjs;            /* live objects: close_device -> EBUSY */
-	uint32_t next_qpn;           /* QP, WQ and table numbers (lock) */
+	atomic_int nobjs;  /* live objects: close_device -> EBUSY */
+	uint32_t next_qpn; /* QP, WQ and table numbers (lock) */
 	/* Live objects per kind, against the SV_MAX_* limits (lock). */
 	int n_pd, n_cq, n_wq, n_qp;
-	struct verbs_context vctx;   /* must be last: ibv_context ends it */
+	struct verbs_context vctx; /* must be last: ibv_context ends it */
 };
 
 static inline struct sv_context *
@@ -151,7 +150,7 @@ struct sv_cqe {
 	enum ibv_wc_opcode opcode;
 	uint32_t byte_len;
 	uint32_t flow_tag;
-	unsigned int wc_flags;       /* IBV_WC_IP_CSUM_OK, ... */
+	unsigned int wc_flags; /* IBV_WC_IP_CSUM_OK, ... */
 	uint32_t qp_num;
 	uint16_t cvlan;
 	/* Send completions: reading this one frees sq_retire send queue
@@ -161,15 +160,15 @@ struct sv_cqe {
 };
 
 struct sv_cq {
-	struct ibv_cq_ex cqx;        /* ibv_cq_ex begins like ibv_cq */
+	struct ibv_cq_ex cqx; /* ibv_cq_ex begins like ibv_cq */
 	struct sv_context *ctx;
-	uint64_t wc_flags;           /* IBV_WC_EX_WITH_* asked for */
+	uint64_t wc_flags; /* IBV_WC_EX_WITH_* asked for */
 	pthread_spinlock_t lock;
 	struct sv_cqe *ring;
-	uint32_t size;               /* power of two */
-	uint32_t head, tail;         /* consumer, producer */
-	struct sv_cqe *cur;          /* completion being read */
-	atomic_int usecnt;           /* WQs, QPs: destroy_cq -> EBUSY */
+	uint32_t size;	     /* power of two */
+	uint32_t head, tail; /* consumer, producer */
+	struct sv_cqe *cur;  /* completion being read */
+	atomic_int usecnt;   /* WQs, QPs: destroy_cq -> EBUSY */
 	uint64_t overruns;
 };
 
@@ -180,13 +179,13 @@ bool sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe);
 void sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding);
 int sv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 struct sv_cq *sv_cq_from_ibv(struct ibv_cq *cq);
-struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *context,
-				  struct ibv_cq_init_attr_ex *attr);
+struct ibv_cq_ex *
+sv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr);
 
 struct sv_rwqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
-	struct ibv_sge *sge;         /* max_sge entries of sv_wq.sges */
+	struct ibv_sge *sge; /* max_sge entries of sv_wq.sges */
 };
 
 struct sv_wq {
@@ -196,10 +195,10 @@ struct sv_wq {
 	struct sv_pd *pd;
 	pthread_spinlock_t lock;
 	struct sv_rwqe *ring;
-	struct ibv_sge *sges;        /* size * max_sge */
+	struct ibv_sge *sges; /* size * max_sge */
 	uint32_t size, max_sge;
-	uint32_t head, tail;         /* consumer (device), producer (post) */
-	atomic_int usecnt;           /* indirection tables */
+	uint32_t head, tail; /* consumer (device), producer (post) */
+	atomic_int usecnt;   /* indirection tables */
 };
 
 /*
@@ -212,8 +211,8 @@ struct sv_wq {
  */
 int sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		  const struct sv_actions *act, unsigned int wc_flags);
-struct ibv_wq *sv_create_wq(struct ibv_context *context,
-			    struct ibv_wq_init_attr *attr);
+struct ibv_wq *
+sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr);
 int sv_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
 int sv_destroy_wq(struct ibv_wq *wq);
 struct ibv_rwq_ind_table *
@@ -225,17 +224,17 @@ struct sv_ind {
 	struct ibv_rwq_ind_table ind;
 	struct sv_context *ctx;
 	uint32_t log_size;
-	struct sv_wq **wqs;          /* 1 << log_size entries */
-	atomic_int usecnt;           /* hash QPs */
+	struct sv_wq **wqs; /* 1 << log_size entries */
+	atomic_int usecnt;  /* hash QPs */
 };
 
 enum sv_qp_kind {
-	SV_QP_HASH,                  /* RX: hash over an indirection table */
-	SV_QP_RAW,                   /* raw packet QP (send side) */
+	SV_QP_HASH, /* RX: hash over an indirection table */
+	SV_QP_RAW,  /* raw packet QP (send side) */
 };
 
 struct sv_qp {
-	struct ibv_qp qp;            /* qp.state is the QP state */
+	struct ibv_qp qp; /* qp.state is the QP state */
 	struct sv_context *ctx;
 	struct sv_pd *pd;
 	enum sv_qp_kind kind;
@@ -243,14 +242,14 @@ struct sv_qp {
 	/* hash QP */
 	struct sv_ind *ind;
 	uint8_t hash_key[SV_RSS_KEY_LEN];
-	uint64_t hash_fields;        /* IBV_RX_HASH_* */
+	uint64_t hash_fields; /* IBV_RX_HASH_* */
 	/* send side */
 	struct sv_cq *scq;
 	uint32_t max_send_wr, max_send_sge, max_inline;
 	int sq_sig_all;
-	atomic_uint outstanding;     /* posted, not yet completed */
-	atomic_int usecnt;           /* flows attached: destroy -> EBUSY */
-	void *sq_priv_;              /* sv_qp.c: send queue scratch */
+	atomic_uint outstanding; /* posted, not yet completed */
+	atomic_int usecnt;	 /* flows attached: destroy -> EBUSY */
+	void *sq_priv_;		 /* sv_qp.c: send queue scratch */
 };
 
 static inline struct sv_qp *
@@ -259,8 +258,8 @@ sv_qp(struct ibv_qp *qp)
 	return sv_container_of(qp, struct sv_qp, qp);
 }
 
-struct ibv_qp *sv_create_qp_ex(struct ibv_context *context,
-			       struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *
+sv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
 int sv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		 struct ibv_send_wr **bad_wr);
 
@@ -287,10 +286,8 @@ void sv_steer_remove(struct sv_port *port, struct sv_rule *rule);
  * another thread is pumping. Returns the number of frames taken. */
 unsigned int sv_port_pump(struct sv_port *port);
 /* Run a frame about to be sent through the egress rules: false = drop. */
-bool sv_port_egress(struct sv_port *port, const uint8_t *frame,
-		    uint32_t len);
-struct ibv_flow *sv_create_flow(struct ibv_qp *qp,
-				struct ibv_flow_attr *attr);
+bool sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len);
+struct ibv_flow *sv_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr);
 int sv_destroy_flow(struct ibv_flow *flow);
 /* mlx5dv flows (sv_dv.c) are destroyed with ibv_destroy_flow() too: their
  * ibv_flow.handle has SV_FLOW_HANDLE_DV set (verbs flow handles never do)
@@ -299,8 +296,8 @@ int sv_destroy_flow(struct ibv_flow *flow);
 int sv_dv_destroy_flow(struct ibv_flow *flow);
 
 /* Counters (sv_counters.c). */
-#define SV_MAX_COUNTER_POINTS 16     /* attach points per object */
-#define SV_MAX_COUNTER_INDEX  255    /* highest attach index */
+#define SV_MAX_COUNTER_POINTS 16 /* attach points per object */
+#define SV_MAX_COUNTER_INDEX 255 /* highest attach index */
 struct sv_counter_point {
 	enum ibv_counter_description desc;
 	uint32_t index;
@@ -315,7 +312,7 @@ struct sv_counters {
 	pthread_mutex_t lock;
 	unsigned int npoints;
 	struct sv_counter_point points[SV_MAX_COUNTER_POINTS];
-	atomic_int bound;            /* flows using it: attach -> EBUSY */
+	atomic_int bound; /* flows using it: attach -> EBUSY */
 };
 void sv_counters_add(struct sv_counters *c, uint32_t bytes);
 /* A flow starts / stops using c (ibv_create_flow with an

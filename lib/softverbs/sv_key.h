@@ -30,71 +30,71 @@
 #include <infiniband/verbs.h>
 
 /* struct sv_hdrs.present bits */
-#define SV_P_ETH    (1u << 0)
-#define SV_P_VLAN   (1u << 1)  /* at least one 802.1Q/802.1ad tag */
-#define SV_P_IPV4   (1u << 2)
-#define SV_P_IPV6   (1u << 3)
-#define SV_P_TCP    (1u << 4)
-#define SV_P_UDP    (1u << 5)
-#define SV_P_IPFRAG (1u << 6)  /* IPv4 MF set or offset != 0; IPv6 frag hdr */
-#define SV_P_ESP    (1u << 7)
-#define SV_P_GRE    (1u << 8)
-#define SV_P_MPLS   (1u << 9)
+#define SV_P_ETH (1u << 0)
+#define SV_P_VLAN (1u << 1) /* at least one 802.1Q/802.1ad tag */
+#define SV_P_IPV4 (1u << 2)
+#define SV_P_IPV6 (1u << 3)
+#define SV_P_TCP (1u << 4)
+#define SV_P_UDP (1u << 5)
+#define SV_P_IPFRAG (1u << 6) /* IPv4 MF set or offset != 0; IPv6 frag hdr */
+#define SV_P_ESP (1u << 7)
+#define SV_P_GRE (1u << 8)
+#define SV_P_MPLS (1u << 9)
 
 /* One header stack: the outer frame, or the frame inside a tunnel. */
 struct sv_hdrs {
-	uint32_t present;       /* SV_P_* (host order: a bitmap, not a field) */
+	uint32_t present; /* SV_P_* (host order: a bitmap, not a field) */
 	uint8_t dmac[6];
 	uint8_t smac[6];
-	uint16_t vlan_tci;      /* first tag's TCI (PCP, DEI, VID) */
-	uint16_t ether_type;    /* after the VLAN tags */
+	uint16_t vlan_tci;   /* first tag's TCI (PCP, DEI, VID) */
+	uint16_t ether_type; /* after the VLAN tags */
 	/* IPv4 addresses live in the first 4 bytes of src_ip / dst_ip. */
 	uint8_t src_ip[16];
 	uint8_t dst_ip[16];
-	uint32_t flow_label;    /* IPv6, low 20 bits, network order */
-	uint8_t ip_proto;       /* IPv4 protocol / IPv6 next header (L4) */
-	uint8_t tos;            /* IPv4 TOS / IPv6 traffic class */
-	uint8_t ttl;            /* IPv4 TTL / IPv6 hop limit */
-	uint8_t ip_flags;       /* IPv4 flags (3 bits, right aligned) */
-	uint16_t sport;         /* TCP / UDP */
+	uint32_t flow_label; /* IPv6, low 20 bits, network order */
+	uint8_t ip_proto;    /* IPv4 protocol / IPv6 next header (L4) */
+	uint8_t tos;	     /* IPv4 TOS / IPv6 traffic class */
+	uint8_t ttl;	     /* IPv4 TTL / IPv6 hop limit */
+	uint8_t ip_flags;    /* IPv4 flags (3 bits, right aligned) */
+	uint16_t sport;	     /* TCP / UDP */
 	uint16_t dport;
 	uint8_t tcp_flags;
 	uint8_t pad_[3];
 };
 
 /* struct sv_key.tunnel values */
-#define SV_TUN_NONE  0
+#define SV_TUN_NONE 0
 #define SV_TUN_VXLAN 1
-#define SV_TUN_GRE   2
-#define SV_TUN_MPLS  3  /* MPLS over UDP (port 6635) or over GRE */
+#define SV_TUN_GRE 2
+#define SV_TUN_MPLS 3 /* MPLS over UDP (port 6635) or over GRE */
 
 struct sv_key {
 	struct sv_hdrs outer;
-	struct sv_hdrs inner;   /* valid when tunnel != SV_TUN_NONE */
+	struct sv_hdrs inner; /* valid when tunnel != SV_TUN_NONE */
 	uint8_t tunnel;
 	uint8_t pad_[3];
-	uint32_t vni;           /* VXLAN VNI, as ibv_flow_tunnel_filter */
-	uint16_t gre_c_ks_ver;  /* GRE C/K/S bits and version (first 16 bits) */
+	uint32_t vni;	       /* VXLAN VNI, as ibv_flow_tunnel_filter */
+	uint16_t gre_c_ks_ver; /* GRE C/K/S bits and version (first 16 bits) */
 	uint16_t gre_protocol;
 	uint32_t gre_key;
-	uint32_t mpls_label;    /* first label stack entry, whole 32 bits */
+	uint32_t mpls_label; /* first label stack entry, whole 32 bits */
 	uint32_t esp_spi;
 	uint32_t esp_seq;
 };
 
 struct sv_match {
 	struct sv_key mask;
-	struct sv_key value;    /* already ANDed with mask */
+	struct sv_key value; /* already ANDed with mask */
 };
 
 /* Per-frame facts that are not matchable but the device reports. */
 struct sv_pkt_info {
-	uint16_t l3_off;        /* outer L3 header offset, 0 if none */
-	uint16_t l4_off;        /* outer L4 header offset, 0 if none */
+	uint16_t l3_off; /* outer L3 header offset, 0 if none */
+	uint16_t l4_off; /* outer L4 header offset, 0 if none */
 	uint16_t inner_l3_off;
 	uint16_t inner_l4_off;
-	bool l3_csum_ok;        /* outer IPv4 header checksum verified */
-	bool l4_csum_ok;        /* outer TCP/UDP checksum verified */
+	bool l3_csum_ok; /* outer IPv4 header checksum verified */
+	bool l4_csum_ok; /* outer TCP/UDP checksum verified */
 };
 
 /*
@@ -124,14 +124,14 @@ struct sv_counters;
 struct sv_actions {
 	bool drop;
 	bool has_tag;
-	uint32_t tag;                   /* < 2^24 */
-	struct sv_counters *counters;   /* NULL when none */
+	uint32_t tag;		      /* < 2^24 */
+	struct sv_counters *counters; /* NULL when none */
 };
 
 /* What a device enforces when compiling rules (see enum sv_profile). */
 struct sv_caps {
-	int profile;                    /* enum sv_profile */
-	uint32_t max_priority;          /* highest verbs priority accepted */
+	int profile;	       /* enum sv_profile */
+	uint32_t max_priority; /* highest verbs priority accepted */
 };
 
 /*
@@ -140,9 +140,9 @@ struct sv_caps {
  * Returns 0 or a positive errno as the man page / the profile says
  * (EINVAL unknown spec or malformed chain, EOPNOTSUPP unsupported mask, ...).
  */
-int sv_spec_compile(const struct sv_caps *caps,
-		    const struct ibv_flow_attr *attr, struct sv_match *m,
-		    struct sv_actions *act);
+int
+sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
+		struct sv_match *m, struct sv_actions *act);
 
 /*
  * Compile a PRM fte_match_param (mask or value buffer of

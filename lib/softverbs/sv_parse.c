@@ -34,28 +34,28 @@
 
 #include "sv_key.h"
 
-#define SV_ETH_HLEN     14
-#define SV_ET_IPV4      0x0800
-#define SV_ET_IPV6      0x86dd
-#define SV_ET_VLAN      0x8100
-#define SV_ET_QINQ      0x88a8
-#define SV_ET_MPLS      0x8847
-#define SV_ET_MPLS_MC   0x8848
-#define SV_ET_TEB       0x6558  /* transparent Ethernet bridging */
-#define SV_MAX_VLAN     2
-#define SV_MAX_IPV6_EXT 8       /* extension headers walked at most */
-#define SV_MAX_MPLS     8       /* label stack entries walked at most */
-#define SV_VXLAN_PORT   4789
+#define SV_ETH_HLEN 14
+#define SV_ET_IPV4 0x0800
+#define SV_ET_IPV6 0x86dd
+#define SV_ET_VLAN 0x8100
+#define SV_ET_QINQ 0x88a8
+#define SV_ET_MPLS 0x8847
+#define SV_ET_MPLS_MC 0x8848
+#define SV_ET_TEB 0x6558 /* transparent Ethernet bridging */
+#define SV_MAX_VLAN 2
+#define SV_MAX_IPV6_EXT 8 /* extension headers walked at most */
+#define SV_MAX_MPLS 8	  /* label stack entries walked at most */
+#define SV_VXLAN_PORT 4789
 #define SV_MPLS_UDP_PORT 6635
 
-#define SV_IPPROTO_HOPOPTS  0
-#define SV_IPPROTO_TCP      6
-#define SV_IPPROTO_UDP      17
-#define SV_IPPROTO_ROUTING  43
+#define SV_IPPROTO_HOPOPTS 0
+#define SV_IPPROTO_TCP 6
+#define SV_IPPROTO_UDP 17
+#define SV_IPPROTO_ROUTING 43
 #define SV_IPPROTO_FRAGMENT 44
-#define SV_IPPROTO_GRE      47
-#define SV_IPPROTO_ESP      50
-#define SV_IPPROTO_DSTOPTS  60
+#define SV_IPPROTO_GRE 47
+#define SV_IPPROTO_ESP 50
+#define SV_IPPROTO_DSTOPTS 60
 
 struct sv_parser {
 	const uint8_t *f;
@@ -67,12 +67,12 @@ struct sv_parser {
 struct sv_l3ctx {
 	bool inner;
 	bool v6;
-	bool complete;          /* the IP packet is not truncated */
+	bool complete; /* the IP packet is not truncated */
 	uint32_t l3_off;
 };
 
-static void sv_parse_eth(struct sv_parser *ps, uint32_t off, uint32_t end,
-			 bool inner);
+static void
+sv_parse_eth(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner);
 static void sv_parse_l3(struct sv_parser *ps, uint32_t off, uint32_t end,
 			uint16_t et, bool inner);
 
@@ -248,8 +248,8 @@ sv_parse_l4(struct sv_parser *ps, uint32_t off, uint32_t end, uint8_t proto,
 		}
 		ps->info->l4_off = (uint16_t)off;
 		if (l3->complete)
-			ps->info->l4_csum_ok = sv_l4_csum_ok(ps, l3, proto, off,
-							     avail);
+			ps->info->l4_csum_ok =
+				sv_l4_csum_ok(ps, l3, proto, off, avail);
 		return;
 	case SV_IPPROTO_UDP: {
 		uint16_t dport, ulen, csum;
@@ -337,8 +337,8 @@ sv_parse_ipv4(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 		ps->info->inner_l3_off = (uint16_t)off;
 	} else {
 		ps->info->l3_off = (uint16_t)off;
-		ps->info->l3_csum_ok =
-			sv_csum_fold(sv_csum_add(0, p, hl)) == 0xffff;
+		ps->info->l3_csum_ok = sv_csum_fold(sv_csum_add(0, p, hl)) ==
+				       0xffff;
 	}
 	frag = sv_rd16(p + 6);
 	if (frag & 0x3fff) {

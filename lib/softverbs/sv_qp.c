@@ -29,10 +29,12 @@
 #define SV_ETH_HLEN 14
 #define SV_VLAN_HLEN 4
 
-#define SV_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
-			 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH)
-#define SV_SEND_FLAGS (IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
-		       IBV_SEND_INLINE | IBV_SEND_IP_CSUM)
+#define SV_QP_COMP_MASK                                        \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH)
+#define SV_SEND_FLAGS                                               \
+	(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE | \
+	 IBV_SEND_IP_CSUM)
 
 /* Outcome of one accepted send WR. */
 struct sv_sq_wr {
@@ -44,13 +46,13 @@ struct sv_sq_wr {
 
 /* Send queue state and per-call scratch, kept across calls. */
 struct sv_sq {
-	pthread_mutex_t lock;        /* posting, state changes */
-	uint32_t pending;            /* WRs not yet covered by a CQE */
+	pthread_mutex_t lock; /* posting, state changes */
+	uint32_t pending;     /* WRs not yet covered by a CQE */
 	struct sv_sq_wr *wrs;
 	struct iovec *iov;
 	unsigned int *first;
-	unsigned int cap;            /* entries of wrs, iov; first: +1 */
-	uint8_t *scratch;            /* frames that are copied */
+	unsigned int cap; /* entries of wrs, iov; first: +1 */
+	uint8_t *scratch; /* frames that are copied */
 	size_t scratch_cap;
 };
 
@@ -486,7 +488,8 @@ sv_tx_csum(uint8_t *f, uint32_t len)
 		if (ihl < 20 || l3 + ihl > len)
 			return;
 		sv_put16(f + l3 + 10, 0);
-		sv_put16(f + l3 + 10, sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
+		sv_put16(f + l3 + 10,
+			 sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
 	} else if (!(k.outer.present & SV_P_IPV6)) {
 		return;
 	}
@@ -660,8 +663,8 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		rc = EINVAL;
 		goto out;
 	}
-	outstanding = atomic_load_explicit(&qp->outstanding,
-					   memory_order_acquire);
+	outstanding =
+		atomic_load_explicit(&qp->outstanding, memory_order_acquire);
 	for (w = wr; w != NULL; w = w->next) {
 		rc = sv_sq_check(qp, w);
 		if (rc != 0)
@@ -700,8 +703,8 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			o->status = IBV_WC_WR_FLUSH_ERR;
 			continue;
 		}
-		o->status = sv_sq_build(qp, w, max_frame, &scratch, &frame,
-					&len);
+		o->status =
+			sv_sq_build(qp, w, max_frame, &scratch, &frame, &len);
 		if (o->status != IBV_WC_SUCCESS) {
 			err = true;
 			qp->qp.state = IBV_QPS_ERR;

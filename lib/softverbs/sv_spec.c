@@ -80,12 +80,16 @@
 
 #define SV_GRE_K htons(0x2000)
 
-enum { SV_OUTER = 0, SV_INNER = 1, SV_NLAYER = 2 };
+enum {
+	SV_OUTER = 0,
+	SV_INNER = 1,
+	SV_NLAYER = 2
+};
 
 /* sv_spec_load() relies on the extensible specs being header, value,
  * mask with no padding between them. */
-#define SV_EXT_LAYOUT(st, ft) \
-	(offsetof(st, val) == SV_SPEC_HDR_LEN && \
+#define SV_EXT_LAYOUT(st, ft)                                  \
+	(offsetof(st, val) == SV_SPEC_HDR_LEN &&               \
 	 offsetof(st, mask) == SV_SPEC_HDR_LEN + sizeof(ft) && \
 	 sizeof(st) == SV_SPEC_HDR_LEN + 2 * sizeof(ft))
 _Static_assert(SV_EXT_LAYOUT(struct ibv_flow_spec_ipv4_ext,
@@ -102,8 +106,8 @@ _Static_assert(SV_EXT_LAYOUT(struct ibv_flow_spec_tunnel,
 struct sv_etype_scan {
 	bool has_ethertype;
 	bool mask_valid;
-	uint16_t eth_type;      /* host order */
-	uint32_t ip_spec;       /* IBV_FLOW_SPEC_IPV4 / _IPV6, 0 if none */
+	uint16_t eth_type; /* host order */
+	uint32_t ip_spec;  /* IBV_FLOW_SPEC_IPV4 / _IPV6, 0 if none */
 };
 
 struct sv_cc {
@@ -115,12 +119,12 @@ struct sv_cc {
 };
 
 struct sv_spec_desc {
-	uint16_t ssize;         /* sizeof the verbs struct */
+	uint16_t ssize; /* sizeof the verbs struct */
 	bool inner_ok;
 	/* Extensible filter (rdma-core get_filters_size). */
 	bool ext;
-	uint16_t fsize;         /* sizeof the filter */
-	uint16_t known;         /* end of the last field in the filter */
+	uint16_t fsize; /* sizeof the filter */
+	uint16_t known; /* end of the last field in the filter */
 };
 
 static int
@@ -244,8 +248,7 @@ sv_hoff(int layer)
 				   offsetof(struct sv_key, outer);
 }
 
-#define SV_HF(layer, field) \
-	(sv_hoff(layer) + offsetof(struct sv_hdrs, field))
+#define SV_HF(layer, field) (sv_hoff(layer) + offsetof(struct sv_hdrs, field))
 #define SV_KF(field) offsetof(struct sv_key, field)
 
 static inline struct sv_hdrs *
@@ -373,9 +376,11 @@ sv_cc_ipv4_ext(struct sv_cc *cc, int layer,
 	if (rc == 0)
 		rc = sv_put_proto(cc, layer, s->mask.proto, s->val.proto);
 	if (rc == 0)
-		rc = sv_put(cc, SV_HF(layer, tos), &s->val.tos, &s->mask.tos, 1);
+		rc = sv_put(cc, SV_HF(layer, tos), &s->val.tos, &s->mask.tos,
+			    1);
 	if (rc == 0)
-		rc = sv_put(cc, SV_HF(layer, ttl), &s->val.ttl, &s->mask.ttl, 1);
+		rc = sv_put(cc, SV_HF(layer, ttl), &s->val.ttl, &s->mask.ttl,
+			    1);
 	if (rc == 0)
 		rc = sv_put(cc, SV_HF(layer, ip_flags), &flags_v, &flags_m, 1);
 	return rc;
@@ -422,8 +427,8 @@ sv_cc_l4(struct sv_cc *cc, int layer, const struct ibv_flow_spec_tcp_udp *s,
 {
 	int rc;
 
-	rc = sv_put_proto(cc, layer, 0xff, tcp ? SV_IPPROTO_TCP :
-						 SV_IPPROTO_UDP);
+	rc = sv_put_proto(cc, layer, 0xff,
+			  tcp ? SV_IPPROTO_TCP : SV_IPPROTO_UDP);
 	if (rc == 0)
 		rc = sv_put(cc, SV_HF(layer, dport), &s->val.dst_port,
 			    &s->mask.dst_port, 2);
@@ -586,8 +591,7 @@ sv_cc_spec(struct sv_cc *cc, const uint8_t *p, uint32_t type, uint16_t size,
 		return sv_cc_eth(cc, layer, &s.eth);
 	case IBV_FLOW_SPEC_IPV4:
 		return sv_cc_ipv4_addr(cc, layer, &s.ipv4.val.src_ip,
-				       &s.ipv4.mask.src_ip,
-				       &s.ipv4.val.dst_ip,
+				       &s.ipv4.mask.src_ip, &s.ipv4.val.dst_ip,
 				       &s.ipv4.mask.dst_ip);
 	case IBV_FLOW_SPEC_IPV4_EXT:
 		return sv_cc_ipv4_ext(cc, layer, &s.ipv4_ext);
@@ -664,8 +668,8 @@ sv_spec_scan(const struct ibv_flow_attr *attr,
 			memcpy(&eth, p, sizeof(eth));
 			if (eth.mask.ether_type != 0) {
 				scan[layer].has_ethertype = true;
-				scan[layer].mask_valid =
-					eth.mask.ether_type == 0xffff;
+				scan[layer].mask_valid = eth.mask.ether_type ==
+							 0xffff;
 				scan[layer].eth_type =
 					ntohs(eth.val.ether_type);
 			}

@@ -64,32 +64,32 @@ TAILQ_HEAD(sv_rule_list, sv_rule);
 
 /* All rules with one masked value in a group, ordered by (level, seq). */
 struct sv_tss_node {
-	struct sv_tss_node *next;       /* bucket chain */
+	struct sv_tss_node *next; /* bucket chain */
 	uint64_t hash;
 	struct sv_rule_list rules;
-	uint64_t val[];                 /* the group's nw masked words */
+	uint64_t val[]; /* the group's nw masked words */
 };
 
 /* All NORMAL rules with one mask. */
 struct sv_tss_group {
 	TAILQ_ENTRY(sv_tss_group) link;
 	uint64_t mask[SV_KEY_WORDS];
-	uint8_t widx[SV_KEY_WORDS];     /* indices of the non-zero mask words */
+	uint8_t widx[SV_KEY_WORDS]; /* indices of the non-zero mask words */
 	unsigned int nw;
-	uint64_t best;                  /* lowest level of its rules */
-	uint64_t born;                  /* creation order, for stable sorting */
+	uint64_t best; /* lowest level of its rules */
+	uint64_t born; /* creation order, for stable sorting */
 	uint32_t nrules;
 	uint32_t nnodes;
-	uint32_t nbuckets;              /* power of two */
+	uint32_t nbuckets; /* power of two */
 	struct sv_tss_node **buckets;
 };
 
 TAILQ_HEAD(sv_group_list, sv_tss_group);
 
 struct sv_table {
-	struct sv_group_list groups;    /* sorted by (best, born) */
-	struct sv_rule_list defaults;   /* ALL/MC_DEFAULT, sorted */
-	struct sv_rule_list sniffers;   /* creation order */
+	struct sv_group_list groups;  /* sorted by (best, born) */
+	struct sv_rule_list defaults; /* ALL/MC_DEFAULT, sorted */
+	struct sv_rule_list sniffers; /* creation order */
 	uint64_t seq;
 	/* Read without the lock by the transmit fast path. */
 	atomic_uint nrules;
@@ -99,9 +99,9 @@ struct sv_table {
 /* What sv_steer.c keeps per rule (sv_rule.tbl_). */
 struct sv_ref {
 	struct sv_table *tbl;
-	struct sv_tss_group *grp;       /* NORMAL rules */
-	struct sv_tss_node *node;       /* NORMAL rules */
-	struct sv_rule_list *list;      /* the list holding the rule */
+	struct sv_tss_group *grp;  /* NORMAL rules */
+	struct sv_tss_node *node;  /* NORMAL rules */
+	struct sv_rule_list *list; /* the list holding the rule */
 	uint64_t level;
 	uint64_t seq;
 };
@@ -111,7 +111,7 @@ struct sv_flow {
 	struct ibv_flow flow;
 	struct sv_rule rule;
 	struct sv_port *port;
-	struct sv_qp *qp;               /* holds a use count */
+	struct sv_qp *qp; /* holds a use count */
 };
 
 static atomic_uint sv_flow_handles;
@@ -125,8 +125,7 @@ sv_ref(const struct sv_rule *r)
 static inline bool
 sv_order_lt(const struct sv_ref *a, const struct sv_ref *b)
 {
-	return a->level < b->level ||
-	       (a->level == b->level && a->seq < b->seq);
+	return a->level < b->level || (a->level == b->level && a->seq < b->seq);
 }
 
 /* Level of a NORMAL rule: priority, then DONT_TRAP before trapping. */
@@ -253,7 +252,7 @@ sv_grp_resort(struct sv_table *t, struct sv_tss_group *g, bool linked)
 
 	if (linked)
 		TAILQ_REMOVE(&t->groups, g, link);
-	TAILQ_FOREACH(it, &t->groups, link)
+	TAILQ_FOREACH (it, &t->groups, link)
 		if (it->best > g->best ||
 		    (it->best == g->best && it->born > g->born))
 			break;
@@ -269,7 +268,7 @@ sv_grp_get(struct sv_table *t, const union sv_kwords *mask, bool create)
 	struct sv_tss_group *g;
 	unsigned int i;
 
-	TAILQ_FOREACH(g, &t->groups, link)
+	TAILQ_FOREACH (g, &t->groups, link)
 		if (memcmp(g->mask, mask->w, sizeof(g->mask)) == 0)
 			return g;
 	if (!create)
@@ -316,7 +315,7 @@ sv_list_insert_sorted(struct sv_rule_list *list, struct sv_rule *r)
 {
 	struct sv_rule *it;
 
-	TAILQ_FOREACH(it, list, link_)
+	TAILQ_FOREACH (it, list, link_)
 		if (sv_order_lt(sv_ref(r), sv_ref(it)))
 			break;
 	if (it != NULL)
@@ -351,7 +350,7 @@ sv_insert_normal(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
 	h = sv_grp_extract(g, value.w, vals);
 	node = new_grp ? NULL : sv_grp_find(g, vals, h);
 	if (node != NULL) {
-		TAILQ_FOREACH(it, &node->rules, link_)
+		TAILQ_FOREACH (it, &node->rules, link_)
 			if (sv_ref(it)->level == ref->level &&
 			    !sv_same_fate(it, r))
 				return EEXIST;
@@ -430,7 +429,7 @@ sv_insert_default(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
 
 	/* Priority does not separate defaults from each other in the
 	 * kernel (one leftovers table) but orders them here. */
-	TAILQ_FOREACH(it, &t->defaults, link_)
+	TAILQ_FOREACH (it, &t->defaults, link_)
 		if (it->type == r->type && it->priority == r->priority &&
 		    !sv_same_fate(it, r))
 			return EEXIST;
@@ -595,7 +594,7 @@ sv_tss_next(const struct sv_table *t, const uint64_t *kw,
 	struct sv_rule *best = NULL;
 	struct sv_tss_group *g;
 
-	TAILQ_FOREACH(g, &t->groups, link) {
+	TAILQ_FOREACH (g, &t->groups, link) {
 		struct sv_tss_node *node;
 		struct sv_rule *r;
 
@@ -605,7 +604,7 @@ sv_tss_next(const struct sv_table *t, const uint64_t *kw,
 		node = sv_grp_lookup(g, kw);
 		if (node == NULL)
 			continue;
-		TAILQ_FOREACH(r, &node->rules, link_) {
+		TAILQ_FOREACH (r, &node->rules, link_) {
 			const struct sv_ref *ref = sv_ref(r);
 			struct sv_rule *prev;
 
@@ -667,8 +666,8 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 		return;
 	hash = sv_rx_hash(qp->hash_key, qp->hash_fields, &f->kw.key);
 	idx = hash & ((UINT32_C(1) << ind->log_size) - 1);
-	if (sv_wq_deliver(ind->wqs[idx], f->data, f->len, act,
-			  f->wc_flags) == ENOBUFS)
+	if (sv_wq_deliver(ind->wqs[idx], f->data, f->len, act, f->wc_flags) ==
+	    ENOBUFS)
 		atomic_fetch_add_explicit(&f->port->rx_no_buffer, 1,
 					  memory_order_relaxed);
 }
@@ -679,7 +678,7 @@ sv_sniff(struct sv_frame *f, const struct sv_table *t)
 {
 	const struct sv_rule *r, *p;
 
-	TAILQ_FOREACH(r, &t->sniffers, link_) {
+	TAILQ_FOREACH (r, &t->sniffers, link_) {
 		if (r->act.counters != NULL)
 			sv_counters_add(r->act.counters, f->len);
 		if (r->act.drop || r->qp == NULL)
@@ -706,8 +705,8 @@ sv_classify_rx(struct sv_frame *f, const struct sv_table *t)
 	const struct sv_ref *after = NULL;
 	const struct sv_rule *r;
 	bool steered = false;
-	unsigned int guard = atomic_load_explicit(&t->nrules,
-						  memory_order_relaxed) + 1;
+	unsigned int guard =
+		atomic_load_explicit(&t->nrules, memory_order_relaxed) + 1;
 
 	if (!TAILQ_EMPTY(&t->sniffers))
 		sv_sniff(f, t);
@@ -725,7 +724,7 @@ sv_classify_rx(struct sv_frame *f, const struct sv_table *t)
 			return;
 		after = sv_ref(r);
 	}
-	TAILQ_FOREACH(r, &t->defaults, link_) {
+	TAILQ_FOREACH (r, &t->defaults, link_) {
 		if (r->type == IBV_FLOW_ATTR_MC_DEFAULT &&
 		    !sv_frame_multicast(f))
 			continue;
@@ -825,8 +824,8 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 }
 
 /* Flags that rdma-core 44 defines (bit 0 is deprecated). */
-#define SV_FLOW_FLAGS (IBV_FLOW_ATTR_FLAGS_DONT_TRAP | \
-		       IBV_FLOW_ATTR_FLAGS_EGRESS)
+#define SV_FLOW_FLAGS \
+	(IBV_FLOW_ATTR_FLAGS_DONT_TRAP | IBV_FLOW_ATTR_FLAGS_EGRESS)
 
 struct ibv_flow *
 sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)

@@ -41,14 +41,14 @@ struct sv_wire_stats {
  * name and end). Returns 0 or a positive errno (ENODEV: no such interface,
  * EPERM: no CAP_NET_RAW).
  */
-int sv_wire_open(const char *spec, struct sv_wire **wire, int *end,
-		 uint8_t mac[6]);
+int
+sv_wire_open(const char *spec, struct sv_wire **wire, int *end, uint8_t mac[6]);
 void sv_wire_close(struct sv_wire *wire);
 
 /* Pull up to max frames, calling cb for each; returns how many. Never
  * blocks. */
-unsigned int sv_wire_rx(struct sv_wire *wire, unsigned int max,
-			sv_wire_rx_cb cb, void *arg);
+unsigned int
+sv_wire_rx(struct sv_wire *wire, unsigned int max, sv_wire_rx_cb cb, void *arg);
 
 /*
  * Send n frames, frame i gathered from iov[first[i] .. first[i+1]-1]
@@ -62,8 +62,7 @@ unsigned int sv_wire_tx(struct sv_wire *wire, const struct iovec *iov,
 unsigned int sv_wire_mtu(const struct sv_wire *wire);
 int sv_wire_set_mtu(struct sv_wire *wire, unsigned int mtu);
 bool sv_wire_link_up(const struct sv_wire *wire);
-void sv_wire_get_stats(const struct sv_wire *wire,
-		       struct sv_wire_stats *stats);
+void sv_wire_get_stats(const struct sv_wire *wire, struct sv_wire_stats *stats);
 
 /*
  * Backends, for sv_wire_*.c only: sv_wire_open() picks one by the spec

@@ -27,16 +27,16 @@ struct sv_wire {
 	void *priv;
 };
 
-#define SV_MEM_SLOTS     4096u          /* frames per direction */
-#define SV_MEM_NAME_MAX  63
-#define SV_MEM_MTU       1500u
-#define SV_MEM_MTU_MIN   68u
-#define SV_MEM_MTU_MAX   9000u
-#define SV_ETH_HLEN      14u
-#define SV_VLAN_HLEN     4u
+#define SV_MEM_SLOTS 4096u /* frames per direction */
+#define SV_MEM_NAME_MAX 63
+#define SV_MEM_MTU 1500u
+#define SV_MEM_MTU_MIN 68u
+#define SV_MEM_MTU_MAX 9000u
+#define SV_ETH_HLEN 14u
+#define SV_VLAN_HLEN 4u
 /* Largest frame for an MTU: Ethernet header and up to two VLAN tags. */
 #define SV_MEM_FRAME_MAX(mtu) ((mtu) + SV_ETH_HLEN + 2 * SV_VLAN_HLEN)
-#define SV_MEM_BUF_ALIGN 2048u          /* slot buffers grow in these */
+#define SV_MEM_BUF_ALIGN 2048u /* slot buffers grow in these */
 
 struct sv_mem_slot {
 	uint8_t *buf;
@@ -47,9 +47,9 @@ struct sv_mem_slot {
 /* Frames from one end to the other. */
 struct sv_mem_ring {
 	pthread_mutex_t tx_lock;
-	bool dst_open;                /* receiving end open (under tx_lock) */
-	atomic_uint prod;             /* written under tx_lock */
-	atomic_uint cons;             /* written by the receiving end */
+	bool dst_open;	  /* receiving end open (under tx_lock) */
+	atomic_uint prod; /* written under tx_lock */
+	atomic_uint cons; /* written by the receiving end */
 	struct sv_mem_slot slot[SV_MEM_SLOTS];
 };
 
@@ -65,11 +65,11 @@ struct sv_mem_end {
 };
 
 struct sv_mem_link {
-	struct sv_mem_link *next;    /* registry list */
+	struct sv_mem_link *next; /* registry list */
 	char name[SV_MEM_NAME_MAX + 1];
-	struct sv_mem_end *ends[2];  /* under sv_mem_lock */
-	atomic_uint open_mask;       /* bit e: end e open */
-	struct sv_mem_ring ring[2];  /* ring[e]: sent by end e */
+	struct sv_mem_end *ends[2]; /* under sv_mem_lock */
+	atomic_uint open_mask;	    /* bit e: end e open */
+	struct sv_mem_ring ring[2]; /* ring[e]: sent by end e */
 };
 
 static pthread_mutex_t sv_mem_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -167,8 +167,9 @@ sv_mem_open(const char *name, void **priv, int *endp, uint8_t mac[6])
 	in = &l->ring[1 - end];
 	pthread_mutex_lock(&in->tx_lock);
 	atomic_store_explicit(&in->cons,
-		atomic_load_explicit(&in->prod, memory_order_relaxed),
-		memory_order_release);
+			      atomic_load_explicit(&in->prod,
+						   memory_order_relaxed),
+			      memory_order_release);
 	in->dst_open = true;
 	pthread_mutex_unlock(&in->tx_lock);
 	l->ends[end] = e;
@@ -243,8 +244,8 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 {
 	struct sv_mem_end *e = priv;
 	struct sv_mem_ring *r = &e->link->ring[e->end];
-	uint32_t max_len = SV_MEM_FRAME_MAX(atomic_load_explicit(&e->mtu,
-					memory_order_relaxed));
+	uint32_t max_len = SV_MEM_FRAME_MAX(
+		atomic_load_explicit(&e->mtu, memory_order_relaxed));
 	unsigned int i, j, prod, cons, sent = 0;
 
 	pthread_mutex_lock(&r->tx_lock);
@@ -333,13 +334,13 @@ sv_mem_get_stats(void *priv, struct sv_wire_stats *stats)
 {
 	struct sv_mem_end *e = priv;
 
-	stats->rx_frames = atomic_load_explicit(&e->rx_frames,
-						memory_order_relaxed);
+	stats->rx_frames =
+		atomic_load_explicit(&e->rx_frames, memory_order_relaxed);
 	stats->rx_kernel_drops = 0;
-	stats->tx_frames = atomic_load_explicit(&e->tx_frames,
-						memory_order_relaxed);
-	stats->tx_errors = atomic_load_explicit(&e->tx_errors,
-						memory_order_relaxed);
+	stats->tx_frames =
+		atomic_load_explicit(&e->tx_frames, memory_order_relaxed);
+	stats->tx_errors =
+		atomic_load_explicit(&e->tx_errors, memory_order_relaxed);
 }
 
 static const struct sv_wire_ops sv_wire_mem_ops = {
@@ -354,8 +355,7 @@ static const struct sv_wire_ops sv_wire_mem_ops = {
 };
 
 int
-sv_wire_open(const char *spec, struct sv_wire **wire, int *end,
-	     uint8_t mac[6])
+sv_wire_open(const char *spec, struct sv_wire **wire, int *end, uint8_t mac[6])
 {
 	const struct sv_wire_ops *ops;
 	struct sv_wire *w;
@@ -401,8 +401,7 @@ sv_wire_close(struct sv_wire *wire)
 }
 
 unsigned int
-sv_wire_rx(struct sv_wire *wire, unsigned int max, sv_wire_rx_cb cb,
-	   void *arg)
+sv_wire_rx(struct sv_wire *wire, unsigned int max, sv_wire_rx_cb cb, void *arg)
 {
 	return wire->ops->rx(wire->priv, max, cb, arg);
 }

@@ -38,26 +38,26 @@
 
 #include "sv_wire.h"
 
-#define SV_PKT_BLOCK       (64u << 10)
-#define SV_PKT_RX_BYTES    (8u << 20)
-#define SV_PKT_TX_BYTES    (4u << 20)
-#define SV_PKT_MTU_MIN     68u
-#define SV_PKT_MTU_MAX     9000u
-#define SV_PKT_MTU_RING    1500u   /* rings hold at least this MTU */
-#define SV_PKT_VLAN_HLEN   4u
+#define SV_PKT_BLOCK (64u << 10)
+#define SV_PKT_RX_BYTES (8u << 20)
+#define SV_PKT_TX_BYTES (4u << 20)
+#define SV_PKT_MTU_MIN 68u
+#define SV_PKT_MTU_MAX 9000u
+#define SV_PKT_MTU_RING 1500u /* rings hold at least this MTU */
+#define SV_PKT_VLAN_HLEN 4u
 /* Where the kernel puts the network header of an rx frame (the MAC header
  * sits just before it); tx data starts earlier, so this bounds both. */
-#define SV_PKT_HDR_ROOM    TPACKET_ALIGN(TPACKET2_HDRLEN + 16)
+#define SV_PKT_HDR_ROOM TPACKET_ALIGN(TPACKET2_HDRLEN + 16)
 /* Tx frame data offset for TPACKET_V2 without PACKET_TX_HAS_OFF. */
-#define SV_PKT_TX_OFF      (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
+#define SV_PKT_TX_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
 /* Slot wait when the tx ring is full, and kick retries on congestion. */
-#define SV_PKT_TX_WAIT_NS  1000000L
-#define SV_PKT_KICK_TRIES  32
+#define SV_PKT_TX_WAIT_NS 1000000L
+#define SV_PKT_KICK_TRIES 32
 
 struct sv_pkt_ring {
-	uint8_t **frame;             /* frame addresses in the mapping */
+	uint8_t **frame; /* frame addresses in the mapping */
 	unsigned int nr;
-	unsigned int head;           /* next frame we look at */
+	unsigned int head; /* next frame we look at */
 };
 
 struct sv_pkt {
@@ -69,11 +69,11 @@ struct sv_pkt {
 	pthread_mutex_t tx_lock;
 	uint8_t *map;
 	size_t map_len;
-	unsigned int frame_size;     /* 0: no rings */
+	unsigned int frame_size; /* 0: no rings */
 	struct sv_pkt_ring rx;
 	struct sv_pkt_ring tx;
-	uint8_t *scratch;            /* rx frame with its VLAN tag put back */
-	atomic_uint mtu;             /* last known interface MTU */
+	uint8_t *scratch; /* rx frame with its VLAN tag put back */
+	atomic_uint mtu;  /* last known interface MTU */
 	atomic_uint_fast64_t rx_frames;
 	atomic_uint_fast64_t rx_kernel_drops;
 	atomic_uint_fast64_t tx_frames;
@@ -132,10 +132,10 @@ sv_pkt_rings_teardown(struct sv_pkt *p)
 
 	sv_pkt_rings_unmap(p);
 	memset(&req, 0, sizeof(req));
-	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req,
-		       sizeof(req)) != 0)
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) !=
+	    0)
 		return errno;
-	for (tries = 0; ; tries++) {
+	for (tries = 0;; tries++) {
 		if (setsockopt(p->fd, SOL_PACKET, PACKET_TX_RING, &req,
 			       sizeof(req)) == 0)
 			return 0;
@@ -157,8 +157,8 @@ sv_pkt_ring_frames(struct sv_pkt_ring *r, uint8_t *base,
 		return ENOMEM;
 	for (i = 0; i < req->tp_frame_nr; i++)
 		r->frame[i] = base +
-			(size_t)(i / per_block) * req->tp_block_size +
-			(size_t)(i % per_block) * req->tp_frame_size;
+			      (size_t)(i / per_block) * req->tp_block_size +
+			      (size_t)(i % per_block) * req->tp_frame_size;
 	r->nr = req->tp_frame_nr;
 	r->head = 0;
 	return 0;
@@ -179,18 +179,18 @@ sv_pkt_rings_setup(struct sv_pkt *p, unsigned int frame_size)
 	txq = rxq;
 	txq.tp_block_nr = SV_PKT_TX_BYTES / SV_PKT_BLOCK;
 	txq.tp_frame_nr = (SV_PKT_BLOCK / frame_size) * txq.tp_block_nr;
-	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &rxq,
-		       sizeof(rxq)) != 0)
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &rxq, sizeof(rxq)) !=
+	    0)
 		return errno;
-	if (setsockopt(p->fd, SOL_PACKET, PACKET_TX_RING, &txq,
-		       sizeof(txq)) != 0) {
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_TX_RING, &txq, sizeof(txq)) !=
+	    0) {
 		rc = errno;
 		goto fail;
 	}
 	/* One mapping: the rx ring, then the tx ring. */
 	p->map_len = (size_t)SV_PKT_RX_BYTES + SV_PKT_TX_BYTES;
-	map = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   p->fd, 0);
+	map = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd,
+		   0);
 	if (map == MAP_FAILED) {
 		rc = errno;
 		p->map_len = 0;
@@ -200,8 +200,7 @@ sv_pkt_rings_setup(struct sv_pkt *p, unsigned int frame_size)
 	p->frame_size = frame_size;
 	rc = sv_pkt_ring_frames(&p->rx, p->map, &rxq);
 	if (rc == 0)
-		rc = sv_pkt_ring_frames(&p->tx, p->map + SV_PKT_RX_BYTES,
-					&txq);
+		rc = sv_pkt_ring_frames(&p->tx, p->map + SV_PKT_RX_BYTES, &txq);
 	if (rc == 0) {
 		p->scratch = malloc(frame_size + SV_PKT_VLAN_HLEN);
 		if (p->scratch == NULL)
@@ -356,8 +355,8 @@ sv_pkt_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 	pthread_mutex_lock(&p->rx_lock);
 	/* Bounded by the ring: skipped frames count against one lap. */
 	for (seen = 0; n < max && seen < r->nr; seen++) {
-		struct tpacket2_hdr *h = (struct tpacket2_hdr *)
-					 (void *)r->frame[r->head];
+		struct tpacket2_hdr *h =
+			(struct tpacket2_hdr *)(void *)r->frame[r->head];
 		const struct sockaddr_ll *sll;
 		uint32_t status, len;
 		uint8_t *frame;
@@ -367,8 +366,9 @@ sv_pkt_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 			break;
 		if (status & TP_STATUS_LOSING)
 			sv_pkt_poll_drops(p);
-		sll = (const struct sockaddr_ll *)(const void *)
-		      ((uint8_t *)h + TPACKET_ALIGN(sizeof(*h)));
+		sll = (const struct sockaddr_ll
+			       *)(const void *)((uint8_t *)h +
+						TPACKET_ALIGN(sizeof(*h)));
 		frame = (uint8_t *)h + h->tp_mac;
 		len = h->tp_snaplen;
 		if (sll->sll_pkttype == PACKET_OUTGOING) {
@@ -431,7 +431,7 @@ sv_pkt_kick(struct sv_pkt *p, unsigned int pending)
 	unsigned int back = 0, i = p->tx.head;
 	int tries;
 
-	for (tries = 0; ; tries++) {
+	for (tries = 0;; tries++) {
 		if (sendto(p->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
 			return 0;
 		/* Congestion (send buffer full, device busy): frames in
@@ -511,8 +511,8 @@ sv_pkt_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 				pending = 0;
 			}
 			deadline = sv_pkt_now_ns() + SV_PKT_TX_WAIT_NS;
-			while (!sv_pkt_tx_free(sv_pkt_tx_status(p,
-							p->tx.head)) &&
+			while (!sv_pkt_tx_free(
+				       sv_pkt_tx_status(p, p->tx.head)) &&
 			       sv_pkt_now_ns() < deadline)
 				sched_yield();
 			if (!sv_pkt_tx_free(sv_pkt_tx_status(p, p->tx.head)))
@@ -617,14 +617,14 @@ sv_pkt_get_stats(void *priv, struct sv_wire_stats *stats)
 	struct sv_pkt *p = priv;
 
 	sv_pkt_poll_drops(p);
-	stats->rx_frames = atomic_load_explicit(&p->rx_frames,
-						memory_order_relaxed);
-	stats->rx_kernel_drops = atomic_load_explicit(&p->rx_kernel_drops,
-						      memory_order_relaxed);
-	stats->tx_frames = atomic_load_explicit(&p->tx_frames,
-						memory_order_relaxed);
-	stats->tx_errors = atomic_load_explicit(&p->tx_errors,
-						memory_order_relaxed);
+	stats->rx_frames =
+		atomic_load_explicit(&p->rx_frames, memory_order_relaxed);
+	stats->rx_kernel_drops =
+		atomic_load_explicit(&p->rx_kernel_drops, memory_order_relaxed);
+	stats->tx_frames =
+		atomic_load_explicit(&p->tx_frames, memory_order_relaxed);
+	stats->tx_errors =
+		atomic_load_explicit(&p->tx_errors, memory_order_relaxed);
 }
 
 const struct sv_wire_ops sv_wire_packet_ops = {

@@ -164,8 +164,8 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 	return 0;
 }
 
-#define SV_WQ_ATTR_MASK (IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE | \
-			 IBV_WQ_ATTR_FLAGS)
+#define SV_WQ_ATTR_MASK \
+	(IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE | IBV_WQ_ATTR_FLAGS)
 
 struct ibv_wq *
 sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)

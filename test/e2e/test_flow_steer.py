@@ -275,6 +275,10 @@ def main(args):
                      "xstat rx_rule_drop_packets")
         e2e.check_eq(xs.get("rx_unsteered_packets"), 0,
                      "xstat rx_unsteered_packets")
+        # Dropped by rule is not missed for want of a buffer.
+        e2e.check_eq((xs.get("rx_missed_errors"),
+                      xs.get("rx_no_buffer_packets")), (0, 0),
+                     "xstats rx_missed_errors, rx_no_buffer_packets")
         e2e.check_eq(xs.get("rx_wire_packets"), len(frames),
                      "xstat rx_wire_packets")
         e2e.check_eq(xs.get("rx_good_packets"), delivered,

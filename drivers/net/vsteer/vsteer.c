@@ -55,13 +55,9 @@ RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_tx, tx, NOTICE);
 #define VSTEER_ARG_FLOW_ENGINE "flow_engine"
 #define VSTEER_ARG_MAC "mac"
 
-static const char * const vsteer_valid_args[] = {
-	VSTEER_ARG_DEV,
-	VSTEER_ARG_PORT,
-	VSTEER_ARG_PROFILE,
-	VSTEER_ARG_FLOW_ENGINE,
-	VSTEER_ARG_MAC,
-	NULL,
+static const char *const vsteer_valid_args[] = {
+	VSTEER_ARG_DEV,		VSTEER_ARG_PORT, VSTEER_ARG_PROFILE,
+	VSTEER_ARG_FLOW_ENGINE, VSTEER_ARG_MAC,	 NULL,
 };
 
 #define VSTEER_SOFT_PREFIX "soft:"
@@ -77,7 +73,7 @@ struct vsteer_args {
 	char dev[64];
 	unsigned long port;
 	int port_given;
-	int profile;            /* enum sv_profile */
+	int profile; /* enum sv_profile */
 	int profile_given;
 	enum vsteer_engine_arg engine;
 	struct rte_ether_addr mac;
@@ -100,8 +96,7 @@ vsteer_args_unknown(const char *name, const char *key)
 }
 
 static int
-vsteer_args_parse(const char *name, const char *params,
-		  struct vsteer_args *a)
+vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 {
 	struct rte_kvargs *kv;
 	unsigned int i, j;
@@ -112,14 +107,16 @@ vsteer_args_parse(const char *name, const char *params,
 	a->profile = SV_PROFILE_MLX5;
 	a->engine = VSTEER_ENGINE_AUTO;
 	if (params == NULL || params[0] == '\0') {
-		INIT_LOG(ERR, "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
+		INIT_LOG(ERR,
+			 "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
 			 name);
 		return -EINVAL;
 	}
 	/* No key filter here: an unknown key is then named in the error. */
 	kv = rte_kvargs_parse(params, NULL);
 	if (kv == NULL) {
-		INIT_LOG(ERR, "%s: cannot parse devargs '%s' (expected key=value,...)",
+		INIT_LOG(ERR,
+			 "%s: cannot parse devargs '%s' (expected key=value,...)",
 			 name, params);
 		return -EINVAL;
 	}
@@ -148,8 +145,8 @@ vsteer_args_parse(const char *name, const char *params,
 		}
 		if (strcmp(key, VSTEER_ARG_DEV) == 0) {
 			if (strlen(val) >= sizeof(a->dev)) {
-				INIT_LOG(ERR, "%s: dev=%s: name too long",
-					 name, val);
+				INIT_LOG(ERR, "%s: dev=%s: name too long", name,
+					 val);
 				ret = -EINVAL;
 			} else {
 				snprintf(a->dev, sizeof(a->dev), "%s", val);
@@ -159,7 +156,8 @@ vsteer_args_parse(const char *name, const char *params,
 			a->port = strtoul(val, &end, 10);
 			if (errno != 0 || *end != '\0' || a->port < 1 ||
 			    a->port > 255) {
-				INIT_LOG(ERR, "%s: port=%s: expected a port number from 1 to 255",
+				INIT_LOG(ERR,
+					 "%s: port=%s: expected a port number from 1 to 255",
 					 name, val);
 				ret = -EINVAL;
 			}
@@ -170,7 +168,8 @@ vsteer_args_parse(const char *name, const char *params,
 			} else if (strcmp(val, "mlx5") == 0) {
 				a->profile = SV_PROFILE_MLX5;
 			} else {
-				INIT_LOG(ERR, "%s: profile=%s: expected generic or mlx5",
+				INIT_LOG(ERR,
+					 "%s: profile=%s: expected generic or mlx5",
 					 name, val);
 				ret = -EINVAL;
 			}
@@ -183,7 +182,8 @@ vsteer_args_parse(const char *name, const char *params,
 			} else if (strcmp(val, "dv") == 0) {
 				a->engine = VSTEER_ENGINE_ARG_DV;
 			} else {
-				INIT_LOG(ERR, "%s: flow_engine=%s: expected auto, verbs or dv",
+				INIT_LOG(ERR,
+					 "%s: flow_engine=%s: expected auto, verbs or dv",
 					 name, val);
 				ret = -EINVAL;
 			}
@@ -191,7 +191,8 @@ vsteer_args_parse(const char *name, const char *params,
 			if (rte_ether_unformat_addr(val, &a->mac) != 0 ||
 			    !rte_is_unicast_ether_addr(&a->mac) ||
 			    rte_is_zero_ether_addr(&a->mac)) {
-				INIT_LOG(ERR, "%s: mac=%s: expected a unicast address such as 02:00:00:00:00:01",
+				INIT_LOG(ERR,
+					 "%s: mac=%s: expected a unicast address such as 02:00:00:00:00:01",
 					 name, val);
 				ret = -EINVAL;
 			}
@@ -200,7 +201,8 @@ vsteer_args_parse(const char *name, const char *params,
 	}
 	rte_kvargs_free(kv);
 	if (ret == 0 && a->dev[0] == '\0') {
-		INIT_LOG(ERR, "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
+		INIT_LOG(ERR,
+			 "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
 			 name);
 		ret = -EINVAL;
 	}
@@ -210,7 +212,8 @@ vsteer_args_parse(const char *name, const char *params,
 static int
 vsteer_is_soft(const char *dev)
 {
-	return strncmp(dev, VSTEER_SOFT_PREFIX, strlen(VSTEER_SOFT_PREFIX)) == 0 ||
+	return strncmp(dev, VSTEER_SOFT_PREFIX, strlen(VSTEER_SOFT_PREFIX)) ==
+		       0 ||
 	       strncmp(dev, VSTEER_MEM_PREFIX, strlen(VSTEER_MEM_PREFIX)) == 0;
 }
 
@@ -226,8 +229,8 @@ vsteer_list_ifs(char *buf, size_t len)
 	if (ifs == NULL)
 		return;
 	for (it = ifs; it->if_index != 0 && off < len; it++)
-		off += snprintf(buf + off, len - off, "%s%s",
-				off ? ", " : "", it->if_name);
+		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+				it->if_name);
 	if_freenameindex(ifs);
 }
 
@@ -240,20 +243,20 @@ vsteer_list_devs(const struct vsteer_glue *glue, struct ibv_device **list,
 
 	snprintf(buf, len, "none");
 	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s",
-				off ? ", " : "", glue->get_device_name(list[i]));
+		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+				glue->get_device_name(list[i]));
 }
 
 /* Create the softverbs device the devarg names; its name goes to out. */
 static int
-vsteer_soft_create(const char *name, const struct vsteer_args *a,
-		   char *out, size_t out_len)
+vsteer_soft_create(const char *name, const struct vsteer_args *a, char *out,
+		   size_t out_len)
 {
 	char wire[96], found[256];
 	int ret;
 
-	if (strncmp(a->dev, VSTEER_SOFT_PREFIX,
-		    strlen(VSTEER_SOFT_PREFIX)) == 0) {
+	if (strncmp(a->dev, VSTEER_SOFT_PREFIX, strlen(VSTEER_SOFT_PREFIX)) ==
+	    0) {
 		const char *ifname = a->dev + strlen(VSTEER_SOFT_PREFIX);
 
 		if (ifname[0] == '\0' || if_nametoindex(ifname) == 0) {
@@ -267,7 +270,8 @@ vsteer_soft_create(const char *name, const struct vsteer_args *a,
 		const char *link = a->dev + strlen(VSTEER_MEM_PREFIX);
 
 		if (link[0] == '\0') {
-			INIT_LOG(ERR, "%s: dev=mem: needs a link name, e.g. mem:a",
+			INIT_LOG(ERR,
+				 "%s: dev=mem: needs a link name, e.g. mem:a",
 				 name);
 			return -EINVAL;
 		}
@@ -277,23 +281,25 @@ vsteer_soft_create(const char *name, const struct vsteer_args *a,
 	if (ret == 0)
 		return 0;
 	if (ret == EBUSY)
-		INIT_LOG(ERR, "%s: dev=%s: the in-memory link already has two ends",
+		INIT_LOG(ERR,
+			 "%s: dev=%s: the in-memory link already has two ends",
 			 name, a->dev);
 	else if (ret == EPERM || ret == EACCES)
-		INIT_LOG(ERR, "%s: dev=%s: %s (raw packet sockets need CAP_NET_RAW)",
+		INIT_LOG(ERR,
+			 "%s: dev=%s: %s (raw packet sockets need CAP_NET_RAW)",
 			 name, a->dev, strerror(ret));
 	else if (ret == ENODEV)
 		INIT_LOG(ERR, "%s: dev=%s: no such interface", name, a->dev);
 	else
-		INIT_LOG(ERR, "%s: dev=%s: softverbs device: %s", name,
-			 a->dev, strerror(ret));
+		INIT_LOG(ERR, "%s: dev=%s: softverbs device: %s", name, a->dev,
+			 strerror(ret));
 	return -ret;
 }
 
 /* Open the named device of glue; one error line on failure. */
 static struct ibv_context *
-vsteer_open(const char *name, const struct vsteer_glue *glue,
-	    const char *ibdev, const char *shown, int *is_mlx5dv)
+vsteer_open(const char *name, const struct vsteer_glue *glue, const char *ibdev,
+	    const char *shown, int *is_mlx5dv)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
@@ -355,12 +361,18 @@ static uint16_t
 vsteer_ibv_mtu_bytes(enum ibv_mtu mtu)
 {
 	switch (mtu) {
-	case IBV_MTU_256: return 256;
-	case IBV_MTU_512: return 512;
-	case IBV_MTU_1024: return 1024;
-	case IBV_MTU_2048: return 2048;
-	case IBV_MTU_4096: return 4096;
-	default: return 0;
+	case IBV_MTU_256:
+		return 256;
+	case IBV_MTU_512:
+		return 512;
+	case IBV_MTU_1024:
+		return 1024;
+	case IBV_MTU_2048:
+		return 2048;
+	case IBV_MTU_4096:
+		return 4096;
+	default:
+		return 0;
 	}
 }
 
@@ -408,8 +420,8 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	if (priv->ind_tbl_max == 0)
 		priv->ind_tbl_max = 1;
 	priv->ind_tbl_max = rte_align32prevpow2(priv->ind_tbl_max);
-	priv->reta_size = (uint16_t)RTE_MIN(priv->ind_tbl_max,
-					    (uint32_t)VSTEER_RETA_MAX);
+	priv->reta_size =
+		(uint16_t)RTE_MIN(priv->ind_tbl_max, (uint32_t)VSTEER_RETA_MAX);
 	priv->rx_csum = (priv->dev_attr.device_cap_flags_ex &
 			 IBV_DEVICE_RAW_IP_CSUM) != 0;
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
@@ -425,7 +437,8 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	switch (a->engine) {
 	case VSTEER_ENGINE_ARG_DV:
 		if (!is_mlx5dv) {
-			INIT_LOG(ERR, "%s: flow_engine=dv: %s is not an mlx5dv device",
+			INIT_LOG(ERR,
+				 "%s: flow_engine=dv: %s is not an mlx5dv device",
 				 name, priv->ibdev_name);
 			return -ENOTSUP;
 		}
@@ -436,7 +449,7 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 		break;
 	default:
 		priv->flow_engine = is_mlx5dv ? VSTEER_FLOW_ENGINE_DV :
-			VSTEER_FLOW_ENGINE_VERBS;
+						VSTEER_FLOW_ENGINE_VERBS;
 		priv->flow_engine_auto = 1;
 		break;
 	}
@@ -478,7 +491,8 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	} else {
 		glue = &vsteer_glue_rdma;
 		if (a.profile_given) {
-			INIT_LOG(ERR, "%s: profile= applies to softverbs devices (soft:, mem:), not to %s",
+			INIT_LOG(ERR,
+				 "%s: profile= applies to softverbs devices (soft:, mem:), not to %s",
 				 name, a.dev);
 			return -EINVAL;
 		}
@@ -521,9 +535,9 @@ vsteer_probe(struct rte_vdev_device *vdev)
 		ret = -ret;
 		goto err;
 	}
-	eth_dev->data->mac_addrs = rte_zmalloc(name, VSTEER_MAX_MAC *
-					       sizeof(struct rte_ether_addr),
-					       0);
+	eth_dev->data->mac_addrs =
+		rte_zmalloc(name,
+			    VSTEER_MAX_MAC * sizeof(struct rte_ether_addr), 0);
 	if (eth_dev->data->mac_addrs == NULL) {
 		ret = -ENOMEM;
 		goto err;
@@ -546,7 +560,9 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	eth_dev->tx_pkt_burst = vsteer_tx_burst;
 	eth_dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	rte_eth_dev_probing_finish(eth_dev);
-	INIT_LOG(INFO, "%s: port %u on %s device %s port %u, MAC " RTE_ETHER_ADDR_PRT_FMT ", flow engine %s",
+	INIT_LOG(INFO,
+		 "%s: port %u on %s device %s port %u, MAC " RTE_ETHER_ADDR_PRT_FMT
+		 ", flow engine %s",
 		 name, eth_dev->data->port_id, glue->name, ibdev,
 		 priv->port_num,
 		 RTE_ETHER_ADDR_BYTES(&eth_dev->data->mac_addrs[0]),
@@ -582,10 +598,9 @@ static struct rte_vdev_driver vsteer_vdev_driver = {
 };
 
 RTE_PMD_REGISTER_VDEV(net_vsteer, vsteer_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_vsteer,
-	VSTEER_ARG_DEV "=<mlx5_0|soft:ifname|mem:link> "
-	VSTEER_ARG_PORT "=<int> "
-	VSTEER_ARG_PROFILE "=<generic|mlx5> "
-	VSTEER_ARG_FLOW_ENGINE "=<auto|verbs|dv> "
-	VSTEER_ARG_MAC "=<mac addr>");
+RTE_PMD_REGISTER_PARAM_STRING(net_vsteer, VSTEER_ARG_DEV
+			      "=<mlx5_0|soft:ifname|mem:link> " VSTEER_ARG_PORT
+			      "=<int> " VSTEER_ARG_PROFILE
+			      "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
+			      "=<auto|verbs|dv> " VSTEER_ARG_MAC "=<mac addr>");
 RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");

@@ -42,10 +42,10 @@ extern int vsteer_logtype_flow;
 extern int vsteer_logtype_rx;
 extern int vsteer_logtype_tx;
 
-#define VSTEER_LOG(type, level, ...) \
-	rte_log(RTE_LOG_ ## level, type, \
-		RTE_FMT("%s(): " RTE_FMT_HEAD(__VA_ARGS__,) "\n", __func__, \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+#define VSTEER_LOG(type, level, ...)                                         \
+	rte_log(RTE_LOG_##level, type,                                       \
+		RTE_FMT("%s(): " RTE_FMT_HEAD(__VA_ARGS__, ) "\n", __func__, \
+			RTE_FMT_TAIL(__VA_ARGS__, )))
 
 #define DRV_LOG(level, ...) VSTEER_LOG(vsteer_logtype, level, __VA_ARGS__)
 #define INIT_LOG(level, ...) VSTEER_LOG(vsteer_logtype_init, level, __VA_ARGS__)
@@ -53,19 +53,19 @@ extern int vsteer_logtype_tx;
 #define RX_LOG(level, ...) VSTEER_LOG(vsteer_logtype_rx, level, __VA_ARGS__)
 #define TX_LOG(level, ...) VSTEER_LOG(vsteer_logtype_tx, level, __VA_ARGS__)
 
-#define VSTEER_MAX_MAC 128          /* unicast MAC filters (mac_addrs[]) */
-#define VSTEER_MAX_MC 128           /* set_mc_addr_list entries */
-#define VSTEER_RETA_MAX 512         /* RETA entries (a power of two) */
-#define VSTEER_RX_MAX_SGE 16        /* SGEs per Rx WQE with scatter */
-#define VSTEER_TX_MAX_SGE 16        /* segments per Tx packet */
-#define VSTEER_TX_COMP_THRESH 32    /* signal every N-th Tx WR */
+#define VSTEER_MAX_MAC 128	 /* unicast MAC filters (mac_addrs[]) */
+#define VSTEER_MAX_MC 128	 /* set_mc_addr_list entries */
+#define VSTEER_RETA_MAX 512	 /* RETA entries (a power of two) */
+#define VSTEER_RX_MAX_SGE 16	 /* SGEs per Rx WQE with scatter */
+#define VSTEER_TX_MAX_SGE 16	 /* segments per Tx packet */
+#define VSTEER_TX_COMP_THRESH 32 /* signal every N-th Tx WR */
 #define VSTEER_DESC_MIN 16
 /* Frame bytes beyond the MTU: Ethernet header and two VLAN tags. */
 #define VSTEER_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN)
 
 enum vsteer_flow_engine {
 	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
-	VSTEER_FLOW_ENGINE_DV,        /* mlx5dv matchers */
+	VSTEER_FLOW_ENGINE_DV,	      /* mlx5dv matchers */
 };
 
 /* One registered memory chunk. */
@@ -83,7 +83,7 @@ struct vsteer_mr_cache {
 	struct vsteer_mr *tbl;
 	uint32_t n;
 	uint32_t cap;
-	int event_cb;               /* mempool destroy callback registered */
+	int event_cb; /* mempool destroy callback registered */
 };
 
 /* A queue's last lookup: most packets of a burst share one chunk. */
@@ -97,12 +97,12 @@ struct vsteer_mr_hit {
 struct vsteer_rss {
 	TAILQ_ENTRY(vsteer_rss) next;
 	uint32_t refcnt;
-	uint64_t hash_fields;       /* IBV_RX_HASH_* */
+	uint64_t hash_fields; /* IBV_RX_HASH_* */
 	uint8_t key[VSTEER_RSS_KEY_LEN];
 	struct ibv_rwq_ind_table *ind;
 	struct ibv_qp *qp;
 	uint32_t queues_n;
-	uint16_t queues[];          /* as requested (after normalisation) */
+	uint16_t queues[]; /* as requested (after normalisation) */
 };
 
 TAILQ_HEAD(vsteer_rss_list, vsteer_rss);
@@ -112,8 +112,8 @@ struct vsteer_defflow {
 	TAILQ_ENTRY(vsteer_defflow) next;
 	struct vsteer_rss *rss;
 	struct ibv_flow *flow;
-	uint16_t size;              /* bytes of attr */
-	uint16_t keep;              /* sync scratch */
+	uint16_t size;		    /* bytes of attr */
+	uint16_t keep;		    /* sync scratch */
 	struct ibv_flow_attr *attr; /* attr + specs, size bytes */
 };
 
@@ -122,29 +122,29 @@ TAILQ_HEAD(vsteer_defflow_list, vsteer_defflow);
 struct vsteer_rxq_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t errors;            /* error completions */
-	uint64_t nombuf;            /* dropped: no replacement mbuf */
-	uint64_t post_errors;       /* WQEs the device refused */
+	uint64_t errors;      /* error completions */
+	uint64_t nombuf;      /* dropped: no replacement mbuf */
+	uint64_t post_errors; /* WQEs the device refused */
 };
 
 struct vsteer_rxq {
 	struct vsteer_priv *priv;
 	struct rte_mempool *mp;
-	struct ibv_cq_ex *cq;       /* NULL while stopped */
+	struct ibv_cq_ex *cq; /* NULL while stopped */
 	struct ibv_wq *wq;
-	struct rte_mbuf **elts;     /* wqe_n * sges_n, WQE i owns i*sges_n.. */
-	struct ibv_recv_wr *wrs;    /* wqe_n */
-	struct ibv_sge *sges;       /* wqe_n * sges_n */
-	uint32_t wqe_n;             /* a power of two */
+	struct rte_mbuf **elts;	 /* wqe_n * sges_n, WQE i owns i*sges_n.. */
+	struct ibv_recv_wr *wrs; /* wqe_n */
+	struct ibv_sge *sges;	 /* wqe_n * sges_n */
+	uint32_t wqe_n;		 /* a power of two */
 	uint32_t sges_n;
-	uint32_t seg_room;          /* bytes one segment receives */
+	uint32_t seg_room; /* bytes one segment receives */
 	uint16_t port_id;
 	uint16_t queue_id;
 	uint16_t nb_desc;
 	unsigned int socket;
 	uint64_t offloads;
-	uint32_t csum:1;            /* report IBV_WC_IP_CSUM_OK */
-	uint32_t tag:1;             /* CQ reads flow tags */
+	uint32_t csum : 1; /* report IBV_WC_IP_CSUM_OK */
+	uint32_t tag : 1;  /* CQ reads flow tags */
 	struct vsteer_mr_hit mr_hit;
 	struct vsteer_rxq_stats stats;
 };
@@ -152,25 +152,25 @@ struct vsteer_rxq {
 struct vsteer_txq_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t errors;            /* dropped: unregistered memory, too many
+	uint64_t errors;      /* dropped: unregistered memory, too many
 				     * segments, refused by the device */
-	uint64_t comp_errors;       /* WRs completed in error or flushed
+	uint64_t comp_errors; /* WRs completed in error or flushed
 				     * (counted in packets when posted) */
 };
 
 struct vsteer_txq {
 	struct vsteer_priv *priv;
-	struct ibv_cq_ex *cq;       /* NULL while stopped */
+	struct ibv_cq_ex *cq; /* NULL while stopped */
 	struct ibv_qp *qp;
-	struct rte_mbuf **elts;     /* elts_n, slot = counter & mask */
-	struct ibv_send_wr *wrs;    /* elts_n scratch WRs */
-	struct ibv_sge *sges;       /* elts_n * max_sge scratch SGEs */
+	struct rte_mbuf **elts;	 /* elts_n, slot = counter & mask */
+	struct ibv_send_wr *wrs; /* elts_n scratch WRs */
+	struct ibv_sge *sges;	 /* elts_n * max_sge scratch SGEs */
 	uint32_t elts_n;
 	uint32_t elts_mask;
-	uint32_t head;              /* next WR to post (free running) */
-	uint32_t tail;              /* oldest mbuf not yet freed */
-	uint32_t comp_pending;      /* signalled WRs not yet completed */
-	uint32_t since_signal;      /* WRs posted since the last signalled */
+	uint32_t head;	       /* next WR to post (free running) */
+	uint32_t tail;	       /* oldest mbuf not yet freed */
+	uint32_t comp_pending; /* signalled WRs not yet completed */
+	uint32_t since_signal; /* WRs posted since the last signalled */
 	uint32_t comp_thresh;
 	uint32_t max_sge;
 	uint16_t port_id;
@@ -178,8 +178,8 @@ struct vsteer_txq {
 	uint16_t nb_desc;
 	unsigned int socket;
 	uint64_t offloads;
-	uint32_t csum:1;            /* IBV_SEND_IP_CSUM allowed */
-	uint32_t qp_err:1;          /* an error completion: QP to recover */
+	uint32_t csum : 1;   /* IBV_SEND_IP_CSUM allowed */
+	uint32_t qp_err : 1; /* an error completion: QP to recover */
 	struct vsteer_mr_hit mr_hit;
 	struct vsteer_txq_stats stats;
 };
@@ -199,39 +199,39 @@ struct vsteer_priv {
 	const struct vsteer_glue *glue;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	uint8_t port_num;           /* 1-based */
-	char ibdev_name[64];        /* ibv_get_device_name() */
-	char soft_name[64];         /* softverbs device to remove, or "" */
-	int profile;                /* softverbs profile (enum sv_profile) */
+	uint8_t port_num;    /* 1-based */
+	char ibdev_name[64]; /* ibv_get_device_name() */
+	char soft_name[64];  /* softverbs device to remove, or "" */
+	int profile;	     /* softverbs profile (enum sv_profile) */
 	enum vsteer_flow_engine flow_engine;
 	/* flow_engine=auto: rules the matcher path cannot express fall back
 	 * to verbs instead of failing. */
-	uint32_t flow_engine_auto:1;
+	uint32_t flow_engine_auto : 1;
 	struct ibv_device_attr_ex dev_attr;
 	struct ibv_port_attr port_attr;
 	/* Capabilities, from queries and probes at start-up. */
 	uint32_t max_verbs_prio;
-	uint32_t rx_csum:1;         /* IBV_DEVICE_RAW_IP_CSUM */
-	uint32_t tx_csum:1;         /* IBV_RAW_PACKET_CAP_IP_CSUM */
-	uint32_t tag_ok:1;          /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
-	uint32_t count_ok:1;        /* ibv_counters */
-	uint32_t egress_ok:1;
-	uint32_t inner_rss_ok:1;
+	uint32_t rx_csum : 1;  /* IBV_DEVICE_RAW_IP_CSUM */
+	uint32_t tx_csum : 1;  /* IBV_RAW_PACKET_CAP_IP_CSUM */
+	uint32_t tag_ok : 1;   /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
+	uint32_t count_ok : 1; /* ibv_counters */
+	uint32_t egress_ok : 1;
+	uint32_t inner_rss_ok : 1;
 	/* State. */
-	uint32_t started:1;
-	uint32_t isolated:1;        /* set by the flow ops (flow isolate) */
-	uint32_t promisc:1;         /* what the default flows implement */
-	uint32_t allmulti:1;
+	uint32_t started : 1;
+	uint32_t isolated : 1; /* set by the flow ops (flow isolate) */
+	uint32_t promisc : 1;  /* what the default flows implement */
+	uint32_t allmulti : 1;
 	uint16_t min_mtu;
 	uint16_t max_mtu;
 	uint32_t max_sge;
 	uint32_t max_wr;
-	uint32_t ind_tbl_max;       /* entries of an indirection table */
-	uint64_t rss_hf_supported;  /* RTE_ETH_RSS_* */
-	uint64_t rss_hf;            /* port RSS types, 0: no hashing */
+	uint32_t ind_tbl_max;	   /* entries of an indirection table */
+	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* */
+	uint64_t rss_hf;	   /* port RSS types, 0: no hashing */
 	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
 	uint16_t reta_size;
-	uint16_t reta_nb_rxq;       /* queue count the RETA was built for */
+	uint16_t reta_nb_rxq; /* queue count the RETA was built for */
 	uint16_t reta[VSTEER_RETA_MAX];
 	uint32_t mc_n;
 	struct rte_ether_addr mc[VSTEER_MAX_MC];
@@ -257,10 +257,10 @@ int vsteer_port_counters_read(struct vsteer_priv *priv,
 			      struct vsteer_port_counters *c);
 
 /* vsteer_rxq.c */
-int vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx,
-			  uint16_t desc, unsigned int socket,
-			  const struct rte_eth_rxconf *conf,
-			  struct rte_mempool *mp);
+int
+vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
+		      unsigned int socket, const struct rte_eth_rxconf *conf,
+		      struct rte_mempool *mp);
 void vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_rxq_start(struct vsteer_rxq *rxq);
 void vsteer_rxq_stop(struct vsteer_rxq *rxq);
@@ -268,9 +268,9 @@ void vsteer_rxq_stop(struct vsteer_rxq *rxq);
 uint32_t vsteer_rx_frame_max(const struct rte_eth_dev *dev, uint16_t mtu);
 
 /* vsteer_txq.c */
-int vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx,
-			  uint16_t desc, unsigned int socket,
-			  const struct rte_eth_txconf *conf);
+int
+vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
+		      unsigned int socket, const struct rte_eth_txconf *conf);
 void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_txq_start(struct vsteer_txq *txq);
 void vsteer_txq_stop(struct vsteer_txq *txq);
@@ -288,8 +288,8 @@ int vsteer_mr_init(struct vsteer_priv *priv);
 /* Deregister everything; returns how many deregistrations failed. */
 int vsteer_mr_fini(struct vsteer_priv *priv);
 /* Register every memory chunk of mp (no-op when already registered). */
-int vsteer_mr_register_mempool(struct vsteer_priv *priv,
-			       struct rte_mempool *mp);
+int
+vsteer_mr_register_mempool(struct vsteer_priv *priv, struct rte_mempool *mp);
 /* Slow path of vsteer_mr_lkey(): table lookup, then registration of mp
  * (when not NULL) on a miss. Returns 0 or -ENOENT. */
 int vsteer_mr_lookup(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
@@ -316,10 +316,9 @@ vsteer_mr_lkey(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
  * fields 0 over more than one queue). Needs a started port (the queues'
  * WQs). Returns NULL with rte_errno set.
  */
-struct vsteer_rss *vsteer_rss_get(struct rte_eth_dev *dev,
-				  const uint8_t key[VSTEER_RSS_KEY_LEN],
-				  uint64_t hash_fields, const uint16_t *queues,
-				  uint32_t queues_n);
+struct vsteer_rss *
+vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
+	       uint64_t hash_fields, const uint16_t *queues, uint32_t queues_n);
 void vsteer_rss_put(struct rte_eth_dev *dev, struct vsteer_rss *rss);
 /* Destroy contexts still referenced (a leak in the caller): logged. */
 void vsteer_rss_flush(struct rte_eth_dev *dev);

@@ -33,7 +33,7 @@ struct vsteer_defflow_want {
 	struct vsteer_rss *rss;
 	struct vsteer_defflow *have; /* installed twin, if any */
 	const struct vsteer_verbs_rule *rule;
-	uint16_t must;               /* failure is an error, not a warning */
+	uint16_t must; /* failure is an error, not a warning */
 };
 
 struct vsteer_defflow_set {
@@ -45,15 +45,20 @@ struct vsteer_defflow_set {
 };
 
 static const struct rte_ether_addr vsteer_bcast = {
-	.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+};
 static const struct rte_ether_addr vsteer_full = {
-	.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+};
 static const struct rte_ether_addr vsteer_mcast_bit = {
-	.addr_bytes = { 0x01, 0x00, 0x00, 0x00, 0x00, 0x00 } };
+	.addr_bytes = { 0x01, 0x00, 0x00, 0x00, 0x00, 0x00 }
+};
 static const struct rte_ether_addr vsteer_ipv6mc = {
-	.addr_bytes = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x00 } };
+	.addr_bytes = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x00 }
+};
 static const struct rte_ether_addr vsteer_ipv6mc_mask = {
-	.addr_bytes = { 0xff, 0xff, 0x00, 0x00, 0x00, 0x00 } };
+	.addr_bytes = { 0xff, 0xff, 0x00, 0x00, 0x00, 0x00 }
+};
 
 static void
 vsteer_defflow_destroy(struct rte_eth_dev *dev, struct vsteer_defflow *df)
@@ -170,7 +175,9 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 					  &error);
 	free(queues);
 	if (ret != 0) {
-		FLOW_LOG(ERR, "port %u: default flow for " RTE_ETHER_ADDR_PRT_FMT ": %s: %s",
+		FLOW_LOG(ERR,
+			 "port %u: default flow for " RTE_ETHER_ADDR_PRT_FMT
+			 ": %s: %s",
 			 dev->data->port_id, RTE_ETHER_ADDR_BYTES(dst),
 			 error.message ? error.message : "translation failed",
 			 strerror(-ret));
@@ -205,8 +212,8 @@ vsteer_defflow_want(struct rte_eth_dev *dev, struct vsteer_defflow_set *set)
 		if (ret != 0)
 			return ret;
 	} else {
-		ret = vsteer_defflow_plan(dev, set, &vsteer_bcast,
-					  &vsteer_full, 1);
+		ret = vsteer_defflow_plan(dev, set, &vsteer_bcast, &vsteer_full,
+					  1);
 		if (ret != 0)
 			return ret;
 		/* As on mlx5, missing IPv6 multicast only warns. */
@@ -240,10 +247,11 @@ vsteer_defflow_rss(struct rte_eth_dev *dev,
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint32_t n = rule->hash_fields != 0 && priv->rss_hf != 0 ?
-		priv->reta_size : 1;
+			     priv->reta_size :
+			     1;
 
-	return vsteer_rss_get(dev, priv->rss_key, rule->hash_fields,
-			      priv->reta, n);
+	return vsteer_rss_get(dev, priv->rss_key, rule->hash_fields, priv->reta,
+			      n);
 }
 
 static int
@@ -255,8 +263,7 @@ vsteer_defflow_same(const struct vsteer_defflow *df,
 }
 
 static int
-vsteer_defflow_install(struct rte_eth_dev *dev,
-		       struct vsteer_defflow_want *w)
+vsteer_defflow_install(struct rte_eth_dev *dev, struct vsteer_defflow_want *w)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_defflow *df;
@@ -305,8 +312,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	memset(&set, 0, sizeof(set));
 	set.cap_plans = 2 + priv->mc_n + n_mac;
 	set.plans = malloc(set.cap_plans * sizeof(*set.plans));
-	set.want = calloc(set.cap_plans * VSTEER_MAX_EXPAND,
-			  sizeof(*set.want));
+	set.want = calloc(set.cap_plans * VSTEER_MAX_EXPAND, sizeof(*set.want));
 	if (set.plans == NULL || set.want == NULL) {
 		ret = -ENOMEM;
 		goto out;
@@ -315,7 +321,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	if (ret != 0)
 		goto out;
 	/* Resolve destinations; pair each wanted rule with its twin. */
-	TAILQ_FOREACH(df, &priv->defflows, next)
+	TAILQ_FOREACH (df, &priv->defflows, next)
 		df->keep = 0;
 	for (i = 0; i < set.n_want; i++) {
 		struct vsteer_defflow_want *w = &set.want[i];
@@ -326,7 +332,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 				ret = -rte_errno;
 			continue;
 		}
-		TAILQ_FOREACH(df, &priv->defflows, next) {
+		TAILQ_FOREACH (df, &priv->defflows, next) {
 			if (!df->keep && vsteer_defflow_same(df, w)) {
 				df->keep = 1;
 				w->have = df;
@@ -336,7 +342,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	}
 	/* Stale rules go first: a new rule with the same match and another
 	 * destination would collide with them. */
-	RTE_TAILQ_FOREACH_SAFE(df, &priv->defflows, next, tmp)
+	RTE_TAILQ_FOREACH_SAFE (df, &priv->defflows, next, tmp)
 		if (!df->keep)
 			vsteer_defflow_destroy(dev, df);
 	for (i = 0; i < set.n_want; i++) {
@@ -365,6 +371,7 @@ out:
 	free(set.want);
 	free(set.plans);
 	if (ret == 0)
-		FLOW_LOG(DEBUG, "port %u: default flows in sync", dev->data->port_id);
+		FLOW_LOG(DEBUG, "port %u: default flows in sync",
+			 dev->data->port_id);
 	return ret;
 }

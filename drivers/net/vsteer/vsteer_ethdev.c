@@ -21,11 +21,10 @@
 /* The historical default Toeplitz key of mlx4/mlx5, so that default
  * traffic spreads as it would on those drivers. */
 const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN] = {
-	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7,
-	0xfc, 0xa2, 0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94,
-	0x6b, 0x9e, 0x38, 0xd9, 0x2c, 0x9c, 0x03, 0xd1,
-	0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56, 0x3d, 0x59,
-	0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
+	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2,
+	0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9,
+	0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56,
+	0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
 };
 
 static int
@@ -37,7 +36,8 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 	enum rte_eth_rx_mq_mode mq = conf->rxmode.mq_mode;
 
 	if (mq != RTE_ETH_MQ_RX_NONE && mq != RTE_ETH_MQ_RX_RSS) {
-		DRV_LOG(ERR, "port %u: Rx mq_mode %d: only none and RSS are supported",
+		DRV_LOG(ERR,
+			"port %u: Rx mq_mode %d: only none and RSS are supported",
 			dev->data->port_id, mq);
 		return -ENOTSUP;
 	}
@@ -47,7 +47,8 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 		return -ENOTSUP;
 	}
 	if (dev->data->nb_rx_queues > priv->ind_tbl_max) {
-		DRV_LOG(ERR, "port %u: %u Rx queues, the indirection table holds %u",
+		DRV_LOG(ERR,
+			"port %u: %u Rx queues, the indirection table holds %u",
 			dev->data->port_id, dev->data->nb_rx_queues,
 			priv->ind_tbl_max);
 		return -EINVAL;
@@ -66,7 +67,9 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 	}
 	if (mq & RTE_ETH_MQ_RX_RSS_FLAG) {
 		if (rss->rss_hf & ~priv->rss_hf_supported) {
-			DRV_LOG(ERR, "port %u: RSS types 0x%" PRIx64 " not supported (supported 0x%" PRIx64 ")",
+			DRV_LOG(ERR,
+				"port %u: RSS types 0x%" PRIx64
+				" not supported (supported 0x%" PRIx64 ")",
 				dev->data->port_id,
 				rss->rss_hf & ~priv->rss_hf_supported,
 				priv->rss_hf_supported);
@@ -92,8 +95,8 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 
 	info->max_rx_queues = RTE_MIN(RTE_MIN(max_qp, priv->ind_tbl_max),
 				      (uint32_t)RTE_MAX_QUEUES_PER_PORT);
-	info->max_tx_queues = RTE_MIN(max_qp,
-				      (uint32_t)RTE_MAX_QUEUES_PER_PORT);
+	info->max_tx_queues =
+		RTE_MIN(max_qp, (uint32_t)RTE_MAX_QUEUES_PER_PORT);
 	info->min_rx_bufsize = RTE_ETHER_MIN_LEN;
 	info->max_rx_pktlen = vsteer_rx_frame_max(dev, priv->max_mtu);
 	info->min_mtu = priv->min_mtu;
@@ -116,11 +119,11 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_desc_lim.nb_min = VSTEER_DESC_MIN;
 	info->rx_desc_lim.nb_align = 1;
 	info->tx_desc_lim = info->rx_desc_lim;
-	info->rx_desc_lim.nb_seg_max = (uint16_t)RTE_MIN(priv->max_sge,
-						(uint32_t)VSTEER_RX_MAX_SGE);
+	info->rx_desc_lim.nb_seg_max =
+		(uint16_t)RTE_MIN(priv->max_sge, (uint32_t)VSTEER_RX_MAX_SGE);
 	info->rx_desc_lim.nb_mtu_seg_max = info->rx_desc_lim.nb_seg_max;
-	info->tx_desc_lim.nb_seg_max = (uint16_t)RTE_MIN(priv->max_sge,
-						(uint32_t)VSTEER_TX_MAX_SGE);
+	info->tx_desc_lim.nb_seg_max =
+		(uint16_t)RTE_MIN(priv->max_sge, (uint32_t)VSTEER_TX_MAX_SGE);
 	info->tx_desc_lim.nb_mtu_seg_max = info->tx_desc_lim.nb_seg_max;
 	info->default_rxportconf.ring_size = 512;
 	info->default_txportconf.ring_size = 512;
@@ -154,27 +157,54 @@ vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 	priv->port_attr = pa;
 	/* IB speed/width encodings, as query_port(3) defines them. */
 	switch (pa.active_speed) {
-	case 1: lane = 2500; break;
-	case 2: lane = 5000; break;
-	case 4: case 8: lane = 10000; break;
-	case 16: lane = 14000; break;
-	case 32: lane = 25000; break;
-	case 64: lane = 50000; break;
-	case 128: lane = 100000; break;
-	default: break;
+	case 1:
+		lane = 2500;
+		break;
+	case 2:
+		lane = 5000;
+		break;
+	case 4:
+	case 8:
+		lane = 10000;
+		break;
+	case 16:
+		lane = 14000;
+		break;
+	case 32:
+		lane = 25000;
+		break;
+	case 64:
+		lane = 50000;
+		break;
+	case 128:
+		lane = 100000;
+		break;
+	default:
+		break;
 	}
 	switch (pa.active_width) {
-	case 1: lanes = 1; break;
-	case 2: lanes = 4; break;
-	case 4: lanes = 8; break;
-	case 8: lanes = 12; break;
-	case 16: lanes = 2; break;
-	default: break;
+	case 1:
+		lanes = 1;
+		break;
+	case 2:
+		lanes = 4;
+		break;
+	case 4:
+		lanes = 8;
+		break;
+	case 8:
+		lanes = 12;
+		break;
+	case 16:
+		lanes = 2;
+		break;
+	default:
+		break;
 	}
-	link.link_status = pa.state == IBV_PORT_ACTIVE ?
-		RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
+	link.link_status = pa.state == IBV_PORT_ACTIVE ? RTE_ETH_LINK_UP :
+							 RTE_ETH_LINK_DOWN;
 	link.link_speed = lane * lanes != 0 ? lane * lanes :
-		RTE_ETH_SPEED_NUM_UNKNOWN;
+					      RTE_ETH_SPEED_NUM_UNKNOWN;
 	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
 	link.link_autoneg = RTE_ETH_LINK_FIXED;
 	return rte_eth_linkstatus_set(dev, &link);
@@ -425,7 +455,9 @@ vsteer_set_mc_addr_list(struct rte_eth_dev *dev,
 	}
 	for (i = 0; i < nb_mc_addr; i++) {
 		if (!rte_is_multicast_ether_addr(&mc_addr_set[i])) {
-			DRV_LOG(ERR, "port %u: " RTE_ETHER_ADDR_PRT_FMT " is not multicast",
+			DRV_LOG(ERR,
+				"port %u: " RTE_ETHER_ADDR_PRT_FMT
+				" is not multicast",
 				dev->data->port_id,
 				RTE_ETHER_ADDR_BYTES(&mc_addr_set[i]));
 			return -EINVAL;
@@ -610,8 +642,8 @@ vsteer_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 	vsteer_port_counters_delta(priv, &d);
 	for (i = 0; i < RTE_DIM(vsteer_port_xstats); i++) {
 		xs[k].id = k;
-		xs[k].value = *(const uint64_t *)
-			((const char *)&d + vsteer_port_xstats[i].off);
+		xs[k].value = *(const uint64_t *)((const char *)&d +
+						  vsteer_port_xstats[i].off);
 		k++;
 	}
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
@@ -638,8 +670,7 @@ vsteer_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 }
 
 static int
-vsteer_rss_hash_update(struct rte_eth_dev *dev,
-		       struct rte_eth_rss_conf *conf)
+vsteer_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint8_t old_key[VSTEER_RSS_KEY_LEN];
@@ -672,8 +703,7 @@ vsteer_rss_hash_update(struct rte_eth_dev *dev,
 }
 
 static int
-vsteer_rss_hash_conf_get(struct rte_eth_dev *dev,
-			 struct rte_eth_rss_conf *conf)
+vsteer_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 
@@ -765,7 +795,8 @@ vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
 
 		if (rxq != NULL && frame > rxq->sges_n * rxq->seg_room) {
-			DRV_LOG(ERR, "port %u: MTU %u: Rx queue %u takes %u-byte frames; set it up again",
+			DRV_LOG(ERR,
+				"port %u: MTU %u: Rx queue %u takes %u-byte frames; set it up again",
 				dev->data->port_id, mtu, i,
 				rxq->sges_n * rxq->seg_room);
 			return -EINVAL;

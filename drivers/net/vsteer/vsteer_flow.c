@@ -54,7 +54,7 @@ struct vsteer_count {
 
 struct rte_flow_action_handle {
 	TAILQ_ENTRY(rte_flow_action_handle) next;
-	uint32_t refcnt;            /* flows using it */
+	uint32_t refcnt; /* flows using it */
 	struct vsteer_count cnt;
 };
 
@@ -72,12 +72,12 @@ struct rte_flow {
 	TAILQ_ENTRY(rte_flow) next;
 	enum vsteer_flow_engine engine;
 	struct vsteer_flow_plan *plan;
-	struct vsteer_dv_match *dvm;  /* matcher engine only */
-	struct vsteer_count *cnt;     /* own counter, or the handle's */
+	struct vsteer_dv_match *dvm; /* matcher engine only */
+	struct vsteer_count *cnt;    /* own counter, or the handle's */
 	struct rte_flow_action_handle *handle;
 	struct vsteer_count own_cnt;
 	/* Applied state. */
-	uint32_t applied;             /* verbs rules made */
+	uint32_t applied; /* verbs rules made */
 	struct ibv_flow *ibv[VSTEER_MAX_EXPAND];
 	struct vsteer_rss *rss[VSTEER_MAX_EXPAND];
 	struct vsteer_matcher *matcher;
@@ -112,10 +112,9 @@ static __thread char vsteer_flow_msg[160];
 
 /* rte_flow_error_set() with a formatted message that stays valid until the
  * next error of this thread. */
-static int
-vsteer_flow_err(struct rte_flow_error *error, int code,
-		enum rte_flow_error_type type, const void *cause,
-		const char *fmt, ...) __rte_format_printf(5, 6);
+static int vsteer_flow_err(struct rte_flow_error *error, int code,
+			   enum rte_flow_error_type type, const void *cause,
+			   const char *fmt, ...) __rte_format_printf(5, 6);
 
 static int
 vsteer_flow_err(struct rte_flow_error *error, int code,
@@ -211,14 +210,13 @@ vsteer_sink_get(struct vsteer_priv *priv, struct vsteer_flow_priv *fp)
 	if (s->qp == NULL)
 		goto error;
 	return s->qp;
-error:
-	{
-		int err = errno ? errno : ENOMEM;
+error : {
+	int err = errno ? errno : ENOMEM;
 
-		FLOW_LOG(ERR, "cannot create the sink QP: %s", strerror(err));
-		vsteer_sink_destroy(priv, s);
-		errno = err;
-	}
+	FLOW_LOG(ERR, "cannot create the sink QP: %s", strerror(err));
+	vsteer_sink_destroy(priv, s);
+	errno = err;
+}
 	return NULL;
 }
 
@@ -285,7 +283,8 @@ vsteer_count_release(struct vsteer_priv *priv, struct vsteer_count *c)
 	if (c->cs != NULL) {
 		ret = ibv_destroy_counters(c->cs);
 		if (ret != 0)
-			FLOW_LOG(ERR, "ibv_destroy_counters: %s", strerror(ret));
+			FLOW_LOG(ERR, "ibv_destroy_counters: %s",
+				 strerror(ret));
 		c->cs = NULL;
 	}
 	if (c->devx != NULL) {
@@ -307,8 +306,9 @@ vsteer_count_read(struct vsteer_priv *priv, const struct vsteer_count *c,
 	*bytes = 0;
 	if (c->cs != NULL) {
 		uint64_t v[2] = { 0, 0 };
-		int ret = ibv_read_counters(c->cs, v, RTE_DIM(v),
-					    IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
+		int ret =
+			ibv_read_counters(c->cs, v, RTE_DIM(v),
+					  IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
 
 		if (ret != 0) {
 			*what = "ibv_read_counters";
@@ -381,7 +381,7 @@ vsteer_matcher_get(struct vsteer_priv *priv, struct vsteer_flow_priv *fp,
 	};
 	struct vsteer_matcher *mt;
 
-	TAILQ_FOREACH(mt, &fp->matchers, next) {
+	TAILQ_FOREACH (mt, &fp->matchers, next) {
 		if (mt->hash == hash &&
 		    vsteer_flow_dv_matcher_equal(&mt->match, mt->priority, m,
 						 prio)) {
@@ -434,7 +434,8 @@ vsteer_plan_dv_expressible(const struct vsteer_flow_plan *plan)
 {
 	return plan->ingress && plan->n_rules == 1 &&
 	       (plan->fate == VSTEER_FATE_QUEUE ||
-		plan->fate == VSTEER_FATE_RSS || plan->fate == VSTEER_FATE_DROP);
+		plan->fate == VSTEER_FATE_RSS ||
+		plan->fate == VSTEER_FATE_DROP);
 }
 
 /*
@@ -470,9 +471,9 @@ vsteer_flow_prepare(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		if (!want_dv)
 			return 0;
 	} else if (!vsteer_plan_dv_expressible(plan)) {
-		return vsteer_flow_err(error, ENOTSUP,
-				       RTE_FLOW_ERROR_TYPE_ACTION, actions,
-				       "flow_engine=dv: an mlx5dv matcher takes one ingress rule with QUEUE, RSS over one hash type, or DROP");
+		return vsteer_flow_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, actions,
+			"flow_engine=dv: an mlx5dv matcher takes one ingress rule with QUEUE, RSS over one hash type, or DROP");
 	}
 	flow->dvm = rte_zmalloc("vsteer_dv_match", sizeof(*flow->dvm), 0);
 	if (flow->dvm == NULL)
@@ -509,8 +510,8 @@ vsteer_flow_alloc(struct rte_flow_error *error)
 
 	flow = rte_zmalloc("vsteer_flow", sizeof(*flow), 0);
 	if (flow != NULL)
-		flow->plan = rte_zmalloc("vsteer_flow_plan",
-					 sizeof(*flow->plan), 0);
+		flow->plan =
+			rte_zmalloc("vsteer_flow_plan", sizeof(*flow->plan), 0);
 	if (flow == NULL || flow->plan == NULL) {
 		rte_free(flow);
 		vsteer_flow_err(error, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
@@ -560,8 +561,8 @@ vsteer_flow_dest(struct rte_eth_dev *dev, struct rte_flow *flow, uint32_t i)
 
 	switch (plan->fate) {
 	case VSTEER_FATE_QUEUE:
-		flow->rss[i] = vsteer_rss_get(dev, plan->rss_key, 0,
-					      plan->queues, 1);
+		flow->rss[i] =
+			vsteer_rss_get(dev, plan->rss_key, 0, plan->queues, 1);
 		break;
 	case VSTEER_FATE_RSS:
 		flow->rss[i] = vsteer_rss_get(dev, plan->rss_key,
@@ -633,8 +634,8 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 		act[n].obj = flow->cnt->devx;
 		n++;
 	}
-	flow->matcher = vsteer_matcher_get(priv, priv->flow_priv, flow->dvm,
-					   prio);
+	flow->matcher =
+		vsteer_matcher_get(priv, priv->flow_priv, flow->dvm, prio);
 	if (flow->matcher == NULL) {
 		ret = errno;
 		vsteer_flow_remove(dev, flow);
@@ -642,9 +643,10 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 				       NULL, "mlx5dv_create_flow_matcher: %s",
 				       strerror(ret));
 	}
-	flow->ibv[0] = priv->glue->dv_create_flow(flow->matcher->obj,
-						  vsteer_dv_params(&flow->dvm->value),
-						  n, act);
+	flow->ibv[0] =
+		priv->glue->dv_create_flow(flow->matcher->obj,
+					   vsteer_dv_params(&flow->dvm->value),
+					   n, act);
 	if (flow->ibv[0] == NULL) {
 		ret = errno ? errno : ENOMEM;
 		vsteer_flow_remove(dev, flow);
@@ -686,16 +688,16 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
 		if (qp == NULL) {
 			ret = errno;
 			vsteer_flow_remove(dev, flow);
-			return vsteer_flow_err(error, ret,
-					       RTE_FLOW_ERROR_TYPE_ACTION, NULL,
-					       "cannot make the destination queue: %s",
-					       strerror(ret));
+			return vsteer_flow_err(
+				error, ret, RTE_FLOW_ERROR_TYPE_ACTION, NULL,
+				"cannot make the destination queue: %s",
+				strerror(ret));
 		}
 		if (rule->count_off != 0) {
 			/* Specs may sit unaligned: copy, never dereference. */
 			memcpy(rule->buf + rule->count_off +
-			       offsetof(struct ibv_flow_spec_counter_action,
-					counters),
+				       offsetof(struct ibv_flow_spec_counter_action,
+						counters),
 			       &flow->cnt->cs, sizeof(flow->cnt->cs));
 		}
 		errno = 0;
@@ -703,12 +705,11 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
 		if (flow->ibv[i] == NULL) {
 			ret = errno ? errno : EINVAL;
 			vsteer_flow_remove(dev, flow);
-			return vsteer_flow_err(error, ret,
-					       RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
-					       "ibv_create_flow (verbs rule %u of %u, priority %u): %s",
-					       i + 1, plan->n_rules,
-					       rule->attr.priority,
-					       strerror(ret));
+			return vsteer_flow_err(
+				error, ret, RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
+				"ibv_create_flow (verbs rule %u of %u, priority %u): %s",
+				i + 1, plan->n_rules, rule->attr.priority,
+				strerror(ret));
 		}
 		flow->applied = i + 1;
 	}
@@ -766,7 +767,7 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		goto error;
 	if (flow->plan->count_handle != NULL) {
 		flow->handle = (struct rte_flow_action_handle *)(uintptr_t)
-			flow->plan->count_handle;
+				       flow->plan->count_handle;
 		flow->cnt = &flow->handle->cnt;
 	} else if (flow->plan->count) {
 		flow->cnt = &flow->own_cnt;
@@ -801,7 +802,7 @@ vsteer_flow_known(struct vsteer_flow_priv *fp, const struct rte_flow *flow)
 
 	if (fp == NULL)
 		return false;
-	TAILQ_FOREACH(f, &fp->flows, next)
+	TAILQ_FOREACH (f, &fp->flows, next)
 		if (f == flow)
 			return true;
 	return false;
@@ -872,8 +873,8 @@ vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 						       RTE_FLOW_ERROR_TYPE_ACTION,
 						       action,
 						       "flow has no COUNT action");
-			return vsteer_count_query(priv, flow->cnt, data,
-						  action, error);
+			return vsteer_count_query(priv, flow->cnt, data, action,
+						  error);
 		default:
 			return vsteer_flow_err(error, ENOTSUP,
 					       RTE_FLOW_ERROR_TYPE_ACTION,
@@ -972,8 +973,8 @@ vsteer_flow_dump_one(struct rte_eth_dev *dev, const struct rte_flow *flow,
 }
 
 static int
-vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow,
-		     FILE *file, struct rte_flow_error *error)
+vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
+		     struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = priv->flow_priv;
@@ -995,9 +996,9 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow,
 		priv->flow_engine_auto ? " (auto)" : "",
 		priv->isolated ? ", isolated" : "");
 	if (fp != NULL)
-		TAILQ_FOREACH(f, &fp->flows, next)
+		TAILQ_FOREACH (f, &fp->flows, next)
 			vsteer_flow_dump_one(dev, f, file);
-	TAILQ_FOREACH(df, &priv->defflows, next) {
+	TAILQ_FOREACH (df, &priv->defflows, next) {
 		struct vsteer_verbs_rule rule;
 
 		if (df->size > sizeof(rule.buf))
@@ -1005,7 +1006,9 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow,
 		memset(&rule, 0, sizeof(rule));
 		memcpy(rule.buf, df->attr, df->size);
 		rule.size = df->size;
-		fprintf(file, "default flow (driver-owned), hash fields 0x%" PRIx64 "\n",
+		fprintf(file,
+			"default flow (driver-owned), hash fields 0x%" PRIx64
+			"\n",
 			df->rss != NULL ? df->rss->hash_fields : 0);
 		vsteer_flow_verbs_dump(file, &rule);
 	}
@@ -1035,8 +1038,9 @@ vsteer_action_handle_create(struct rte_eth_dev *dev,
 		return NULL;
 	}
 	if (conf->transfer) {
-		vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER,
-				NULL, "transfer is not supported");
+		vsteer_flow_err(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, NULL,
+				"transfer is not supported");
 		return NULL;
 	}
 	if (!priv->count_ok) {
@@ -1062,7 +1066,7 @@ vsteer_handle_known(struct vsteer_flow_priv *fp,
 
 	if (fp == NULL)
 		return false;
-	TAILQ_FOREACH(h, &fp->handles, next)
+	TAILQ_FOREACH (h, &fp->handles, next)
 		if (h == handle)
 			return true;
 	return false;
@@ -1081,8 +1085,8 @@ vsteer_action_handle_destroy(struct rte_eth_dev *dev,
 				       RTE_FLOW_ERROR_TYPE_HANDLE, handle,
 				       "no such indirect action");
 	if (handle->refcnt > 0)
-		return vsteer_flow_err(error, EBUSY,
-				       RTE_FLOW_ERROR_TYPE_HANDLE, handle,
+		return vsteer_flow_err(error, EBUSY, RTE_FLOW_ERROR_TYPE_HANDLE,
+				       handle,
 				       "indirect COUNT still used by %u flow(s)",
 				       handle->refcnt);
 	TAILQ_REMOVE(&fp->handles, handle, next);
@@ -1118,13 +1122,13 @@ vsteer_flow_check_handles(struct rte_eth_dev *dev,
 {
 	const struct rte_flow_action *a;
 
-	for (a = actions; a != NULL && a->type != RTE_FLOW_ACTION_TYPE_END;
-	     a++)
+	for (a = actions; a != NULL && a->type != RTE_FLOW_ACTION_TYPE_END; a++)
 		if (a->type == RTE_FLOW_ACTION_TYPE_INDIRECT &&
 		    !vsteer_handle_known(vsteer_priv(dev)->flow_priv, a->conf))
 			return vsteer_flow_err(error, EINVAL,
 					       RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-					       a, "unknown indirect action handle");
+					       a,
+					       "unknown indirect action handle");
 	return 0;
 }
 
@@ -1143,8 +1147,7 @@ vsteer_flow_validate_op(struct rte_eth_dev *dev,
 }
 
 static struct rte_flow *
-vsteer_flow_create_op(struct rte_eth_dev *dev,
-		      const struct rte_flow_attr *attr,
+vsteer_flow_create_op(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		      const struct rte_flow_item pattern[],
 		      const struct rte_flow_action actions[],
 		      struct rte_flow_error *error)
@@ -1179,7 +1182,7 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 
 	if (fp == NULL)
 		return 0;
-	TAILQ_FOREACH(flow, &fp->flows, next) {
+	TAILQ_FOREACH (flow, &fp->flows, next) {
 		ret = vsteer_flow_apply(dev, flow, &error);
 		if (ret != 0) {
 			ret = rte_errno;
@@ -1202,7 +1205,7 @@ vsteer_flow_stop(struct rte_eth_dev *dev)
 
 	if (fp == NULL)
 		return;
-	TAILQ_FOREACH(flow, &fp->flows, next)
+	TAILQ_FOREACH (flow, &fp->flows, next)
 		vsteer_flow_remove(dev, flow);
 	vsteer_sink_destroy(priv, &fp->sink);
 }

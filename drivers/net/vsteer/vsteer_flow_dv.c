@@ -30,22 +30,22 @@
 
 #include "vsteer_flow_dv.h"
 
-#define DV_ETHER_TYPE_IPV4   0x0800
-#define DV_ETHER_TYPE_IPV6   0x86dd
-#define DV_ETHER_TYPE_VLAN   0x8100
-#define DV_ETHER_TYPE_QINQ   0x88a8
-#define DV_ETHER_TYPE_TEB    0x6558 /* transparent Ethernet bridging */
-#define DV_ETHER_TYPE_MPLS   0x8847
-#define DV_IPPROTO_TCP       6
-#define DV_IPPROTO_UDP       17
-#define DV_IPPROTO_GRE       47
-#define DV_VXLAN_PORT        4789
-#define DV_MPLS_UDP_PORT     6635
-#define DV_IPV4_FRAG_MASK    0x3fff /* MF flag + fragment offset */
+#define DV_ETHER_TYPE_IPV4 0x0800
+#define DV_ETHER_TYPE_IPV6 0x86dd
+#define DV_ETHER_TYPE_VLAN 0x8100
+#define DV_ETHER_TYPE_QINQ 0x88a8
+#define DV_ETHER_TYPE_TEB 0x6558 /* transparent Ethernet bridging */
+#define DV_ETHER_TYPE_MPLS 0x8847
+#define DV_IPPROTO_TCP 6
+#define DV_IPPROTO_UDP 17
+#define DV_IPPROTO_GRE 47
+#define DV_VXLAN_PORT 4789
+#define DV_MPLS_UDP_PORT 6635
+#define DV_IPV4_FRAG_MASK 0x3fff /* MF flag + fragment offset */
 
 /* vsteer_dv_params() hands our buffer to rdma-core as its own struct. */
 _Static_assert(offsetof(struct vsteer_dv_params, buf) ==
-	       offsetof(struct mlx5dv_flow_match_parameters, match_buf),
+		       offsetof(struct mlx5dv_flow_match_parameters, match_buf),
 	       "vsteer_dv_params must match mlx5dv_flow_match_parameters");
 
 /* A named byte range of an item's spec struct. */
@@ -53,15 +53,15 @@ struct dv_field {
 	const char *name;
 	uint16_t off;
 	uint16_t len;
-	bool range_ok;          /* handler validates "last" itself */
+	bool range_ok; /* handler validates "last" itself */
 };
 
 /* Per header level (0 outer, 1 inner) facts later items check. */
 struct dv_level {
-	uint16_t l2_type_m;     /* ethertype constraint after VLAN, host */
+	uint16_t l2_type_m; /* ethertype constraint after VLAN, host */
 	uint16_t l2_type_v;
-	bool l2_tpid;           /* ETH type was a VLAN TPID */
-	uint8_t proto_m;        /* L3 next protocol constraint */
+	bool l2_tpid;	 /* ETH type was a VLAN TPID */
+	uint8_t proto_m; /* L3 next protocol constraint */
 	uint8_t proto_v;
 };
 
@@ -81,16 +81,14 @@ struct dv_item {
 	const void *nic_mask;
 	const struct dv_field *fields;
 	int (*translate)(struct dv_ctx *c, const struct rte_flow_item *item,
-			 const void *spec, const void *mask,
-			 const void *last);
+			 const void *spec, const void *mask, const void *last);
 };
 
 /* Messages name a field; rte_flow_error keeps the pointer. */
 static __thread char dv_msg[192];
 
-static int
-dv_error(struct dv_ctx *c, int code, enum rte_flow_error_type type,
-	 const struct rte_flow_item *item, const char *fmt, ...)
+static int dv_error(struct dv_ctx *c, int code, enum rte_flow_error_type type,
+		    const struct rte_flow_item *item, const char *fmt, ...)
 	__rte_format_printf(5, 6);
 
 static int
@@ -143,10 +141,8 @@ dv_get_value(struct dv_ctx *c, uint32_t off, uint32_t len)
 
 #define DV_SET(c, sect, fld, m, v) \
 	dv_set((c), (sect) + fld##_OFF, fld##_LEN, (m), (v))
-#define DV_MASK(c, sect, fld) \
-	dv_get_mask((c), (sect) + fld##_OFF, fld##_LEN)
-#define DV_VALUE(c, sect, fld) \
-	dv_get_value((c), (sect) + fld##_OFF, fld##_LEN)
+#define DV_MASK(c, sect, fld) dv_get_mask((c), (sect) + fld##_OFF, fld##_LEN)
+#define DV_VALUE(c, sect, fld) dv_get_value((c), (sect) + fld##_OFF, fld##_LEN)
 
 /* --- layers --- */
 
@@ -215,8 +211,9 @@ dv_eth(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"ETH: multiple L2 layers not supported");
 	if (dv_has(c, VSTEER_DV_L_OUTER_VLAN | DV_L3 | DV_L4))
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"ETH: L2 layer cannot follow VLAN, L3 or L4 layers");
+		return dv_error(
+			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
+			"ETH: L2 layer cannot follow VLAN, L3 or L4 layers");
 	c->m->layers |= dv_lbit(c, VSTEER_DV_L_OUTER_L2);
 	if (spec == NULL)
 		return 0;
@@ -243,9 +240,9 @@ dv_eth(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	}
 	if (mask->has_vlan) {
 		if (lv->l2_tpid && !spec->has_vlan)
-			return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-					item,
-					"ETH: has_vlan 0 contradicts a VLAN ether type");
+			return dv_error(
+				c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+				"ETH: has_vlan 0 contradicts a VLAN ether type");
 		DV_SET(c, sect, VSTEER_PRM_L24_CVLAN_TAG, 1, spec->has_vlan);
 	}
 	return 0;
@@ -282,12 +279,14 @@ dv_vlan(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"VLAN: cannot follow L3 or L4 layers");
 	if (lv->l2_type_m)
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"VLAN: cannot follow an ETH item whose type is not a VLAN TPID");
+		return dv_error(
+			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
+			"VLAN: cannot follow an ETH item whose type is not a VLAN TPID");
 	if (DV_MASK(c, sect, VSTEER_PRM_L24_CVLAN_TAG) &&
 	    !DV_VALUE(c, sect, VSTEER_PRM_L24_CVLAN_TAG))
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"VLAN: the ETH item excludes tagged frames (has_vlan 0)");
+		return dv_error(
+			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
+			"VLAN: the ETH item excludes tagged frames (has_vlan 0)");
 	c->m->layers |= dv_lbit(c, VSTEER_DV_L_OUTER_VLAN);
 	if (!DV_MASK(c, sect, VSTEER_PRM_L24_SVLAN_TAG))
 		DV_SET(c, sect, VSTEER_PRM_L24_CVLAN_TAG, 1, 1);
@@ -323,9 +322,10 @@ dv_l3_common(struct dv_ctx *c, const struct rte_flow_item *item,
 		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"%s: multiple L3 layers not supported", name);
 	if ((lv->l2_type_v ^ ether_type) & lv->l2_type_m)
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"%s: cannot follow an L2 layer whose ether type is 0x%04x",
-				name, lv->l2_type_v);
+		return dv_error(
+			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
+			"%s: cannot follow an L2 layer whose ether type is 0x%04x",
+			name, lv->l2_type_v);
 	c->m->layers |= dv_lbit(c, layer);
 	/* ip_version says it all; the ethertype would be redundant. */
 	DV_SET(c, sect, VSTEER_PRM_L24_IP_VERSION, 0xf, version);
@@ -354,8 +354,8 @@ dv_set_proto(struct dv_ctx *c, const struct rte_flow_item *item,
 		return 0;
 	if (m != 0xff)
 		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-				"%s: partial mask on %s is not supported",
-				name, field);
+				"%s: partial mask on %s is not supported", name,
+				field);
 	DV_SET(c, dv_sect(c), VSTEER_PRM_L24_IP_PROTOCOL, m, v);
 	lv->proto_m = m;
 	lv->proto_v = v;
@@ -405,10 +405,10 @@ dv_ipv4(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	if ((spec->hdr.version_ihl ^ 0x40) & mask->hdr.version_ihl)
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 				"IPV4: version in version_ihl is not 4");
-	dv_set_bytes(c, sect + VSTEER_PRM_L24_SRC_IPV4_OFF,
-		     &mask->hdr.src_addr, &spec->hdr.src_addr, 4);
-	dv_set_bytes(c, sect + VSTEER_PRM_L24_DST_IPV4_OFF,
-		     &mask->hdr.dst_addr, &spec->hdr.dst_addr, 4);
+	dv_set_bytes(c, sect + VSTEER_PRM_L24_SRC_IPV4_OFF, &mask->hdr.src_addr,
+		     &spec->hdr.src_addr, 4);
+	dv_set_bytes(c, sect + VSTEER_PRM_L24_DST_IPV4_OFF, &mask->hdr.dst_addr,
+		     &spec->hdr.dst_addr, 4);
 	dv_set_tos(c, mask->hdr.type_of_service, spec->hdr.type_of_service);
 	if (mask->hdr.time_to_live)
 		DV_SET(c, sect, VSTEER_PRM_L24_TTL_HOPLIMIT,
@@ -432,11 +432,13 @@ dv_ipv4(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	else if (fv == 1 && fl == DV_IPV4_FRAG_MASK)
 		DV_SET(c, sect, VSTEER_PRM_L24_FRAG, 1, 1);
 	else if (fl != fv)
-		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
-				"IPV4: fragment_offset range must be 1..0x3fff (any fragment)");
+		return dv_error(
+			c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
+			"IPV4: fragment_offset range must be 1..0x3fff (any fragment)");
 	else
-		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
-				"IPV4: fragment_offset must be 0 (not a fragment) or 1..0x3fff (any fragment)");
+		return dv_error(
+			c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+			"IPV4: fragment_offset must be 0 (not a fragment) or 1..0x3fff (any fragment)");
 	return 0;
 }
 
@@ -468,12 +470,12 @@ static bool
 dv_ipv6_ext_hdr(uint8_t proto)
 {
 	switch (proto) {
-	case 0:   /* hop-by-hop */
-	case 43:  /* routing */
-	case 44:  /* fragment */
-	case 50:  /* ESP */
-	case 51:  /* AH */
-	case 60:  /* destination options */
+	case 0:	 /* hop-by-hop */
+	case 43: /* routing */
+	case 44: /* fragment */
+	case 50: /* ESP */
+	case 51: /* AH */
+	case 60: /* destination options */
 		return true;
 	default:
 		return false;
@@ -556,16 +558,11 @@ static const struct rte_flow_item_tcp dv_tcp_nic = {
 };
 
 static const struct dv_field dv_tcp_fields[] = {
-	{ "src_port", 0, 2, false },
-	{ "dst_port", 2, 2, false },
-	{ "sent_seq", 4, 4, false },
-	{ "recv_ack", 8, 4, false },
-	{ "data_off", 12, 1, false },
-	{ "tcp_flags", 13, 1, false },
-	{ "rx_win", 14, 2, false },
-	{ "cksum", 16, 2, false },
-	{ "tcp_urp", 18, 2, false },
-	{ NULL, 0, 0, false },
+	{ "src_port", 0, 2, false },  { "dst_port", 2, 2, false },
+	{ "sent_seq", 4, 4, false },  { "recv_ack", 8, 4, false },
+	{ "data_off", 12, 1, false }, { "tcp_flags", 13, 1, false },
+	{ "rx_win", 14, 2, false },   { "cksum", 16, 2, false },
+	{ "tcp_urp", 18, 2, false },  { NULL, 0, 0, false },
 };
 
 static int
@@ -601,10 +598,8 @@ static const struct rte_flow_item_udp dv_udp_nic = {
 };
 
 static const struct dv_field dv_udp_fields[] = {
-	{ "src_port", 0, 2, false },
-	{ "dst_port", 2, 2, false },
-	{ "dgram_len", 4, 2, false },
-	{ "dgram_cksum", 6, 2, false },
+	{ "src_port", 0, 2, false },  { "dst_port", 2, 2, false },
+	{ "dgram_len", 4, 2, false }, { "dgram_cksum", 6, 2, false },
 	{ NULL, 0, 0, false },
 };
 
@@ -659,10 +654,8 @@ static const struct rte_flow_item_vxlan dv_vxlan_nic = {
 };
 
 static const struct dv_field dv_vxlan_fields[] = {
-	{ "flags", 0, 1, false },
-	{ "rsvd0", 1, 3, false },
-	{ "vni", 4, 3, false },
-	{ "rsvd1", 7, 1, false },
+	{ "flags", 0, 1, false }, { "rsvd0", 1, 3, false },
+	{ "vni", 4, 3, false },	  { "rsvd1", 7, 1, false },
 	{ NULL, 0, 0, false },
 };
 
@@ -762,8 +755,8 @@ static const struct dv_field dv_gre_key_fields[] = {
 };
 
 static int
-dv_gre_key(struct dv_ctx *c, const struct rte_flow_item *item,
-	   const void *s, const void *mk, const void *last)
+dv_gre_key(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
+	   const void *mk, const void *last)
 {
 	const rte_be32_t *spec = s, *mask = mk;
 
@@ -821,9 +814,8 @@ dv_mpls(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 					"MPLS: must directly follow GRE or UDP");
 		off = VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_GRE_OFF;
 		if (!DV_MASK(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL))
-			DV_SET(c, VSTEER_PRM_MISC,
-			       VSTEER_PRM_MISC_GRE_PROTOCOL, 0xffff,
-			       DV_ETHER_TYPE_MPLS);
+			DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL,
+			       0xffff, DV_ETHER_TYPE_MPLS);
 	} else if (c->m->layers & VSTEER_DV_L_OUTER_UDP) {
 		off = VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF;
 		dv_default_udp_dport(c, DV_MPLS_UDP_PORT);
@@ -854,14 +846,12 @@ static const struct dv_item dv_items[] = {
 	  &rte_flow_item_tcp_mask, &dv_tcp_nic, dv_tcp_fields, dv_tcp },
 	{ RTE_FLOW_ITEM_TYPE_UDP, "UDP", sizeof(struct rte_flow_item_udp),
 	  &rte_flow_item_udp_mask, &dv_udp_nic, dv_udp_fields, dv_udp },
-	{ RTE_FLOW_ITEM_TYPE_VXLAN, "VXLAN",
-	  sizeof(struct rte_flow_item_vxlan), &rte_flow_item_vxlan_mask,
-	  &dv_vxlan_nic, dv_vxlan_fields, dv_vxlan },
+	{ RTE_FLOW_ITEM_TYPE_VXLAN, "VXLAN", sizeof(struct rte_flow_item_vxlan),
+	  &rte_flow_item_vxlan_mask, &dv_vxlan_nic, dv_vxlan_fields, dv_vxlan },
 	{ RTE_FLOW_ITEM_TYPE_GRE, "GRE", sizeof(struct rte_flow_item_gre),
 	  &rte_flow_item_gre_mask, &dv_gre_nic, dv_gre_fields, dv_gre },
 	{ RTE_FLOW_ITEM_TYPE_GRE_KEY, "GRE_KEY", sizeof(rte_be32_t),
-	  &dv_gre_key_mask, &dv_gre_key_mask, dv_gre_key_fields,
-	  dv_gre_key },
+	  &dv_gre_key_mask, &dv_gre_key_mask, dv_gre_key_fields, dv_gre_key },
 	{ RTE_FLOW_ITEM_TYPE_MPLS, "MPLS", sizeof(struct rte_flow_item_mpls),
 	  &rte_flow_item_mpls_mask, &dv_mpls_nic, dv_mpls_fields, dv_mpls },
 };
@@ -895,20 +885,20 @@ dv_item_check(struct dv_ctx *c, const struct dv_item *d,
 			outside |= (mask[i] & ~nic[i]) != 0;
 		}
 		if (outside)
-			return dv_error(c, ENOTSUP,
-					RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-					any ? "%s: mask on %s has bits the device cannot match" :
-					      "%s: matching on %s is not supported",
-					d->name, f->name);
+			return dv_error(
+				c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+				any ? "%s: mask on %s has bits the device cannot match" :
+				      "%s: matching on %s is not supported",
+				d->name, f->name);
 		if (last == NULL || f->range_ok)
 			continue;
 		for (i = f->off; i < (unsigned int)f->off + f->len; i++)
 			if ((spec[i] ^ last[i]) & mask[i])
-				return dv_error(c, ENOTSUP,
-						RTE_FLOW_ERROR_TYPE_ITEM_LAST,
-						item,
-						"%s: range (last) on %s is not supported",
-						d->name, f->name);
+				return dv_error(
+					c, ENOTSUP,
+					RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
+					"%s: range (last) on %s is not supported",
+					d->name, f->name);
 	}
 	return 0;
 }
@@ -930,8 +920,8 @@ dv_gre_protocol_from_inner(struct dv_ctx *c)
 	else if (l & VSTEER_DV_L_INNER_IPV6)
 		proto = DV_ETHER_TYPE_IPV6;
 	if (proto)
-		DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL,
-		       0xffff, proto);
+		DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL, 0xffff,
+		       proto);
 }
 
 int
@@ -965,10 +955,10 @@ vsteer_flow_dv_translate(const struct rte_flow_item pattern[],
 					item, "item type %d not supported",
 					(int)item->type);
 		if (item->spec == NULL && (item->mask || item->last))
-			return dv_error(&c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
-					item,
-					"%s: mask or last without a spec is not supported",
-					d->name);
+			return dv_error(
+				&c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
+				"%s: mask or last without a spec is not supported",
+				d->name);
 		mask = item->mask ? item->mask : d->default_mask;
 		if (item->spec) {
 			ret = dv_item_check(&c, d, item, mask);
@@ -994,18 +984,15 @@ vsteer_flow_dv_translate(const struct rte_flow_item pattern[],
 /* --- matcher cache key --- */
 
 uint32_t
-vsteer_flow_dv_matcher_hash(const struct vsteer_dv_match *m,
-			    uint16_t priority)
+vsteer_flow_dv_matcher_hash(const struct vsteer_dv_match *m, uint16_t priority)
 {
 	return rte_jhash(m->mask.buf, m->mask.size,
 			 (uint32_t)m->criteria << 16 | priority);
 }
 
 bool
-vsteer_flow_dv_matcher_equal(const struct vsteer_dv_match *a,
-			     uint16_t prio_a,
-			     const struct vsteer_dv_match *b,
-			     uint16_t prio_b)
+vsteer_flow_dv_matcher_equal(const struct vsteer_dv_match *a, uint16_t prio_a,
+			     const struct vsteer_dv_match *b, uint16_t prio_b)
 {
 	return prio_a == prio_b && a->criteria == b->criteria &&
 	       a->mask.size == b->mask.size &&
@@ -1016,8 +1003,8 @@ vsteer_flow_dv_matcher_equal(const struct vsteer_dv_match *a,
 
 struct dv_dump_field {
 	const char *name;
-	uint16_t off;           /* in the section */
-	uint16_t len;           /* bits; > 32: byte string */
+	uint16_t off; /* in the section */
+	uint16_t len; /* bits; > 32: byte string */
 };
 
 static const struct dv_dump_field dv_dump_l24[] = {
@@ -1168,9 +1155,9 @@ dv_dump_field(FILE *f, const char *sect, const struct dv_dump_field *d,
 	if (d->len <= 32) {
 		int w = (d->len + 3) / 4;
 
-		fprintf(f, " mask 0x%0*x value 0x%0*x\n",
-			w, vsteer_prm_get(mk, off, d->len),
-			w, vsteer_prm_get(vl, off, d->len));
+		fprintf(f, " mask 0x%0*x value 0x%0*x\n", w,
+			vsteer_prm_get(mk, off, d->len), w,
+			vsteer_prm_get(vl, off, d->len));
 		return;
 	}
 	/* An IPv4 address sits in the last 32 bits of the IP union. */
@@ -1264,8 +1251,7 @@ dv_cmd_status(const void *out, size_t outlen, size_t need)
 }
 
 int
-vsteer_dv_cmd_alloc_counter_parse(const void *out, size_t outlen,
-				  uint32_t *id)
+vsteer_dv_cmd_alloc_counter_parse(const void *out, size_t outlen, uint32_t *id)
 {
 	int ret = dv_cmd_status(out, outlen, VSTEER_PRM_ALLOC_FC_OUT_BYTES);
 
@@ -1296,10 +1282,11 @@ vsteer_dv_cmd_query_counter_parse(const void *out, size_t outlen,
 
 	if (ret)
 		return ret;
-	*packets = vsteer_prm_get64(out, VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
-				    VSTEER_PRM_TRAFFIC_PACKETS_OFF);
+	*packets =
+		vsteer_prm_get64(out, VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
+					      VSTEER_PRM_TRAFFIC_PACKETS_OFF);
 	*bytes = vsteer_prm_get64(out, VSTEER_PRM_QUERY_FC_OUT_STATS_OFF +
-				  VSTEER_PRM_TRAFFIC_OCTETS_OFF);
+					       VSTEER_PRM_TRAFFIC_OCTETS_OFF);
 	return 0;
 }
 

@@ -24,22 +24,22 @@
 #include "vsteer_prm.h"
 
 /* Layers seen in a pattern (also tells the flow ops what was matched). */
-#define VSTEER_DV_L_OUTER_L2    (1u << 0)
-#define VSTEER_DV_L_OUTER_VLAN  (1u << 1)
-#define VSTEER_DV_L_OUTER_IPV4  (1u << 2)
-#define VSTEER_DV_L_OUTER_IPV6  (1u << 3)
-#define VSTEER_DV_L_OUTER_TCP   (1u << 4)
-#define VSTEER_DV_L_OUTER_UDP   (1u << 5)
-#define VSTEER_DV_L_INNER_L2    (1u << 6)
-#define VSTEER_DV_L_INNER_VLAN  (1u << 7)
-#define VSTEER_DV_L_INNER_IPV4  (1u << 8)
-#define VSTEER_DV_L_INNER_IPV6  (1u << 9)
-#define VSTEER_DV_L_INNER_TCP   (1u << 10)
-#define VSTEER_DV_L_INNER_UDP   (1u << 11)
-#define VSTEER_DV_L_VXLAN       (1u << 12)
-#define VSTEER_DV_L_GRE         (1u << 13)
-#define VSTEER_DV_L_GRE_KEY     (1u << 14)
-#define VSTEER_DV_L_MPLS        (1u << 15)
+#define VSTEER_DV_L_OUTER_L2 (1u << 0)
+#define VSTEER_DV_L_OUTER_VLAN (1u << 1)
+#define VSTEER_DV_L_OUTER_IPV4 (1u << 2)
+#define VSTEER_DV_L_OUTER_IPV6 (1u << 3)
+#define VSTEER_DV_L_OUTER_TCP (1u << 4)
+#define VSTEER_DV_L_OUTER_UDP (1u << 5)
+#define VSTEER_DV_L_INNER_L2 (1u << 6)
+#define VSTEER_DV_L_INNER_VLAN (1u << 7)
+#define VSTEER_DV_L_INNER_IPV4 (1u << 8)
+#define VSTEER_DV_L_INNER_IPV6 (1u << 9)
+#define VSTEER_DV_L_INNER_TCP (1u << 10)
+#define VSTEER_DV_L_INNER_UDP (1u << 11)
+#define VSTEER_DV_L_VXLAN (1u << 12)
+#define VSTEER_DV_L_GRE (1u << 13)
+#define VSTEER_DV_L_GRE_KEY (1u << 14)
+#define VSTEER_DV_L_MPLS (1u << 15)
 #define VSTEER_DV_L_TUNNEL \
 	(VSTEER_DV_L_VXLAN | VSTEER_DV_L_GRE | VSTEER_DV_L_MPLS)
 
@@ -50,15 +50,15 @@
  * vsteer_dv_params().
  */
 struct vsteer_dv_params {
-	size_t size;                    /* match_sz: bytes of buf in use */
+	size_t size; /* match_sz: bytes of buf in use */
 	uint64_t buf[VSTEER_PRM_MATCH_PARAM_BYTES / sizeof(uint64_t)];
 };
 
 struct vsteer_dv_match {
 	struct vsteer_dv_params mask;
-	struct vsteer_dv_params value;  /* always value & mask */
-	uint8_t criteria;               /* match_criteria_enable */
-	uint32_t layers;                /* VSTEER_DV_L_* */
+	struct vsteer_dv_params value; /* always value & mask */
+	uint8_t criteria;	       /* match_criteria_enable */
+	uint32_t layers;	       /* VSTEER_DV_L_* */
 };
 
 static inline struct mlx5dv_flow_match_parameters *
@@ -80,12 +80,11 @@ int vsteer_flow_dv_translate(const struct rte_flow_item pattern[],
  * Matcher cache key: two translations can share one mlx5dv matcher when
  * their masks, criteria and priorities are equal.
  */
-uint32_t vsteer_flow_dv_matcher_hash(const struct vsteer_dv_match *m,
-				     uint16_t priority);
-bool vsteer_flow_dv_matcher_equal(const struct vsteer_dv_match *a,
-				  uint16_t prio_a,
-				  const struct vsteer_dv_match *b,
-				  uint16_t prio_b);
+uint32_t
+vsteer_flow_dv_matcher_hash(const struct vsteer_dv_match *m, uint16_t priority);
+bool
+vsteer_flow_dv_matcher_equal(const struct vsteer_dv_match *a, uint16_t prio_a,
+			     const struct vsteer_dv_match *b, uint16_t prio_b);
 
 /* Print the non-zero mask fields by PRM name with mask and value (hex). */
 void vsteer_flow_dv_dump(FILE *f, const struct vsteer_dv_match *m);
@@ -96,8 +95,8 @@ void vsteer_flow_dv_dump(FILE *f, const struct vsteer_dv_match *m);
  * 0, -EINVAL (short buffer) or -EIO (command status not OK).
  */
 void vsteer_dv_cmd_alloc_counter(void *in);
-int vsteer_dv_cmd_alloc_counter_parse(const void *out, size_t outlen,
-				      uint32_t *id);
+int
+vsteer_dv_cmd_alloc_counter_parse(const void *out, size_t outlen, uint32_t *id);
 void vsteer_dv_cmd_query_counter(void *in, uint32_t id, bool clear);
 int vsteer_dv_cmd_query_counter_parse(const void *out, size_t outlen,
 				      uint64_t *packets, uint64_t *bytes);

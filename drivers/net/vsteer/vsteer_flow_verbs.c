@@ -76,50 +76,50 @@
 
 #define XL_UDP_PORT_VXLAN 4789
 #define XL_UDP_PORT_MPLS 6635
-#define XL_MARK_MAX 0xfffff0u       /* MARK ids above are reserved */
-#define XL_TAG_FLAG 0xffffffu       /* FLAG's tag; MARK id n is tag n + 1 */
+#define XL_MARK_MAX 0xfffff0u /* MARK ids above are reserved */
+#define XL_TAG_FLAG 0xffffffu /* FLAG's tag; MARK id n is tag n + 1 */
 
 /* Usual default Toeplitz key of mlx4/mlx5 (and of the Linux drivers). */
 static const uint8_t xl_rss_key_default[VSTEER_RSS_KEY_LEN] = {
-	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7,
-	0xfc, 0xa2, 0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94,
-	0x6b, 0x9e, 0x38, 0xd9, 0x2c, 0x9c, 0x03, 0xd1,
-	0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56, 0x3d, 0x59,
-	0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
+	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2,
+	0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9,
+	0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56,
+	0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
 };
 
 /* RSS types per family and protocol (RTE_ETH_RSS_*). */
-#define XL_RSS_IPV4_L3 (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | \
-			RTE_ETH_RSS_NONFRAG_IPV4_OTHER)
+#define XL_RSS_IPV4_L3                              \
+	(RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | \
+	 RTE_ETH_RSS_NONFRAG_IPV4_OTHER)
 #define XL_RSS_IPV4_TCP RTE_ETH_RSS_NONFRAG_IPV4_TCP
 #define XL_RSS_IPV4_UDP RTE_ETH_RSS_NONFRAG_IPV4_UDP
-#define XL_RSS_IPV6_L3 (RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | \
-			RTE_ETH_RSS_NONFRAG_IPV6_OTHER | RTE_ETH_RSS_IPV6_EX)
-#define XL_RSS_IPV6_TCP (RTE_ETH_RSS_NONFRAG_IPV6_TCP | \
-			 RTE_ETH_RSS_IPV6_TCP_EX)
-#define XL_RSS_IPV6_UDP (RTE_ETH_RSS_NONFRAG_IPV6_UDP | \
-			 RTE_ETH_RSS_IPV6_UDP_EX)
+#define XL_RSS_IPV6_L3                              \
+	(RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | \
+	 RTE_ETH_RSS_NONFRAG_IPV6_OTHER | RTE_ETH_RSS_IPV6_EX)
+#define XL_RSS_IPV6_TCP (RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_IPV6_TCP_EX)
+#define XL_RSS_IPV6_UDP (RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX)
 #define XL_RSS_L3 (XL_RSS_IPV4_L3 | XL_RSS_IPV6_L3)
-#define XL_RSS_L4 (XL_RSS_IPV4_TCP | XL_RSS_IPV4_UDP | \
-		   XL_RSS_IPV6_TCP | XL_RSS_IPV6_UDP)
-#define XL_RSS_MODS (RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY | \
-		     RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)
+#define XL_RSS_L4 \
+	(XL_RSS_IPV4_TCP | XL_RSS_IPV4_UDP | XL_RSS_IPV6_TCP | XL_RSS_IPV6_UDP)
+#define XL_RSS_MODS                                          \
+	(RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY | \
+	 RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)
 #define XL_RSS_ALL (XL_RSS_L3 | XL_RSS_L4 | RTE_ETH_RSS_ESP | XL_RSS_MODS)
 
 enum xl_tunnel {
 	XL_TUN_NONE = 0,
 	XL_TUN_VXLAN,
 	XL_TUN_GRE,
-	XL_TUN_MPLS,                /* MPLS over UDP */
+	XL_TUN_MPLS, /* MPLS over UDP */
 };
 
 /* One header stack: [0] outer, [1] inside the tunnel. */
 struct xl_layers {
-	int l2;                     /* pending index of the ETH spec, or -1 */
-	int l3;                     /* IPv4/IPv6 spec, or -1 */
-	int l4;                     /* TCP/UDP/ESP spec, or -1 */
-	uint8_t fam;                /* 0, 4, 6 */
-	uint8_t l4p;                /* 0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ESP */
+	int l2;	     /* pending index of the ETH spec, or -1 */
+	int l3;	     /* IPv4/IPv6 spec, or -1 */
+	int l4;	     /* TCP/UDP/ESP spec, or -1 */
+	uint8_t fam; /* 0, 4, 6 */
+	uint8_t l4p; /* 0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ESP */
 	bool vlan;
 	const struct rte_flow_item *eth_item;
 };
@@ -138,16 +138,16 @@ struct xl_state {
 	struct xl_pending aspecs[XL_MAX_ASPECS];
 	unsigned int n_aspecs;
 	struct xl_layers lay[2];
-	bool tunnel;                /* later items are inner */
+	bool tunnel; /* later items are inner */
 	enum xl_tunnel tun_kind;
-	int tun;                    /* VXLAN / GRE spec */
-	int mpls;                   /* MPLS spec */
+	int tun;  /* VXLAN / GRE spec */
+	int mpls; /* MPLS spec */
 	/* Actions seen, for the combination rules. */
 	const struct rte_flow_action *fate_act;
 	const struct rte_flow_action *tag_act;
 	const struct rte_flow_action *count_act;
 	const struct rte_flow_action *rss_act;
-	uint32_t flags;             /* IBV_FLOW_ATTR_FLAGS_* */
+	uint32_t flags; /* IBV_FLOW_ATTR_FLAGS_* */
 	uint16_t max_bytes;
 };
 
@@ -155,8 +155,9 @@ struct xl_state {
 static __thread char xl_errmsg[256];
 
 static int __rte_format_printf(5, 6)
-xl_err(struct rte_flow_error *error, int code, enum rte_flow_error_type type,
-       const void *cause, const char *fmt, ...)
+	xl_err(struct rte_flow_error *error, int code,
+	       enum rte_flow_error_type type, const void *cause,
+	       const char *fmt, ...)
 {
 	va_list ap;
 
@@ -177,31 +178,37 @@ struct xl_field {
 	uint16_t len;
 };
 
-#define XL_FIELD(t, n, m) { n, offsetof(t, m), sizeof(((t *)0)->m) }
+#define XL_FIELD(t, n, m)                              \
+	{                                              \
+		n, offsetof(t, m), sizeof(((t *)0)->m) \
+	}
 /* The bit-fields after the header of some item structs (where the
  * compiler packs them is its business: take everything after hdr). */
-#define XL_FIELD_TAIL(t, n) \
-	{ n, offsetof(t, hdr) + sizeof(((t *)0)->hdr), \
-	  sizeof(t) - offsetof(t, hdr) - sizeof(((t *)0)->hdr) }
+#define XL_FIELD_TAIL(t, n)                                                  \
+	{                                                                    \
+		n, offsetof(t, hdr) + sizeof(((t *)0)->hdr),                 \
+			sizeof(t) - offsetof(t, hdr) - sizeof(((t *)0)->hdr) \
+	}
 
-typedef int (xl_item_fn)(struct xl_state *st, const struct rte_flow_item *item,
-			 const void *val, const void *mask,
-			 struct rte_flow_error *error);
+typedef int(xl_item_fn)(struct xl_state *st, const struct rte_flow_item *item,
+			const void *val, const void *mask,
+			struct rte_flow_error *error);
 
 struct xl_item {
 	const char *name;
-	const void *mask_sup;       /* bits the translation can match */
-	const void *mask_def;       /* rte_flow_item_X_mask */
+	const void *mask_sup; /* bits the translation can match */
+	const void *mask_def; /* rte_flow_item_X_mask */
 	uint16_t mask_sz;
-	uint16_t spec_type;         /* IBV_FLOW_SPEC_* written (0: folded) */
-	bool tunnel;                /* items after it are inner */
+	uint16_t spec_type; /* IBV_FLOW_SPEC_* written (0: folded) */
+	bool tunnel;	    /* items after it are inner */
 	const struct xl_field *fields;
 	const enum rte_flow_item_type *next; /* END-terminated */
 	xl_item_fn *fn;
 };
 
-#define XL_NEXT(...) \
-	((const enum rte_flow_item_type []){ __VA_ARGS__, RTE_FLOW_ITEM_TYPE_END })
+#define XL_NEXT(...)                                     \
+	((const enum rte_flow_item_type[]){ __VA_ARGS__, \
+					    RTE_FLOW_ITEM_TYPE_END })
 
 /* Largest item struct, for the masked copy of a spec. */
 union xl_item_buf {
@@ -253,8 +260,8 @@ xl_spec_add(struct xl_state *st, uint16_t type, uint16_t size,
 
 /* Masked L3 protocol of a stack: *v / *m; false when there is no L3. */
 static bool
-xl_l3_proto(struct xl_state *st, const struct xl_layers *l,
-	    uint8_t **v, uint8_t **m)
+xl_l3_proto(struct xl_state *st, const struct xl_layers *l, uint8_t **v,
+	    uint8_t **m)
 {
 	struct ibv_flow_spec *s;
 
@@ -277,8 +284,8 @@ xl_l3_proto(struct xl_state *st, const struct xl_layers *l,
  */
 static int
 xl_l3_need_proto(struct xl_state *st, struct xl_layers *l, uint8_t proto,
-		 bool imply, const struct rte_flow_item *item,
-		 const char *what, struct rte_flow_error *error)
+		 bool imply, const struct rte_flow_item *item, const char *what,
+		 struct rte_flow_error *error)
 {
 	uint8_t *v, *m;
 
@@ -293,9 +300,12 @@ xl_l3_need_proto(struct xl_state *st, struct xl_layers *l, uint8_t proto,
 	}
 	if ((proto & *m) != *v)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-			      item, "%s item: %s %u (mask 0x%02x) does not carry %s (%u)",
-			      what, l->fam == 4 ? "IPv4 next_proto_id" :
-			      "IPv6 next header", *v, *m, what, proto);
+			      item,
+			      "%s item: %s %u (mask 0x%02x) does not carry %s (%u)",
+			      what,
+			      l->fam == 4 ? "IPv4 next_proto_id" :
+					    "IPv6 next header",
+			      *v, *m, what, proto);
 	return 0;
 }
 
@@ -315,11 +325,11 @@ xl_l2_need_type(struct xl_state *st, struct xl_layers *l, uint16_t type,
 	/* The kernel takes a masked ether_type under L3 only when exact. */
 	if (eth->mask.ether_type != RTE_BE16(0xffff) ||
 	    eth->val.ether_type != rte_cpu_to_be_16(type))
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-			      item, "%s item: preceding ETH/VLAN type 0x%04x (mask 0x%04x) is not %s (0x%04x)",
-			      what, rte_be_to_cpu_16(eth->val.ether_type),
-			      rte_be_to_cpu_16(eth->mask.ether_type), what,
-			      type);
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+			"%s item: preceding ETH/VLAN type 0x%04x (mask 0x%04x) is not %s (0x%04x)",
+			what, rte_be_to_cpu_16(eth->val.ether_type),
+			rte_be_to_cpu_16(eth->mask.ether_type), what, type);
 	return 0;
 }
 
@@ -341,11 +351,11 @@ xl_gre_payload(struct xl_state *st, uint16_t ethertype,
 	}
 	if ((rte_cpu_to_be_16(ethertype) & gre->mask.protocol) !=
 	    gre->val.protocol)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-			      item, "%s item: GRE protocol 0x%04x (mask 0x%04x) does not carry %s (0x%04x)",
-			      what, rte_be_to_cpu_16(gre->val.protocol),
-			      rte_be_to_cpu_16(gre->mask.protocol), what,
-			      ethertype);
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+			"%s item: GRE protocol 0x%04x (mask 0x%04x) does not carry %s (0x%04x)",
+			what, rte_be_to_cpu_16(gre->val.protocol),
+			rte_be_to_cpu_16(gre->mask.protocol), what, ethertype);
 	return 0;
 }
 
@@ -353,7 +363,8 @@ xl_gre_payload(struct xl_state *st, uint16_t ethertype,
 static void
 xl_udp_imply_port(struct xl_state *st, uint16_t port)
 {
-	struct ibv_flow_spec_tcp_udp *udp = &st->specs[st->lay[0].l4].spec.tcp_udp;
+	struct ibv_flow_spec_tcp_udp *udp =
+		&st->specs[st->lay[0].l4].spec.tcp_udp;
 
 	if (udp->mask.dst_port == 0) {
 		udp->val.dst_port = rte_cpu_to_be_16(port);
@@ -370,8 +381,8 @@ xl_item_eth(struct xl_state *st, const struct rte_flow_item *item,
 	struct ibv_flow_spec_eth *eth;
 	int idx;
 
-	idx = xl_spec_add(st, IBV_FLOW_SPEC_ETH | xl_inner(st),
-			  sizeof(*eth), item, error);
+	idx = xl_spec_add(st, IBV_FLOW_SPEC_ETH | xl_inner(st), sizeof(*eth),
+			  item, error);
 	if (idx < 0)
 		return idx;
 	eth = &st->specs[idx].spec.eth;
@@ -397,8 +408,9 @@ xl_item_vlan(struct xl_state *st, const struct rte_flow_item *item,
 
 	/* A rule without vlan_tag mask matches tagged and untagged frames. */
 	if (m->tci == 0)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK,
-			      item, "VLAN item: empty TCI mask: verbs cannot match the presence of a tag alone");
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+			"VLAN item: empty TCI mask: verbs cannot match the presence of a tag alone");
 	if (l->l2 < 0) {
 		/* No ETH item before: the VLAN needs an ETH spec to live in. */
 		ret = xl_spec_add(st, IBV_FLOW_SPEC_ETH | xl_inner(st),
@@ -416,10 +428,11 @@ xl_item_vlan(struct xl_state *st, const struct rte_flow_item *item,
 	if (eth->mask.ether_type != 0 &&
 	    (eth->mask.ether_type != RTE_BE16(0xffff) ||
 	     eth->val.ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN)))
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-			      item, "VLAN item: TPID 0x%04x (mask 0x%04x) of the ETH item not supported, only 0x8100",
-			      rte_be_to_cpu_16(eth->val.ether_type),
-			      rte_be_to_cpu_16(eth->mask.ether_type));
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+			"VLAN item: TPID 0x%04x (mask 0x%04x) of the ETH item not supported, only 0x8100",
+			rte_be_to_cpu_16(eth->val.ether_type),
+			rte_be_to_cpu_16(eth->mask.ether_type));
 	eth->val.vlan_tag = v->tci;
 	eth->mask.vlan_tag = m->tci;
 	/* ether_type is the one after the last tag (ibv_create_flow(3)). */
@@ -484,8 +497,8 @@ xl_item_ipv6(struct xl_state *st, const struct rte_flow_item *item,
 		if (ret < 0)
 			return ret;
 	}
-	idx = xl_spec_add(st, IBV_FLOW_SPEC_IPV6 | xl_inner(st),
-			  sizeof(*ip), item, error);
+	idx = xl_spec_add(st, IBV_FLOW_SPEC_IPV6 | xl_inner(st), sizeof(*ip),
+			  item, error);
 	if (idx < 0)
 		return idx;
 	ip = &st->specs[idx].spec.ipv6;
@@ -510,10 +523,9 @@ xl_item_ipv6(struct xl_state *st, const struct rte_flow_item *item,
 }
 
 static int
-xl_item_l4(struct xl_state *st, const struct rte_flow_item *item,
-	   uint16_t type, uint8_t proto, const char *what,
-	   rte_be16_t sv, rte_be16_t dv, rte_be16_t sm, rte_be16_t dm,
-	   struct rte_flow_error *error)
+xl_item_l4(struct xl_state *st, const struct rte_flow_item *item, uint16_t type,
+	   uint8_t proto, const char *what, rte_be16_t sv, rte_be16_t dv,
+	   rte_be16_t sm, rte_be16_t dm, struct rte_flow_error *error)
 {
 	struct xl_layers *l = xl_cur(st);
 	struct ibv_flow_spec_tcp_udp *p;
@@ -542,8 +554,8 @@ xl_item_tcp(struct xl_state *st, const struct rte_flow_item *item,
 	const struct rte_flow_item_tcp *v = val, *m = mask;
 
 	return xl_item_l4(st, item, IBV_FLOW_SPEC_TCP, IPPROTO_TCP, "TCP",
-			  v->hdr.src_port, v->hdr.dst_port,
-			  m->hdr.src_port, m->hdr.dst_port, error);
+			  v->hdr.src_port, v->hdr.dst_port, m->hdr.src_port,
+			  m->hdr.dst_port, error);
 }
 
 static int
@@ -553,8 +565,8 @@ xl_item_udp(struct xl_state *st, const struct rte_flow_item *item,
 	const struct rte_flow_item_udp *v = val, *m = mask;
 
 	return xl_item_l4(st, item, IBV_FLOW_SPEC_UDP, IPPROTO_UDP, "UDP",
-			  v->hdr.src_port, v->hdr.dst_port,
-			  m->hdr.src_port, m->hdr.dst_port, error);
+			  v->hdr.src_port, v->hdr.dst_port, m->hdr.src_port,
+			  m->hdr.dst_port, error);
 }
 
 /* tunnel_id as the mlx5 verbs engine builds it: VNI in the low 24 bits
@@ -599,8 +611,8 @@ xl_item_gre(struct xl_state *st, const struct rte_flow_item *item,
 	struct ibv_flow_spec_gre *gre;
 	int idx, ret;
 
-	ret = xl_l3_need_proto(st, &st->lay[0], IPPROTO_GRE, true, item,
-			       "GRE", error);
+	ret = xl_l3_need_proto(st, &st->lay[0], IPPROTO_GRE, true, item, "GRE",
+			       error);
 	if (ret < 0)
 		return ret;
 	idx = xl_spec_add(st, IBV_FLOW_SPEC_GRE, sizeof(*gre), item, error);
@@ -618,8 +630,7 @@ xl_item_gre(struct xl_state *st, const struct rte_flow_item *item,
 
 static int
 xl_item_gre_key(struct xl_state *st, const struct rte_flow_item *item,
-		const void *val, const void *mask,
-		struct rte_flow_error *error)
+		const void *val, const void *mask, struct rte_flow_error *error)
 {
 	const rte_be32_t *v = val, *m = mask;
 	struct ibv_flow_spec_gre *gre = &st->specs[st->tun].spec.gre;
@@ -757,7 +768,10 @@ static const struct rte_flow_item_esp xl_esp_sup = {
 	},
 };
 
-#define XL_END { NULL, 0, 0 }
+#define XL_END             \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 static const struct xl_field xl_eth_fields[] = {
 	XL_FIELD(struct rte_flow_item_eth, "dst", dst),
@@ -783,8 +797,7 @@ static const struct xl_field xl_ipv4_fields[] = {
 	XL_FIELD(struct rte_flow_item_ipv4, "fragment_offset",
 		 hdr.fragment_offset),
 	XL_FIELD(struct rte_flow_item_ipv4, "time_to_live", hdr.time_to_live),
-	XL_FIELD(struct rte_flow_item_ipv4, "next_proto_id",
-		 hdr.next_proto_id),
+	XL_FIELD(struct rte_flow_item_ipv4, "next_proto_id", hdr.next_proto_id),
 	XL_FIELD(struct rte_flow_item_ipv4, "hdr_checksum", hdr.hdr_checksum),
 	XL_FIELD(struct rte_flow_item_ipv4, "src_addr", hdr.src_addr),
 	XL_FIELD(struct rte_flow_item_ipv4, "dst_addr", hdr.dst_addr),
@@ -1026,7 +1039,8 @@ xl_item_type_name(enum rte_flow_item_type type)
 
 	if ((int)type < 0 ||
 	    rte_flow_conv(RTE_FLOW_CONV_OP_ITEM_NAME_PTR, &name, sizeof(name),
-			  (void *)(uintptr_t)type, NULL) <= 0 || name == NULL)
+			  (void *)(uintptr_t)type, NULL) <= 0 ||
+	    name == NULL)
 		return "unknown";
 	return name;
 }
@@ -1037,8 +1051,8 @@ xl_action_type_name(enum rte_flow_action_type type)
 	const char *name = NULL;
 
 	if ((int)type < 0 ||
-	    rte_flow_conv(RTE_FLOW_CONV_OP_ACTION_NAME_PTR, &name,
-			  sizeof(name), (void *)(uintptr_t)type, NULL) <= 0 ||
+	    rte_flow_conv(RTE_FLOW_CONV_OP_ACTION_NAME_PTR, &name, sizeof(name),
+			  (void *)(uintptr_t)type, NULL) <= 0 ||
 	    name == NULL)
 		return "unknown";
 	return name;
@@ -1077,10 +1091,11 @@ xl_item_one(struct xl_state *st, const struct xl_item *row,
 	}
 	for (i = 0; i < row->mask_sz; i++) {
 		if (last != NULL && (last[i] & mask[i]) != (spec[i] & mask[i]))
-			return xl_err(error, ENOTSUP,
-				      RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
-				      "%s item: ranges are not supported (last differs from spec on %s)",
-				      row->name, xl_field_name(row, i));
+			return xl_err(
+				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST,
+				item,
+				"%s item: ranges are not supported (last differs from spec on %s)",
+				row->name, xl_field_name(row, i));
 		/* Values are written ANDed with their masks. */
 		val.raw[i] = spec[i] & mask[i];
 	}
@@ -1115,7 +1130,8 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
 		if (row->tunnel && st->tunnel &&
 		    (st->lay[1].l2 >= 0 || st->lay[1].l3 >= 0))
 			return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM,
-				      item, "%s item: nested tunnels are not supported",
+				      item,
+				      "%s item: nested tunnels are not supported",
 				      row->name);
 		ret = xl_item_one(st, row, item, error);
 		if (ret < 0)
@@ -1125,7 +1141,8 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
 	/* An empty pattern matches every Ethernet frame: one empty ETH. */
 	if (st->n_specs == 0) {
 		ret = xl_spec_add(st, IBV_FLOW_SPEC_ETH,
-				  sizeof(struct ibv_flow_spec_eth), item, error);
+				  sizeof(struct ibv_flow_spec_eth), item,
+				  error);
 		if (ret < 0)
 			return ret;
 		st->lay[0].l2 = ret;
@@ -1141,10 +1158,11 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
 		if (eth->mask.ether_type == RTE_BE16(0xffff) &&
 		    (eth->val.ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
 		     eth->val.ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ)))
-			return xl_err(error, ENOTSUP,
-				      RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-				      ly->eth_item, "ETH item: type 0x%04x is a VLAN TPID: match the tag with a VLAN item",
-				      rte_be_to_cpu_16(eth->val.ether_type));
+			return xl_err(
+				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
+				ly->eth_item,
+				"ETH item: type 0x%04x is a VLAN TPID: match the tag with a VLAN item",
+				rte_be_to_cpu_16(eth->val.ether_type));
 	}
 	return 0;
 }
@@ -1153,13 +1171,13 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
  * Actions.
  */
 
-typedef int (xl_action_fn)(struct xl_state *st,
-			   const struct rte_flow_action *act,
-			   struct rte_flow_error *error);
+typedef int(xl_action_fn)(struct xl_state *st,
+			  const struct rte_flow_action *act,
+			  struct rte_flow_error *error);
 
 struct xl_action {
 	const char *name;
-	bool egress;                /* allowed on egress rules */
+	bool egress; /* allowed on egress rules */
 	xl_action_fn *fn;
 };
 
@@ -1167,11 +1185,16 @@ static const char *
 xl_fate_name(enum vsteer_fate fate)
 {
 	switch (fate) {
-	case VSTEER_FATE_QUEUE: return "QUEUE";
-	case VSTEER_FATE_RSS: return "RSS";
-	case VSTEER_FATE_DROP: return "DROP";
-	case VSTEER_FATE_PASSTHRU: return "PASSTHRU";
-	default: return "none";
+	case VSTEER_FATE_QUEUE:
+		return "QUEUE";
+	case VSTEER_FATE_RSS:
+		return "RSS";
+	case VSTEER_FATE_DROP:
+		return "DROP";
+	case VSTEER_FATE_PASSTHRU:
+		return "PASSTHRU";
+	default:
+		return "none";
 	}
 }
 
@@ -1180,9 +1203,10 @@ xl_set_fate(struct xl_state *st, const struct rte_flow_action *act,
 	    enum vsteer_fate fate, struct rte_flow_error *error)
 {
 	if (st->plan->fate != VSTEER_FATE_NONE)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: a flow takes one fate action, %s already given",
-			      xl_fate_name(fate), xl_fate_name(st->plan->fate));
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"%s action: a flow takes one fate action, %s already given",
+			xl_fate_name(fate), xl_fate_name(st->plan->fate));
 	st->plan->fate = fate;
 	st->fate_act = act;
 	return 0;
@@ -1218,9 +1242,10 @@ xl_act_queue(struct xl_state *st, const struct rte_flow_action *act,
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
 			      act, "QUEUE action: no configuration");
 	if (q->index >= st->ctx->nb_rx_queues)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "QUEUE action: queue index %u out of range (%u Rx queues configured)",
-			      q->index, st->ctx->nb_rx_queues);
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"QUEUE action: queue index %u out of range (%u Rx queues configured)",
+			q->index, st->ctx->nb_rx_queues);
 	plan->queues[0] = q->index;
 	plan->queue_num = 1;
 	return 0;
@@ -1233,30 +1258,39 @@ xl_rss_types(struct xl_state *st, const struct rte_flow_action *act,
 	uint64_t bad = types & ~XL_RSS_ALL;
 
 	if (bad != 0)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: types 0x%" PRIx64 " not supported (IPv4/IPv6, TCP, UDP, ESP, L3/L4 SRC/DST_ONLY)",
-			      bad);
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: types 0x%" PRIx64
+			" not supported (IPv4/IPv6, TCP, UDP, ESP, L3/L4 SRC/DST_ONLY)",
+			bad);
 	bad = types & ~XL_RSS_MODS & ~st->ctx->rss_hf_supported;
 	if (bad != 0)
 		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: types 0x%" PRIx64 " not supported by the device (supported 0x%" PRIx64 ")",
+			      act,
+			      "RSS action: types 0x%" PRIx64
+			      " not supported by the device (supported 0x%" PRIx64
+			      ")",
 			      bad, st->ctx->rss_hf_supported);
 	if ((types & RTE_ETH_RSS_L3_SRC_ONLY) &&
 	    (types & RTE_ETH_RSS_L3_DST_ONLY))
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: L3_SRC_ONLY and L3_DST_ONLY are exclusive");
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: L3_SRC_ONLY and L3_DST_ONLY are exclusive");
 	if ((types & RTE_ETH_RSS_L4_SRC_ONLY) &&
 	    (types & RTE_ETH_RSS_L4_DST_ONLY))
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: L4_SRC_ONLY and L4_DST_ONLY are exclusive");
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: L4_SRC_ONLY and L4_DST_ONLY are exclusive");
 	if ((types & (RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY)) &&
 	    !(types & (XL_RSS_L3 | XL_RSS_L4)))
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: L3_SRC_ONLY/L3_DST_ONLY without an IPv4 or IPv6 type");
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: L3_SRC_ONLY/L3_DST_ONLY without an IPv4 or IPv6 type");
 	if ((types & (RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)) &&
 	    !(types & XL_RSS_L4))
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: L4_SRC_ONLY/L4_DST_ONLY without a TCP or UDP type");
+		return xl_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: L4_SRC_ONLY/L4_DST_ONLY without a TCP or UDP type");
 	return 0;
 }
 
@@ -1279,24 +1313,29 @@ xl_act_rss(struct xl_state *st, const struct rte_flow_action *act,
 			      act, "RSS action: no configuration");
 	if (rss->func != RTE_ETH_HASH_FUNCTION_DEFAULT &&
 	    rss->func != RTE_ETH_HASH_FUNCTION_TOEPLITZ)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: hash function %d not supported, only Toeplitz",
-			      (int)rss->func);
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: hash function %d not supported, only Toeplitz",
+			(int)rss->func);
 	if (rss->level > 2)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: level %u not supported (0 or 1 outer, 2 inner)",
-			      rss->level);
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: level %u not supported (0 or 1 outer, 2 inner)",
+			rss->level);
 	if (rss->level == 2 && !ctx->inner_rss_ok)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: level 2 (inner) not supported by the device");
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: level 2 (inner) not supported by the device");
 	if (rss->key_len == 0) {
-		memcpy(plan->rss_key, ctx->rss_key_default != NULL ?
-		       ctx->rss_key_default : xl_rss_key_default,
+		memcpy(plan->rss_key,
+		       ctx->rss_key_default != NULL ? ctx->rss_key_default :
+						      xl_rss_key_default,
 		       VSTEER_RSS_KEY_LEN);
 	} else if (rss->key_len != VSTEER_RSS_KEY_LEN) {
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: key length %u not supported, must be 0 (default key) or %u",
-			      rss->key_len, VSTEER_RSS_KEY_LEN);
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: key length %u not supported, must be 0 (default key) or %u",
+			rss->key_len, VSTEER_RSS_KEY_LEN);
 	} else if (rss->key == NULL) {
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
 			      act, "RSS action: key length %u with no key",
@@ -1315,10 +1354,11 @@ xl_act_rss(struct xl_state *st, const struct rte_flow_action *act,
 	/* Repeated queues are kept: they weigh the indirection table. */
 	for (i = 0; i < rss->queue_num; i++) {
 		if (rss->queue[i] >= ctx->nb_rx_queues)
-			return xl_err(error, EINVAL,
-				      RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				      "RSS action: queue[%u] index %u out of range (%u Rx queues configured)",
-				      i, rss->queue[i], ctx->nb_rx_queues);
+			return xl_err(
+				error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+				act,
+				"RSS action: queue[%u] index %u out of range (%u Rx queues configured)",
+				i, rss->queue[i], ctx->nb_rx_queues);
 		plan->queues[i] = rss->queue[i];
 	}
 	plan->queue_num = rss->queue_num;
@@ -1336,10 +1376,12 @@ static int
 xl_act_drop(struct xl_state *st, const struct rte_flow_action *act,
 	    struct rte_flow_error *error)
 {
-	struct ibv_flow_spec spec = { .drop = {
-		.type = IBV_FLOW_SPEC_ACTION_DROP,
-		.size = sizeof(struct ibv_flow_spec_action_drop),
-	} };
+	struct ibv_flow_spec
+		spec = { .drop = {
+				 .type = IBV_FLOW_SPEC_ACTION_DROP,
+				 .size = sizeof(
+					 struct ibv_flow_spec_action_drop),
+			 } };
 	int ret;
 
 	ret = xl_set_fate(st, act, VSTEER_FATE_DROP, error);
@@ -1361,35 +1403,39 @@ xl_act_passthru(struct xl_state *st, const struct rte_flow_action *act,
 	if (ret < 0)
 		return ret;
 	if (st->tag_act != NULL)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "PASSTHRU action: cannot be combined with MARK or FLAG (the frame that goes on is not tagged)");
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"PASSTHRU action: cannot be combined with MARK or FLAG (the frame that goes on is not tagged)");
 	st->flags |= IBV_FLOW_ATTR_FLAGS_DONT_TRAP;
 	return 0;
 }
 
 static int
-xl_tag(struct xl_state *st, const struct rte_flow_action *act,
-       const char *what, uint32_t tag, struct rte_flow_error *error)
+xl_tag(struct xl_state *st, const struct rte_flow_action *act, const char *what,
+       uint32_t tag, struct rte_flow_error *error)
 {
-	struct ibv_flow_spec spec = { .flow_tag = {
-		.type = IBV_FLOW_SPEC_ACTION_TAG,
-		.size = sizeof(struct ibv_flow_spec_action_tag),
-		.tag_id = tag,
-	} };
+	struct ibv_flow_spec
+		spec = { .flow_tag = {
+				 .type = IBV_FLOW_SPEC_ACTION_TAG,
+				 .size = sizeof(struct ibv_flow_spec_action_tag),
+				 .tag_id = tag,
+			 } };
 
 	if (!st->ctx->tag_ok)
 		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
 			      "%s action: the device has no flow tags", what);
 	if (st->tag_act != NULL)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: only one MARK or FLAG per flow", what);
+			      "%s action: only one MARK or FLAG per flow",
+			      what);
 	if (st->plan->fate == VSTEER_FATE_DROP)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
 			      "%s action: cannot be combined with DROP", what);
 	if (st->plan->fate == VSTEER_FATE_PASSTHRU)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: cannot be combined with PASSTHRU (the frame that goes on is not tagged)",
-			      what);
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"%s action: cannot be combined with PASSTHRU (the frame that goes on is not tagged)",
+			what);
 	st->tag_act = act;
 	return xl_aspec_add(st, &spec, act);
 }
@@ -1406,7 +1452,8 @@ xl_act_mark(struct xl_state *st, const struct rte_flow_action *act,
 			      act, "MARK action: no configuration");
 	if (mark->id >= XL_MARK_MAX)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "MARK action: id %u out of range, must be below 0x%x",
+			      act,
+			      "MARK action: id %u out of range, must be below 0x%x",
 			      mark->id, XL_MARK_MAX);
 	/* Tag 0 means "no tag" in completions. */
 	ret = xl_tag(st, act, "MARK", mark->id + 1, error);
@@ -1435,11 +1482,13 @@ xl_count(struct xl_state *st, const struct rte_flow_action *act,
 	 const char *what, struct rte_flow_error *error)
 {
 	/* Placeholder: the counters pointer is filled when applied. */
-	struct ibv_flow_spec spec = { .flow_count = {
-		.type = IBV_FLOW_SPEC_ACTION_COUNT,
-		.size = sizeof(struct ibv_flow_spec_counter_action),
-		.counters = NULL,
-	} };
+	struct ibv_flow_spec
+		spec = { .flow_count = {
+				 .type = IBV_FLOW_SPEC_ACTION_COUNT,
+				 .size = sizeof(
+					 struct ibv_flow_spec_counter_action),
+				 .counters = NULL,
+			 } };
 
 	if (!st->ctx->count_ok)
 		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
@@ -1494,8 +1543,7 @@ static const struct xl_action xl_actions[] = {
 	[RTE_FLOW_ACTION_TYPE_MARK] = { "MARK", false, xl_act_mark },
 	[RTE_FLOW_ACTION_TYPE_FLAG] = { "FLAG", false, xl_act_flag },
 	[RTE_FLOW_ACTION_TYPE_COUNT] = { "COUNT", true, xl_act_count },
-	[RTE_FLOW_ACTION_TYPE_INDIRECT] = { "INDIRECT", true,
-					    xl_act_indirect },
+	[RTE_FLOW_ACTION_TYPE_INDIRECT] = { "INDIRECT", true, xl_act_indirect },
 };
 
 static int
@@ -1519,18 +1567,18 @@ xl_walk_actions(struct xl_state *st, const struct rte_flow_action actions[],
 				      xl_action_type_name(act->type));
 		row = &xl_actions[act->type];
 		if (st->plan->egress && !row->egress)
-			return xl_err(error, ENOTSUP,
-				      RTE_FLOW_ERROR_TYPE_ACTION, act,
-				      "%s action: not supported on egress rules (only DROP and COUNT)",
-				      row->name);
+			return xl_err(
+				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
+				"%s action: not supported on egress rules (only DROP and COUNT)",
+				row->name);
 		ret = row->fn(st, act, error);
 		if (ret < 0)
 			return ret;
 	}
 	if (st->plan->egress) {
 		if (st->plan->fate == VSTEER_FATE_NONE && st->count_act == NULL)
-			return xl_err(error, EINVAL,
-				      RTE_FLOW_ERROR_TYPE_ACTION, act,
+			return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
+				      act,
 				      "egress rule without DROP or COUNT action");
 	} else if (st->plan->fate == VSTEER_FATE_NONE) {
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
@@ -1553,8 +1601,8 @@ vsteer_flow_user_levels(const struct vsteer_xlate_ctx *ctx)
 }
 
 uint32_t
-vsteer_flow_verbs_prio(const struct vsteer_xlate_ctx *ctx,
-		       uint32_t rte_prio, enum vsteer_subprio sub)
+vsteer_flow_verbs_prio(const struct vsteer_xlate_ctx *ctx, uint32_t rte_prio,
+		       enum vsteer_subprio sub)
 {
 	RTE_SET_USED(ctx);
 	return rte_prio * VSTEER_SUBPRIO_N + (uint32_t)sub;
@@ -1568,13 +1616,13 @@ xl_attr(struct xl_state *st, const struct rte_flow_attr *attr,
 	uint32_t levels = vsteer_flow_user_levels(ctx);
 
 	if (attr->group != 0)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_GROUP,
-			      attr, "group %u not supported: verbs rules live in one table (group 0)",
-			      attr->group);
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_GROUP, attr,
+			"group %u not supported: verbs rules live in one table (group 0)",
+			attr->group);
 	if (attr->transfer)
-		return xl_err(error, ENOTSUP,
-			      RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, attr,
-			      "transfer not supported");
+		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER,
+			      attr, "transfer not supported");
 	if (attr->ingress && attr->egress)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, attr,
 			      "ingress and egress are exclusive");
@@ -1587,14 +1635,15 @@ xl_attr(struct xl_state *st, const struct rte_flow_attr *attr,
 	if (attr->priority > levels ||
 	    (attr->priority == levels && !ctx->internal)) {
 		if (levels == 0)
-			return xl_err(error, ENOTSUP,
-				      RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
-				      "priority %u out of range: the device has no priority level for applications (max verbs priority %u)",
-				      attr->priority, ctx->max_verbs_prio);
-		return xl_err(error, ENOTSUP,
-			      RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
-			      "priority %u out of range: %u levels available (0 to %u)",
-			      attr->priority, levels, levels - 1);
+			return xl_err(
+				error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
+				"priority %u out of range: the device has no priority level for applications (max verbs priority %u)",
+				attr->priority, ctx->max_verbs_prio);
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
+			"priority %u out of range: %u levels available (0 to %u)",
+			attr->priority, levels, levels - 1);
 	}
 	st->plan->ingress = attr->ingress;
 	st->plan->egress = attr->egress;
@@ -1610,9 +1659,9 @@ xl_attr(struct xl_state *st, const struct rte_flow_attr *attr,
 
 /* One verbs rule to write: the pattern plus at most an L3 and an L4. */
 struct xl_variant {
-	uint8_t fam;                /* L3 family of the hashed stack */
-	uint8_t l4p;                /* L4 protocol of the hashed stack */
-	bool add_l3, add_l4;        /* specs added by the expansion */
+	uint8_t fam;	     /* L3 family of the hashed stack */
+	uint8_t l4p;	     /* L4 protocol of the hashed stack */
+	bool add_l3, add_l4; /* specs added by the expansion */
 	enum vsteer_subprio sub;
 	uint64_t hash;
 };
@@ -1690,8 +1739,8 @@ xl_l3_allows(struct xl_state *st, const struct xl_layers *l, uint8_t proto)
 }
 
 static void
-xl_variant_add(struct xl_variant *vs, unsigned int *n, uint8_t fam,
-	       uint8_t l4p, bool add_l3, bool add_l4)
+xl_variant_add(struct xl_variant *vs, unsigned int *n, uint8_t fam, uint8_t l4p,
+	       bool add_l3, bool add_l4)
 {
 	struct xl_variant *v = &vs[(*n)++];
 
@@ -1829,14 +1878,13 @@ xl_emit_rule(struct xl_state *st, const struct xl_variant *v,
 		    st->tun_kind == XL_TUN_GRE && st->mpls < 0 &&
 		    s->gre.mask.protocol == 0) {
 			memcpy(&gre, s, sizeof(gre));
-			gre.gre.val.protocol = rte_cpu_to_be_16(v->fam == 4 ?
-					RTE_ETHER_TYPE_IPV4 :
-					RTE_ETHER_TYPE_IPV6);
+			gre.gre.val.protocol = rte_cpu_to_be_16(
+				v->fam == 4 ? RTE_ETHER_TYPE_IPV4 :
+					      RTE_ETHER_TYPE_IPV6);
 			gre.gre.mask.protocol = RTE_BE16(0xffff);
 			s = &gre;
 		}
-		ret = xl_emit_spec(st, rule, s, p->cause, p->cause_type,
-				   error);
+		ret = xl_emit_spec(st, rule, s, p->cause, p->cause_type, error);
 		if (ret < 0)
 			return ret;
 	}
@@ -1869,17 +1917,16 @@ xl_emit_rule(struct xl_state *st, const struct xl_variant *v,
 	for (i = 0; i < st->n_aspecs; i++) {
 		const struct xl_pending *p = &st->aspecs[i];
 
-		ret = xl_emit_spec(st, rule, &p->spec, p->cause,
-				   p->cause_type, error);
+		ret = xl_emit_spec(st, rule, &p->spec, p->cause, p->cause_type,
+				   error);
 		if (ret < 0)
 			return ret;
 	}
 	rule->attr.comp_mask = 0;
 	rule->attr.type = IBV_FLOW_ATTR_NORMAL;
 	rule->attr.size = rule->size;
-	rule->attr.priority = vsteer_flow_verbs_prio(st->ctx,
-						     plan->rte_priority,
-						     v->sub);
+	rule->attr.priority =
+		vsteer_flow_verbs_prio(st->ctx, plan->rte_priority, v->sub);
 	rule->attr.port = st->ctx->port_num;
 	rule->attr.flags = st->flags;
 	rule->hash_fields = v->hash;
@@ -1907,8 +1954,8 @@ vsteer_flow_verbs_translate(const struct vsteer_xlate_ctx *ctx,
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, NULL,
 			      "no attributes");
 	if (pattern == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_NUM,
-			      NULL, "no pattern");
+		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_NUM, NULL,
+			      "no pattern");
 	if (actions == NULL)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_NUM,
 			      NULL, "no actions");
@@ -1924,20 +1971,25 @@ vsteer_flow_verbs_translate(const struct vsteer_xlate_ctx *ctx,
 		st.lay[i].l4 = -1;
 	}
 	st.max_bytes = ctx->max_spec_bytes != 0 &&
-		       ctx->max_spec_bytes < VSTEER_MAX_SPEC_BYTES ?
-		       ctx->max_spec_bytes : VSTEER_MAX_SPEC_BYTES;
+				       ctx->max_spec_bytes <
+					       VSTEER_MAX_SPEC_BYTES ?
+			       ctx->max_spec_bytes :
+			       VSTEER_MAX_SPEC_BYTES;
 	/* QUEUE and DROP still go through a hash QP, which needs a key. */
-	memcpy(plan->rss_key, ctx->rss_key_default != NULL ?
-	       ctx->rss_key_default : xl_rss_key_default, VSTEER_RSS_KEY_LEN);
+	memcpy(plan->rss_key,
+	       ctx->rss_key_default != NULL ? ctx->rss_key_default :
+					      xl_rss_key_default,
+	       VSTEER_RSS_KEY_LEN);
 	ret = xl_attr(&st, attr, error);
 	if (ret == 0)
 		ret = xl_walk_items(&st, pattern, error);
 	if (ret == 0)
 		ret = xl_walk_actions(&st, actions, error);
-	if (ret == 0 && plan->fate == VSTEER_FATE_RSS &&
-	    plan->rss_level >= 2 && !st.tunnel)
+	if (ret == 0 && plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2 &&
+	    !st.tunnel)
 		ret = xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			     st.rss_act, "RSS action: level %u (inner) needs a tunnel item in the pattern",
+			     st.rss_act,
+			     "RSS action: level %u (inner) needs a tunnel item in the pattern",
 			     plan->rss_level);
 	if (ret < 0)
 		goto fail;
@@ -1962,21 +2014,36 @@ static const char *
 xl_spec_name(uint32_t type)
 {
 	switch (type & ~IBV_FLOW_SPEC_INNER) {
-	case IBV_FLOW_SPEC_ETH: return "ETH";
-	case IBV_FLOW_SPEC_IPV4: return "IPV4";
-	case IBV_FLOW_SPEC_IPV6: return "IPV6";
-	case IBV_FLOW_SPEC_IPV4_EXT: return "IPV4_EXT";
-	case IBV_FLOW_SPEC_ESP: return "ESP";
-	case IBV_FLOW_SPEC_TCP: return "TCP";
-	case IBV_FLOW_SPEC_UDP: return "UDP";
-	case IBV_FLOW_SPEC_VXLAN_TUNNEL: return "VXLAN_TUNNEL";
-	case IBV_FLOW_SPEC_GRE: return "GRE";
-	case IBV_FLOW_SPEC_MPLS: return "MPLS";
-	case IBV_FLOW_SPEC_ACTION_TAG: return "ACTION_TAG";
-	case IBV_FLOW_SPEC_ACTION_DROP: return "ACTION_DROP";
-	case IBV_FLOW_SPEC_ACTION_HANDLE: return "ACTION_HANDLE";
-	case IBV_FLOW_SPEC_ACTION_COUNT: return "ACTION_COUNT";
-	default: return "unknown";
+	case IBV_FLOW_SPEC_ETH:
+		return "ETH";
+	case IBV_FLOW_SPEC_IPV4:
+		return "IPV4";
+	case IBV_FLOW_SPEC_IPV6:
+		return "IPV6";
+	case IBV_FLOW_SPEC_IPV4_EXT:
+		return "IPV4_EXT";
+	case IBV_FLOW_SPEC_ESP:
+		return "ESP";
+	case IBV_FLOW_SPEC_TCP:
+		return "TCP";
+	case IBV_FLOW_SPEC_UDP:
+		return "UDP";
+	case IBV_FLOW_SPEC_VXLAN_TUNNEL:
+		return "VXLAN_TUNNEL";
+	case IBV_FLOW_SPEC_GRE:
+		return "GRE";
+	case IBV_FLOW_SPEC_MPLS:
+		return "MPLS";
+	case IBV_FLOW_SPEC_ACTION_TAG:
+		return "ACTION_TAG";
+	case IBV_FLOW_SPEC_ACTION_DROP:
+		return "ACTION_DROP";
+	case IBV_FLOW_SPEC_ACTION_HANDLE:
+		return "ACTION_HANDLE";
+	case IBV_FLOW_SPEC_ACTION_COUNT:
+		return "ACTION_COUNT";
+	default:
+		return "unknown";
 	}
 }
 
@@ -1996,9 +2063,10 @@ xl_dump_hex(FILE *f, const uint8_t *p, size_t len)
 static void
 xl_dump_mac(FILE *f, const char *name, const uint8_t *v, const uint8_t *m)
 {
-	fprintf(f, " %s %02x:%02x:%02x:%02x:%02x:%02x/%02x:%02x:%02x:%02x:%02x:%02x",
-		name, v[0], v[1], v[2], v[3], v[4], v[5],
-		m[0], m[1], m[2], m[3], m[4], m[5]);
+	fprintf(f,
+		" %s %02x:%02x:%02x:%02x:%02x:%02x/%02x:%02x:%02x:%02x:%02x:%02x",
+		name, v[0], v[1], v[2], v[3], v[4], v[5], m[0], m[1], m[2],
+		m[3], m[4], m[5]);
 }
 
 static void
@@ -2044,7 +2112,8 @@ xl_dump_fields(FILE *f, const struct ibv_flow_spec *s)
 			    s->ipv4_ext.mask.src_ip);
 		xl_dump_ip4(f, "dst", s->ipv4_ext.val.dst_ip,
 			    s->ipv4_ext.mask.dst_ip);
-		fprintf(f, " proto %u/0x%02x tos 0x%02x/0x%02x ttl %u/0x%02x flags 0x%02x/0x%02x",
+		fprintf(f,
+			" proto %u/0x%02x tos 0x%02x/0x%02x ttl %u/0x%02x flags 0x%02x/0x%02x",
 			s->ipv4_ext.val.proto, s->ipv4_ext.mask.proto,
 			s->ipv4_ext.val.tos, s->ipv4_ext.mask.tos,
 			s->ipv4_ext.val.ttl, s->ipv4_ext.mask.ttl,
@@ -2053,12 +2122,13 @@ xl_dump_fields(FILE *f, const struct ibv_flow_spec *s)
 	case IBV_FLOW_SPEC_IPV6:
 		xl_dump_ip6(f, "src", s->ipv6.val.src_ip, s->ipv6.mask.src_ip);
 		xl_dump_ip6(f, "dst", s->ipv6.val.dst_ip, s->ipv6.mask.dst_ip);
-		fprintf(f, " flow_label 0x%05x/0x%05x next_hdr %u/0x%02x traffic_class 0x%02x/0x%02x hop_limit %u/0x%02x",
+		fprintf(f,
+			" flow_label 0x%05x/0x%05x next_hdr %u/0x%02x traffic_class 0x%02x/0x%02x hop_limit %u/0x%02x",
 			ntohl(s->ipv6.val.flow_label),
-			ntohl(s->ipv6.mask.flow_label),
-			s->ipv6.val.next_hdr, s->ipv6.mask.next_hdr,
-			s->ipv6.val.traffic_class, s->ipv6.mask.traffic_class,
-			s->ipv6.val.hop_limit, s->ipv6.mask.hop_limit);
+			ntohl(s->ipv6.mask.flow_label), s->ipv6.val.next_hdr,
+			s->ipv6.mask.next_hdr, s->ipv6.val.traffic_class,
+			s->ipv6.mask.traffic_class, s->ipv6.val.hop_limit,
+			s->ipv6.mask.hop_limit);
 		break;
 	case IBV_FLOW_SPEC_TCP:
 	case IBV_FLOW_SPEC_UDP:
@@ -2074,14 +2144,16 @@ xl_dump_fields(FILE *f, const struct ibv_flow_spec *s)
 			ntohl(s->tunnel.mask.tunnel_id));
 		break;
 	case IBV_FLOW_SPEC_GRE:
-		fprintf(f, " c_ks_res0_ver 0x%04x/0x%04x protocol 0x%04x/0x%04x key 0x%08x/0x%08x",
+		fprintf(f,
+			" c_ks_res0_ver 0x%04x/0x%04x protocol 0x%04x/0x%04x key 0x%08x/0x%08x",
 			ntohs(s->gre.val.c_ks_res0_ver),
 			ntohs(s->gre.mask.c_ks_res0_ver),
 			ntohs(s->gre.val.protocol), ntohs(s->gre.mask.protocol),
 			ntohl(s->gre.val.key), ntohl(s->gre.mask.key));
 		break;
 	case IBV_FLOW_SPEC_MPLS:
-		fprintf(f, " label %u/0x%05x tc %u s %u ttl %u (word 0x%08x/0x%08x)",
+		fprintf(f,
+			" label %u/0x%05x tc %u s %u ttl %u (word 0x%08x/0x%08x)",
 			ntohl(s->mpls.val.label) >> 12,
 			ntohl(s->mpls.mask.label) >> 12,
 			(ntohl(s->mpls.val.label) >> 9) & 7,
@@ -2111,23 +2183,31 @@ static uint16_t
 xl_spec_min_size(uint32_t type)
 {
 	switch (type & ~IBV_FLOW_SPEC_INNER) {
-	case IBV_FLOW_SPEC_ETH: return sizeof(struct ibv_flow_spec_eth);
-	case IBV_FLOW_SPEC_IPV4: return sizeof(struct ibv_flow_spec_ipv4);
+	case IBV_FLOW_SPEC_ETH:
+		return sizeof(struct ibv_flow_spec_eth);
+	case IBV_FLOW_SPEC_IPV4:
+		return sizeof(struct ibv_flow_spec_ipv4);
 	case IBV_FLOW_SPEC_IPV4_EXT:
 		return sizeof(struct ibv_flow_spec_ipv4_ext);
-	case IBV_FLOW_SPEC_IPV6: return sizeof(struct ibv_flow_spec_ipv6);
+	case IBV_FLOW_SPEC_IPV6:
+		return sizeof(struct ibv_flow_spec_ipv6);
 	case IBV_FLOW_SPEC_TCP:
-	case IBV_FLOW_SPEC_UDP: return sizeof(struct ibv_flow_spec_tcp_udp);
+	case IBV_FLOW_SPEC_UDP:
+		return sizeof(struct ibv_flow_spec_tcp_udp);
 	case IBV_FLOW_SPEC_VXLAN_TUNNEL:
 		return sizeof(struct ibv_flow_spec_tunnel);
-	case IBV_FLOW_SPEC_GRE: return sizeof(struct ibv_flow_spec_gre);
-	case IBV_FLOW_SPEC_MPLS: return sizeof(struct ibv_flow_spec_mpls);
-	case IBV_FLOW_SPEC_ESP: return sizeof(struct ibv_flow_spec_esp);
+	case IBV_FLOW_SPEC_GRE:
+		return sizeof(struct ibv_flow_spec_gre);
+	case IBV_FLOW_SPEC_MPLS:
+		return sizeof(struct ibv_flow_spec_mpls);
+	case IBV_FLOW_SPEC_ESP:
+		return sizeof(struct ibv_flow_spec_esp);
 	case IBV_FLOW_SPEC_ACTION_TAG:
 		return sizeof(struct ibv_flow_spec_action_tag);
 	case IBV_FLOW_SPEC_ACTION_COUNT:
 		return sizeof(struct ibv_flow_spec_counter_action);
-	default: return UINT16_MAX;
+	default:
+		return UINT16_MAX;
 	}
 }
 
@@ -2135,10 +2215,14 @@ static const char *
 xl_subprio_name(enum vsteer_subprio sub)
 {
 	switch (sub) {
-	case VSTEER_SUBPRIO_L4: return "L4";
-	case VSTEER_SUBPRIO_L3: return "L3";
-	case VSTEER_SUBPRIO_L2: return "L2";
-	default: return "?";
+	case VSTEER_SUBPRIO_L4:
+		return "L4";
+	case VSTEER_SUBPRIO_L3:
+		return "L3";
+	case VSTEER_SUBPRIO_L2:
+		return "L2";
+	default:
+		return "?";
 	}
 }
 
@@ -2158,19 +2242,23 @@ vsteer_flow_verbs_dump(FILE *f, const struct vsteer_verbs_rule *rule)
 		return;
 	}
 	memcpy(&attr, rule->buf, sizeof(attr));
-	fprintf(f, "  verbs rule: %zu bytes, subprio %s, hash_fields 0x%" PRIx64 "%s\n",
+	fprintf(f,
+		"  verbs rule: %zu bytes, subprio %s, hash_fields 0x%" PRIx64
+		"%s\n",
 		size, xl_subprio_name(rule->subprio), rule->hash_fields,
 		rule->count_off ? ", counter spec" : "");
-	fprintf(f, "    attr: comp_mask 0x%x type %s size %u priority %u num_of_specs %u port %u flags 0x%x%s%s\n",
+	fprintf(f,
+		"    attr: comp_mask 0x%x type %s size %u priority %u num_of_specs %u port %u flags 0x%x%s%s\n",
 		attr.comp_mask,
-		attr.type == IBV_FLOW_ATTR_NORMAL ? "NORMAL" :
+		attr.type == IBV_FLOW_ATTR_NORMAL      ? "NORMAL" :
 		attr.type == IBV_FLOW_ATTR_ALL_DEFAULT ? "ALL_DEFAULT" :
-		attr.type == IBV_FLOW_ATTR_MC_DEFAULT ? "MC_DEFAULT" :
-		attr.type == IBV_FLOW_ATTR_SNIFFER ? "SNIFFER" : "unknown",
+		attr.type == IBV_FLOW_ATTR_MC_DEFAULT  ? "MC_DEFAULT" :
+		attr.type == IBV_FLOW_ATTR_SNIFFER     ? "SNIFFER" :
+							 "unknown",
 		attr.size, attr.priority, attr.num_of_specs, attr.port,
 		attr.flags,
-		(attr.flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP) ?
-		" DONT_TRAP" : "",
+		(attr.flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP) ? " DONT_TRAP" :
+							       "",
 		(attr.flags & IBV_FLOW_ATTR_FLAGS_EGRESS) ? " EGRESS" : "");
 	xl_dump_hex(f, rule->buf, sizeof(attr));
 	off = sizeof(attr);
@@ -2181,8 +2269,8 @@ vsteer_flow_verbs_dump(FILE *f, const struct vsteer_verbs_rule *rule)
 
 		if (off + 8 > size) {
 			/* type and size are the first 8 bytes (enum + u16) */
-			fprintf(f, "    spec[%u]: truncated at offset %zu\n",
-				i, off);
+			fprintf(f, "    spec[%u]: truncated at offset %zu\n", i,
+				off);
 			return;
 		}
 		memcpy(&type, rule->buf + off, sizeof(type));

@@ -46,7 +46,7 @@
 #include <rte_flow.h>
 
 #define VSTEER_RSS_KEY_LEN 40
-#define VSTEER_MAX_EXPAND 8       /* verbs rules per rte_flow */
+#define VSTEER_MAX_EXPAND 8	  /* verbs rules per rte_flow */
 #define VSTEER_MAX_SPEC_BYTES 512 /* attr + specs of one verbs rule */
 
 /* Sub-priority inside one rte_flow priority level: L4 rules first. */
@@ -60,29 +60,29 @@ enum vsteer_subprio {
 /* What the translator needs to know about the port and device. */
 struct vsteer_xlate_ctx {
 	uint16_t nb_rx_queues;
-	uint8_t port_num;           /* ibv_flow_attr.port */
-	uint32_t max_verbs_prio;    /* highest verbs priority the device has */
-	bool egress_ok;             /* device accepts IBV_FLOW_ATTR_FLAGS_EGRESS */
-	bool tag_ok;                /* flow tags in completions */
-	bool inner_rss_ok;          /* IBV_RX_HASH_INNER */
-	bool count_ok;              /* ibv_counters */
-	bool internal;              /* driver's own default flows: may use the
+	uint8_t port_num;	 /* ibv_flow_attr.port */
+	uint32_t max_verbs_prio; /* highest verbs priority the device has */
+	bool egress_ok;		 /* device accepts IBV_FLOW_ATTR_FLAGS_EGRESS */
+	bool tag_ok;		 /* flow tags in completions */
+	bool inner_rss_ok;	 /* IBV_RX_HASH_INNER */
+	bool count_ok;		 /* ibv_counters */
+	bool internal;		 /* driver's own default flows: may use the
 				     * reserved lowest level */
-	uint64_t rss_hf_supported;  /* RTE_ETH_RSS_* the device can hash */
-	uint64_t rss_hf_default;    /* types of an RSS action with types 0 */
+	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* the device can hash */
+	uint64_t rss_hf_default;   /* types of an RSS action with types 0 */
 	const uint8_t *rss_key_default; /* VSTEER_RSS_KEY_LEN bytes; NULL:
 					 * the usual 40-byte default key */
-	uint16_t max_spec_bytes;    /* bytes of attr + specs the provider
+	uint16_t max_spec_bytes;	/* bytes of attr + specs the provider
 				     * takes per rule; 0 or more than
 				     * VSTEER_MAX_SPEC_BYTES: that value */
 };
 
 enum vsteer_fate {
 	VSTEER_FATE_NONE = 0,
-	VSTEER_FATE_QUEUE,          /* hash QP over a 1-entry table */
-	VSTEER_FATE_RSS,            /* hash QP over the queue subset */
-	VSTEER_FATE_DROP,           /* IBV_FLOW_SPEC_ACTION_DROP */
-	VSTEER_FATE_PASSTHRU,       /* DONT_TRAP: copy, keep going */
+	VSTEER_FATE_QUEUE,    /* hash QP over a 1-entry table */
+	VSTEER_FATE_RSS,      /* hash QP over the queue subset */
+	VSTEER_FATE_DROP,     /* IBV_FLOW_SPEC_ACTION_DROP */
+	VSTEER_FATE_PASSTHRU, /* DONT_TRAP: copy, keep going */
 };
 
 struct vsteer_verbs_rule {
@@ -91,7 +91,7 @@ struct vsteer_verbs_rule {
 		struct ibv_flow_attr attr;
 		uint8_t buf[VSTEER_MAX_SPEC_BYTES];
 	};
-	uint16_t size;              /* bytes used in buf */
+	uint16_t size; /* bytes used in buf */
 	/* Offset in buf of the IBV_FLOW_SPEC_ACTION_COUNT spec whose counters
 	 * pointer is filled when the rule is applied; 0 when none. */
 	uint16_t count_off;
@@ -110,11 +110,11 @@ struct vsteer_flow_plan {
 	uint16_t queues[RTE_MAX_QUEUES_PER_PORT];
 	uint32_t queue_num;
 	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
-	uint32_t rss_level;         /* 0/1 outer, 2 inner */
-	uint64_t rss_types;         /* RTE_ETH_RSS_* after defaults */
+	uint32_t rss_level; /* 0/1 outer, 2 inner */
+	uint64_t rss_types; /* RTE_ETH_RSS_* after defaults */
 	bool mark, flag;
 	uint32_t mark_id;
-	bool count;                 /* COUNT action: a counters object */
+	bool count; /* COUNT action: a counters object */
 	uint32_t count_id;
 	/* INDIRECT COUNT: the handle given by the application (count stays
 	 * false: the counters object belongs to the handle). */

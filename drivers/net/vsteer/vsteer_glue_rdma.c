@@ -143,8 +143,7 @@ vsteer_sysfs_read(const char *path, char *buf, size_t len)
  * devices).
  */
 static int
-vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port,
-		     uint8_t mac[6])
+vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
 {
 	char dir[256], path[1024], buf[64];
 	char only[256] = "";
@@ -166,8 +165,7 @@ vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port,
 			continue;
 		nifs++;
 		snprintf(only, sizeof(only), "%s", de->d_name);
-		snprintf(path, sizeof(path), "%s/%s/dev_port", dir,
-			 de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/dev_port", dir, de->d_name);
 		if (vsteer_sysfs_read(path, buf, sizeof(buf)) == 0)
 			dev_port = strtoul(buf, NULL, 0);
 		if (dev_port + 1 == port) {

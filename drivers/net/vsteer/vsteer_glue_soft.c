@@ -38,8 +38,7 @@ vsteer_soft_query_device_ex(struct ibv_context *context,
 }
 
 static int
-vsteer_soft_port_mac(struct ibv_context *context, uint8_t port,
-		     uint8_t mac[6])
+vsteer_soft_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
 {
 	return softverbs_port_mac(context, port, mac);
 }
@@ -79,8 +78,8 @@ vsteer_soft_device_add(const char *wire, int profile, char *name,
 	struct sv_device_opts opts;
 
 	memset(&opts, 0, sizeof(opts));
-	opts.profile = profile == SV_PROFILE_GENERIC ?
-		SV_PROFILE_GENERIC : SV_PROFILE_MLX5;
+	opts.profile = profile == SV_PROFILE_GENERIC ? SV_PROFILE_GENERIC :
+						       SV_PROFILE_MLX5;
 	return softverbs_device_add(wire, &opts, name, name_len);
 }
 

@@ -112,7 +112,8 @@ vsteer_mr_chunk_cb(struct rte_mempool *mp, void *opaque,
 				IBV_ACCESS_LOCAL_WRITE);
 	if (mr == NULL) {
 		w->err = -(errno ? errno : ENOMEM);
-		DRV_LOG(ERR, "port %u: cannot register %zu bytes of mempool %s: %s",
+		DRV_LOG(ERR,
+			"port %u: cannot register %zu bytes of mempool %s: %s",
 			priv->data->port_id, memhdr->len, mp->name,
 			strerror(-w->err));
 		return;
@@ -174,8 +175,8 @@ vsteer_mr_drop(struct vsteer_priv *priv, const struct rte_mempool *mp)
 
 /* A pool going away must not leave a registration of its memory. */
 static void
-vsteer_mr_mempool_event(enum rte_mempool_event event,
-			struct rte_mempool *mp, void *arg)
+vsteer_mr_mempool_event(enum rte_mempool_event event, struct rte_mempool *mp,
+			void *arg)
 {
 	struct vsteer_priv *priv = arg;
 
@@ -197,7 +198,8 @@ vsteer_mr_init(struct vsteer_priv *priv)
 						priv) == 0)
 		priv->mr.event_cb = 1;
 	else
-		DRV_LOG(WARNING, "mempool events unavailable: registrations of destroyed pools stay until close");
+		DRV_LOG(WARNING,
+			"mempool events unavailable: registrations of destroyed pools stay until close");
 	return 0;
 }
 

@@ -48,7 +48,8 @@ vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 		log_n = vsteer_log2above(priv->ind_tbl_max);
 	n = 1u << log_n;
 	if (n > priv->ind_tbl_max || rss->queues_n > n) {
-		DRV_LOG(ERR, "port %u: %u queues exceed the %u-entry indirection table",
+		DRV_LOG(ERR,
+			"port %u: %u queues exceed the %u-entry indirection table",
 			dev->data->port_id, rss->queues_n, priv->ind_tbl_max);
 		return -EINVAL;
 	}
@@ -59,10 +60,11 @@ vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 		uint16_t q = rss->queues[i % rss->queues_n];
 		struct vsteer_rxq *rxq;
 
-		rxq = q < dev->data->nb_rx_queues ?
-			dev->data->rx_queues[q] : NULL;
+		rxq = q < dev->data->nb_rx_queues ? dev->data->rx_queues[q] :
+						    NULL;
 		if (rxq == NULL || rxq->wq == NULL) {
-			DRV_LOG(ERR, "port %u: RSS over Rx queue %u, which is not set up",
+			DRV_LOG(ERR,
+				"port %u: RSS over Rx queue %u, which is not set up",
 				dev->data->port_id, q);
 			free(wqs);
 			return -EINVAL;
@@ -93,7 +95,9 @@ vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 	rss->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
 	if (rss->qp == NULL) {
 		ret = -(errno ? errno : EINVAL);
-		DRV_LOG(ERR, "port %u: hash QP (fields 0x%" PRIx64 ", %u entries): %s",
+		DRV_LOG(ERR,
+			"port %u: hash QP (fields 0x%" PRIx64
+			", %u entries): %s",
 			dev->data->port_id, rss->hash_fields, n,
 			strerror(-ret));
 		goto err_ind;
@@ -103,20 +107,21 @@ vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 	memset(&mod, 0, sizeof(mod));
 	mod.qp_state = IBV_QPS_INIT;
 	mod.port_num = priv->port_num;
-	ret = priv->glue->modify_qp(rss->qp, &mod,
-				    IBV_QP_STATE | IBV_QP_PORT);
+	ret = priv->glue->modify_qp(rss->qp, &mod, IBV_QP_STATE | IBV_QP_PORT);
 	if (ret == 0) {
 		memset(&mod, 0, sizeof(mod));
 		mod.qp_state = IBV_QPS_RTR;
 		ret = priv->glue->modify_qp(rss->qp, &mod, IBV_QP_STATE);
 	}
 	if (ret != 0 && ret != ENOSYS) {
-		DRV_LOG(ERR, "port %u: hash QP to RTR: %s",
-			dev->data->port_id, strerror(ret));
+		DRV_LOG(ERR, "port %u: hash QP to RTR: %s", dev->data->port_id,
+			strerror(ret));
 		ret = -ret;
 		goto err_qp;
 	}
-	DRV_LOG(DEBUG, "port %u: RSS context fields 0x%" PRIx64 " over %u queues (%u entries)",
+	DRV_LOG(DEBUG,
+		"port %u: RSS context fields 0x%" PRIx64
+		" over %u queues (%u entries)",
 		dev->data->port_id, rss->hash_fields, rss->queues_n, n);
 	return 0;
 err_qp:
@@ -168,12 +173,12 @@ vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	/* The kernel refuses a hash QP without fields over several queues. */
 	if (hash_fields == 0)
 		queues_n = 1;
-	TAILQ_FOREACH(rss, &priv->rss_list, next) {
+	TAILQ_FOREACH (rss, &priv->rss_list, next) {
 		if (rss->hash_fields == hash_fields &&
 		    rss->queues_n == queues_n &&
 		    memcmp(rss->key, key, VSTEER_RSS_KEY_LEN) == 0 &&
-		    memcmp(rss->queues, queues,
-			   queues_n * sizeof(*queues)) == 0) {
+		    memcmp(rss->queues, queues, queues_n * sizeof(*queues)) ==
+			    0) {
 			rss->refcnt++;
 			return rss;
 		}
@@ -221,7 +226,9 @@ vsteer_rss_flush(struct rte_eth_dev *dev)
 	struct vsteer_rss *rss;
 
 	while ((rss = TAILQ_FIRST(&priv->rss_list)) != NULL) {
-		DRV_LOG(ERR, "port %u: RSS context (fields 0x%" PRIx64 ") still has %u users at stop",
+		DRV_LOG(ERR,
+			"port %u: RSS context (fields 0x%" PRIx64
+			") still has %u users at stop",
 			dev->data->port_id, rss->hash_fields, rss->refcnt);
 		TAILQ_REMOVE(&priv->rss_list, rss, next);
 		vsteer_rss_destroy(dev, rss);

@@ -50,24 +50,28 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      struct rte_mempool *mp)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	uint64_t offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	uint64_t offloads = conf->offloads |
+			    dev->data->dev_conf.rxmode.offloads;
 	uint32_t frame = vsteer_rx_frame_max(dev, dev->data->mtu);
 	uint32_t room, sges_n, wqe_n, max_sge;
 	struct vsteer_rxq *rxq;
 	int ret;
 
 	if (priv->started) {
-		DRV_LOG(ERR, "port %u: stop the port before setting up Rx queue %u",
+		DRV_LOG(ERR,
+			"port %u: stop the port before setting up Rx queue %u",
 			dev->data->port_id, idx);
 		return -EBUSY;
 	}
 	if (conf->rx_deferred_start) {
-		DRV_LOG(ERR, "port %u: Rx queue %u: deferred start is not supported",
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: deferred start is not supported",
 			dev->data->port_id, idx);
 		return -ENOTSUP;
 	}
 	if (rte_pktmbuf_data_room_size(mp) <= RTE_PKTMBUF_HEADROOM) {
-		DRV_LOG(ERR, "port %u: Rx queue %u: mempool %s has no data room",
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: mempool %s has no data room",
 			dev->data->port_id, idx, mp->name);
 		return -EINVAL;
 	}
@@ -75,23 +79,27 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	sges_n = (frame + room - 1) / room;
 	max_sge = RTE_MIN(priv->max_sge, (uint32_t)VSTEER_RX_MAX_SGE);
 	if (sges_n > 1 && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
-		DRV_LOG(ERR, "port %u: Rx queue %u: %u-byte frames (MTU %u) do not fit %u-byte buffers; enable the scatter offload",
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: %u-byte frames (MTU %u) do not fit %u-byte buffers; enable the scatter offload",
 			dev->data->port_id, idx, frame, dev->data->mtu, room);
 		return -EINVAL;
 	}
 	if (sges_n > max_sge) {
-		DRV_LOG(ERR, "port %u: Rx queue %u: %u-byte frames need %u segments of %u bytes, the device takes %u",
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: %u-byte frames need %u segments of %u bytes, the device takes %u",
 			dev->data->port_id, idx, frame, sges_n, room, max_sge);
 		return -EINVAL;
 	}
 	wqe_n = rte_align32pow2(RTE_MAX(desc, (uint16_t)VSTEER_DESC_MIN));
 	if (wqe_n > priv->max_wr) {
-		DRV_LOG(ERR, "port %u: Rx queue %u: %u descriptors, the device takes %u",
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: %u descriptors, the device takes %u",
 			dev->data->port_id, idx, desc, priv->max_wr);
 		return -EINVAL;
 	}
 	if (wqe_n * sges_n > rte_mempool_avail_count(mp))
-		DRV_LOG(WARNING, "port %u: Rx queue %u: ring of %u buffers but mempool %s has %u free",
+		DRV_LOG(WARNING,
+			"port %u: Rx queue %u: ring of %u buffers but mempool %s has %u free",
 			dev->data->port_id, idx, wqe_n * sges_n, mp->name,
 			rte_mempool_avail_count(mp));
 	ret = vsteer_mr_register_mempool(priv, mp);
@@ -191,8 +199,7 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	if (rxq->cq == NULL) {
 		ret = -(errno ? errno : ENOMEM);
 		RX_LOG(ERR, "port %u: Rx queue %u: create CQ (%u entries): %s",
-		       rxq->port_id, rxq->queue_id, rxq->wqe_n,
-		       strerror(-ret));
+		       rxq->port_id, rxq->queue_id, rxq->wqe_n, strerror(-ret));
 		return ret;
 	}
 	rxq->tag = priv->tag_ok;
@@ -212,7 +219,8 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	}
 	/* The call reports what it allocated: never less than asked. */
 	if (wq_attr.max_wr < rxq->wqe_n || wq_attr.max_sge < rxq->sges_n) {
-		RX_LOG(ERR, "port %u: Rx queue %u: WQ got %u x %u, asked %u x %u",
+		RX_LOG(ERR,
+		       "port %u: Rx queue %u: WQ got %u x %u, asked %u x %u",
 		       rxq->port_id, rxq->queue_id, wq_attr.max_wr,
 		       wq_attr.max_sge, rxq->wqe_n, rxq->sges_n);
 		ret = -ENOMEM;
@@ -223,13 +231,14 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	mod.wq_state = IBV_WQS_RDY;
 	ret = ibv_modify_wq(rxq->wq, &mod);
 	if (ret != 0) {
-		RX_LOG(ERR, "port %u: Rx queue %u: WQ to RDY: %s",
-		       rxq->port_id, rxq->queue_id, strerror(ret));
+		RX_LOG(ERR, "port %u: Rx queue %u: WQ to RDY: %s", rxq->port_id,
+		       rxq->queue_id, strerror(ret));
 		ret = -ret;
 		goto err;
 	}
 	if (rte_pktmbuf_alloc_bulk(rxq->mp, rxq->elts, n) != 0) {
-		RX_LOG(ERR, "port %u: Rx queue %u: %u mbufs from %s: pool exhausted",
+		RX_LOG(ERR,
+		       "port %u: Rx queue %u: %u mbufs from %s: pool exhausted",
 		       rxq->port_id, rxq->queue_id, n, rxq->mp->name);
 		memset(rxq->elts, 0, n * sizeof(*rxq->elts));
 		ret = -ENOMEM;
@@ -238,7 +247,8 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	for (i = 0; i < rxq->wqe_n; i++) {
 		ret = vsteer_rxq_wqe_fill(rxq, i);
 		if (ret != 0) {
-			RX_LOG(ERR, "port %u: Rx queue %u: mbuf outside registered memory",
+			RX_LOG(ERR,
+			       "port %u: Rx queue %u: mbuf outside registered memory",
 			       rxq->port_id, rxq->queue_id);
 			goto err;
 		}

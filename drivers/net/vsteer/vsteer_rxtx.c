@@ -116,9 +116,8 @@ vsteer_rx_burst(void *dpdk_rxq, struct rte_mbuf **pkts, uint16_t pkts_n)
 			if (likely(pkt != NULL)) {
 				uint64_t ol = 0;
 
-				if (rxq->csum &&
-				    (ibv_wc_read_wc_flags(cq) &
-				     IBV_WC_IP_CSUM_OK))
+				if (rxq->csum && (ibv_wc_read_wc_flags(cq) &
+						  IBV_WC_IP_CSUM_OK))
 					ol |= RTE_MBUF_F_RX_IP_CKSUM_GOOD |
 					      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 				if (rxq->tag) {
@@ -286,9 +285,8 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 		wr->num_sge = (int)k;
 		wr->opcode = IBV_WR_SEND;
 		wr->send_flags = 0;
-		if (txq->csum &&
-		    (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM |
-				    RTE_MBUF_F_TX_L4_MASK)) != 0)
+		if (txq->csum && (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM |
+						 RTE_MBUF_F_TX_L4_MASK)) != 0)
 			wr->send_flags |= IBV_SEND_IP_CSUM;
 		if (++txq->since_signal >= txq->comp_thresh) {
 			wr->send_flags |= IBV_SEND_SIGNALED;
@@ -322,8 +320,7 @@ drop:
 	ret = ibv_post_send(txq->qp, head, &bad);
 	if (unlikely(ret != 0)) {
 		struct ibv_send_wr *wr;
-		uint32_t first_bad = bad != NULL ? (uint32_t)bad->wr_id :
-			start;
+		uint32_t first_bad = bad != NULL ? (uint32_t)bad->wr_id : start;
 
 		/* WRs from bad on were not posted: the packets are dropped
 		 * (they are consumed, as the count returned says). */

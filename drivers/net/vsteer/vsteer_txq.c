@@ -39,23 +39,27 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	uint64_t offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;
+	uint64_t offloads = conf->offloads |
+			    dev->data->dev_conf.txmode.offloads;
 	struct vsteer_txq *txq;
 	uint32_t elts_n, max_sge;
 
 	if (priv->started) {
-		DRV_LOG(ERR, "port %u: stop the port before setting up Tx queue %u",
+		DRV_LOG(ERR,
+			"port %u: stop the port before setting up Tx queue %u",
 			dev->data->port_id, idx);
 		return -EBUSY;
 	}
 	if (conf->tx_deferred_start) {
-		DRV_LOG(ERR, "port %u: Tx queue %u: deferred start is not supported",
+		DRV_LOG(ERR,
+			"port %u: Tx queue %u: deferred start is not supported",
 			dev->data->port_id, idx);
 		return -ENOTSUP;
 	}
 	elts_n = rte_align32pow2(RTE_MAX(desc, (uint16_t)VSTEER_DESC_MIN));
 	if (elts_n > priv->max_wr) {
-		DRV_LOG(ERR, "port %u: Tx queue %u: %u descriptors, the device takes %u",
+		DRV_LOG(ERR,
+			"port %u: Tx queue %u: %u descriptors, the device takes %u",
 			dev->data->port_id, idx, desc, priv->max_wr);
 		return -EINVAL;
 	}
@@ -74,8 +78,7 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	txq->max_sge = max_sge;
 	/* Signal often enough that a full ring always has a completion
 	 * coming. */
-	txq->comp_thresh = RTE_MIN((uint32_t)VSTEER_TX_COMP_THRESH,
-				   elts_n / 4);
+	txq->comp_thresh = RTE_MIN((uint32_t)VSTEER_TX_COMP_THRESH, elts_n / 4);
 	txq->port_id = dev->data->port_id;
 	txq->queue_id = idx;
 	txq->nb_desc = desc;
@@ -99,7 +102,8 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		return -ENOMEM;
 	}
 	dev->data->tx_queues[idx] = txq;
-	DRV_LOG(DEBUG, "port %u: Tx queue %u: %u WRs, %u SGEs each, signal every %u",
+	DRV_LOG(DEBUG,
+		"port %u: Tx queue %u: %u WRs, %u SGEs each, signal every %u",
 		dev->data->port_id, idx, elts_n, max_sge, txq->comp_thresh);
 	return 0;
 }
@@ -147,7 +151,8 @@ vsteer_txq_recover(struct vsteer_txq *txq)
 	txq->qp_err = 0;
 	txq->comp_pending = 0;
 	txq->since_signal = 0;
-	TX_LOG(WARNING, "port %u: Tx queue %u: QP recovered after an error completion",
+	TX_LOG(WARNING,
+	       "port %u: Tx queue %u: QP recovered after an error completion",
 	       txq->port_id, txq->queue_id);
 	return 0;
 }
@@ -190,15 +195,16 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	txq->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
 	if (txq->qp == NULL) {
 		ret = -(errno ? errno : ENOMEM);
-		TX_LOG(ERR, "port %u: Tx queue %u: create RAW_PACKET QP (%u WRs x %u SGEs): %s",
+		TX_LOG(ERR,
+		       "port %u: Tx queue %u: create RAW_PACKET QP (%u WRs x %u SGEs): %s",
 		       txq->port_id, txq->queue_id, txq->elts_n, txq->max_sge,
 		       strerror(-ret));
 		goto err;
 	}
 	ret = vsteer_txq_to_rts(txq);
 	if (ret != 0) {
-		TX_LOG(ERR, "port %u: Tx queue %u: QP to RTS: %s",
-		       txq->port_id, txq->queue_id, strerror(ret));
+		TX_LOG(ERR, "port %u: Tx queue %u: QP to RTS: %s", txq->port_id,
+		       txq->queue_id, strerror(ret));
 		ret = -ret;
 		goto err;
 	}
