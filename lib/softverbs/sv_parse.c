@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sv_csum.h"
 #include "sv_key.h"
 
 #define SV_ETH_HLEN 14
@@ -86,26 +87,6 @@ static inline struct sv_hdrs *
 sv_stack(struct sv_parser *ps, bool inner)
 {
 	return inner ? &ps->key->inner : &ps->key->outer;
-}
-
-static uint64_t
-sv_csum_add(uint64_t sum, const uint8_t *p, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)sv_rd16(p + i);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-sv_csum_fold(uint64_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
 }
 
 /* One's complement sum over pseudo header + segment must be all ones. */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "sv_csum.h"
 #include "sv_internal.h"
 
 #define SV_MAX_INLINE 512
@@ -434,26 +435,6 @@ sv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 
 /* ---- send ---- */
 
-static uint32_t
-sv_csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-sv_csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 static inline uint16_t
 sv_get16(const uint8_t *p)
 {
@@ -477,7 +458,8 @@ sv_tx_csum(uint8_t *f, uint32_t len)
 {
 	struct sv_pkt_info info;
 	struct sv_key k;
-	uint32_t l3, l4, l4len, sum;
+	uint32_t l3, l4, l4len;
+	uint64_t sum;
 	unsigned int ihl, coff;
 
 	memset(&info, 0, sizeof(info));
@@ -489,7 +471,7 @@ sv_tx_csum(uint8_t *f, uint32_t len)
 			return;
 		sv_put16(f + l3 + 10, 0);
 		sv_put16(f + l3 + 10,
-			 sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
+			 (uint16_t)~sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
 	} else if (!(k.outer.present & SV_P_IPV6)) {
 		return;
 	}
@@ -515,7 +497,7 @@ sv_tx_csum(uint8_t *f, uint32_t len)
 	sum += k.outer.ip_proto;
 	sum += l4len;
 	sum = sv_csum_add(sum, f + l4, l4len);
-	sum = sv_csum_fold(sum);
+	sum = (uint16_t)~sv_csum_fold(sum);
 	if (sum == 0 && coff == 6)
 		sum = 0xffff; /* UDP: 0 means "no checksum" */
 	sv_put16(f + l4 + coff, (uint16_t)sum);
