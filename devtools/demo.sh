@@ -36,7 +36,7 @@ if [ "$(id -u)" -ne 0 ]; then
 		echo "demo: needs root (network namespace, veth pair) or sudo" >&2
 		exit 1
 	}
-	SUDO="sudo PATH=$PATH:/usr/sbin:/sbin"
+	SUDO="sudo env PATH=$PATH:/usr/sbin:/sbin"
 fi
 
 # -B: no root-owned __pycache__ in the source tree.

@@ -66,6 +66,7 @@ int softverbs_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6]);
 struct sv_port_stats {
 	uint64_t rx_frames;    /* frames taken from the wire */
 	uint64_t rx_no_buffer; /* steered to a WQ with no posted buffer */
+	uint64_t rx_not_ready; /* steered to a WQ not ready (discarded) */
 	uint64_t rx_unsteered; /* matched no rule */
 	uint64_t rx_dropped;   /* dropped by a DROP rule */
 	uint64_t tx_frames;    /* frames put on the wire */

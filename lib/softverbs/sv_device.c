@@ -141,6 +141,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	pthread_rwlock_init(&dev->port.rules_lock, NULL);
 	atomic_init(&dev->port.rx_frames, 0);
 	atomic_init(&dev->port.rx_no_buffer, 0);
+	atomic_init(&dev->port.rx_not_ready, 0);
 	atomic_init(&dev->port.rx_unsteered, 0);
 	atomic_init(&dev->port.rx_dropped, 0);
 	atomic_init(&dev->port.tx_frames, 0);
@@ -423,6 +424,7 @@ softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
 	/* Frames the kernel lost before the pump could read them missed a
 	 * buffer too. */
 	st->rx_no_buffer = atomic_load(&p->rx_no_buffer) + ws.rx_kernel_drops;
+	st->rx_not_ready = atomic_load(&p->rx_not_ready);
 	st->rx_unsteered = atomic_load(&p->rx_unsteered);
 	st->rx_dropped = atomic_load(&p->rx_dropped);
 	st->tx_frames = atomic_load(&p->tx_frames);

@@ -98,6 +98,7 @@ struct sv_port {
 	void *tx_table; /* egress rules, sv_steer.c */
 	atomic_uint_fast64_t rx_frames;
 	atomic_uint_fast64_t rx_no_buffer;
+	atomic_uint_fast64_t rx_not_ready;
 	atomic_uint_fast64_t rx_unsteered;
 	atomic_uint_fast64_t rx_dropped;
 	atomic_uint_fast64_t tx_frames;
@@ -203,8 +204,10 @@ struct sv_wq {
 
 /*
  * Deliver one frame into the next posted buffer of wq and complete it on
- * the WQ's CQ. Returns 0, or ENOBUFS when nothing is posted or the WQ is
- * not in IBV_WQS_RDY (the caller counts rx_no_buffer). An SGE outside
+ * the WQ's CQ. Returns 0, ENOBUFS when nothing is posted (the caller
+ * counts rx_no_buffer) or EAGAIN when the WQ is not in IBV_WQS_RDY (a
+ * queue that was never made ready discards, as an RQ in RESET does; the
+ * caller counts rx_not_ready). An SGE outside
  * memory registered with local write access in the WQ's PD completes with
  * IBV_WC_LOC_PROT_ERR, a frame longer than the buffers with
  * IBV_WC_LOC_LEN_ERR.

@@ -666,10 +666,19 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 		return;
 	hash = sv_rx_hash(qp->hash_key, qp->hash_fields, &f->kw.key);
 	idx = hash & ((UINT32_C(1) << ind->log_size) - 1);
-	if (sv_wq_deliver(ind->wqs[idx], f->data, f->len, act, f->wc_flags) ==
-	    ENOBUFS)
+	switch (sv_wq_deliver(ind->wqs[idx], f->data, f->len, act,
+			      f->wc_flags)) {
+	case ENOBUFS:
 		atomic_fetch_add_explicit(&f->port->rx_no_buffer, 1,
 					  memory_order_relaxed);
+		break;
+	case EAGAIN:
+		atomic_fetch_add_explicit(&f->port->rx_not_ready, 1,
+					  memory_order_relaxed);
+		break;
+	default:
+		break;
+	}
 }
 
 /* Copies to every sniffer, once per destination QP. */

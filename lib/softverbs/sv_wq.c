@@ -132,7 +132,11 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 	struct sv_cqe cqe;
 
 	pthread_spin_lock(&wq->lock);
-	if (wq->wq.state != IBV_WQS_RDY || wq->head == wq->tail) {
+	if (wq->wq.state != IBV_WQS_RDY) {
+		pthread_spin_unlock(&wq->lock);
+		return EAGAIN;
+	}
+	if (wq->head == wq->tail) {
 		pthread_spin_unlock(&wq->lock);
 		return ENOBUFS;
 	}

@@ -82,7 +82,8 @@ DV_ONLY = [
      "flow_engine=dv: an mlx5dv matcher takes one ingress rule with QUEUE, "
      "RSS over one hash type, or DROP", ENOTSUP),
     ("ingress pattern eth / ipv4 / esp / end actions queue index 1 / end",
-     13, "specific pattern item", re.compile(r"item type \d+ not supported"),
+     13, "specific pattern item", re.compile(r"item type \d+ \(ESP\) not supported by the mlx5dv "
+                r"matcher path"),
      ENOTSUP),
 ]
 

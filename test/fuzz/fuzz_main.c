@@ -10,8 +10,9 @@
  *   2. run a fixed-seed sequence of pseudo-random inputs, most of them
  *      mutations of the corpus, bounded in count and in time.
  * A failed invariant fails the case and prints the input in hex; the
- * random case also writes it to <program>-failure.bin in the current
- * directory, ready to be replayed or handed to the libFuzzer build.
+ * random case also writes it to $TMPDIR (default /tmp) as
+ * <program>-failure.bin, ready to be replayed or handed to the libFuzzer
+ * build.
  */
 
 #include <dirent.h>
@@ -321,11 +322,14 @@ test_random(void)
 				buf[i] = (uint8_t)fz_rand(&seed);
 		}
 		if (!fz_run_one(buf, len)) {
+			const char *dir = getenv("TMPDIR");
 			char out[256];
 			FILE *fp;
 
 			fz_dump_hex(buf, len);
-			snprintf(out, sizeof(out), "%s-failure.bin", fz_prog);
+			snprintf(out, sizeof(out), "%s/%s-failure.bin",
+				 dir != NULL && dir[0] != '\0' ? dir : "/tmp",
+				 fz_prog);
 			fp = fopen(out, "wb");
 			if (fp != NULL) {
 				fwrite(buf, 1, len, fp);

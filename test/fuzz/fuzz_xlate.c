@@ -430,9 +430,8 @@ fz_devnull(void)
 
 /* Walk a rule's specs; returns false (and reports) when malformed. */
 static bool
-fz_check_rule_layout(const struct fz_flow *f, unsigned int r,
-		     const struct vsteer_verbs_rule *rule, uint16_t limit,
-		     bool counts)
+fz_check_rule_layout(unsigned int r, const struct vsteer_verbs_rule *rule,
+		     uint16_t limit, bool counts)
 {
 	size_t off = sizeof(struct ibv_flow_attr), count_at = 0;
 	unsigned int i, ncount = 0;
@@ -470,7 +469,6 @@ fz_check_rule_layout(const struct fz_flow *f, unsigned int r,
 	FZ_CHECK(ncount == (counts ? 1u : 0u) && rule->count_off == count_at,
 		 "rule %u: %u COUNT specs (at %zu), count_off %u, plan counts %d",
 		 r, ncount, count_at, rule->count_off, counts);
-	(void)f;
 	return off == rule->size && ncount == (counts ? 1u : 0u) &&
 	       rule->count_off == count_at;
 }
@@ -648,7 +646,7 @@ fz_check_plan(const struct fz_flow *f, const struct vsteer_flow_plan *plan)
 		uint32_t prio = plan->rte_priority * VSTEER_SUBPRIO_N +
 				(uint32_t)rule->subprio;
 
-		if (!fz_check_rule_layout(f, r, rule, limit, counts))
+		if (!fz_check_rule_layout(r, rule, limit, counts))
 			continue;
 		FZ_CHECK(rule->attr.type == IBV_FLOW_ATTR_NORMAL &&
 			 rule->attr.comp_mask == 0 &&
@@ -745,12 +743,29 @@ fz_known_ipv6_low32(const struct vsteer_dv_match *m)
 	return false;
 }
 
+/*
+ * Known issue (doc/fuzzing.md): an ETH item with type 0x88a8 (full mask)
+ * becomes svlan_tag, which softverbs does not model (EOPNOTSUPP).
+ */
+static bool
+fz_known_svlan(const struct vsteer_dv_match *m)
+{
+	const uint8_t *mk = (const uint8_t *)m->mask.buf;
+
+	return !fz_strict() &&
+	       (vsteer_prm_get(mk + VSTEER_PRM_OUTER / 8,
+			       VSTEER_PRM_L24_SVLAN_TAG_OFF,
+			       VSTEER_PRM_L24_SVLAN_TAG_LEN) != 0 ||
+		vsteer_prm_get(mk + VSTEER_PRM_INNER / 8,
+			       VSTEER_PRM_L24_SVLAN_TAG_OFF,
+			       VSTEER_PRM_L24_SVLAN_TAG_LEN) != 0);
+}
+
 static void
 fz_check_dv_keys(const struct vsteer_dv_match *m)
 {
 	static const int profiles[] = { SV_PROFILE_GENERIC, SV_PROFILE_MLX5 };
 	const uint8_t *mk = (const uint8_t *)m->mask.buf;
-	const uint8_t *vl = (const uint8_t *)m->value.buf;
 	unsigned int p, s;
 	size_t i;
 
@@ -777,6 +792,8 @@ fz_check_dv_keys(const struct vsteer_dv_match *m)
 				    m->mask.size, &km);
 		rv = sv_fte_compile(&caps, m->criteria, m->value.buf,
 				    m->value.size, &kv);
+		if ((rm == EOPNOTSUPP || rv == EOPNOTSUPP) && fz_known_svlan(m))
+			continue;
 		FZ_CHECK(rm == 0 && rv == 0,
 			 "dv: %s profile refuses mask (%d) or value (%d), criteria 0x%02x",
 			 p == 0 ? "generic" : "mlx5", rm, rv, m->criteria);
@@ -796,7 +813,6 @@ fz_check_dv_keys(const struct vsteer_dv_match *m)
 		if (i != sizeof(km))
 			vsteer_flow_dv_dump(stderr, m);
 	}
-	(void)vl;
 }
 
 static void

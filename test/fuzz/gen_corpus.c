@@ -541,10 +541,11 @@ static const struct rte_flow_action_rss rss_esp = {
 	.queue_num = 3,
 	.queue = rss_queues,
 };
+static const uint8_t rss_key52[52] = { 0x6d, 0x5a, 0x6d, 0x5a };
 static const struct rte_flow_action_rss rss_bad_key = {
 	.types = RTE_ETH_RSS_IP,
-	.key_len = 52,
-	.key = rss_key40,
+	.key_len = sizeof(rss_key52),
+	.key = rss_key52,
 	.queue_num = 1,
 	.queue = rss_queues,
 };
@@ -566,6 +567,31 @@ static const struct rte_flow_item_ipv4 ipv4_proto6 = {
 };
 static const struct rte_flow_item_ipv4 ipv4_proto_partial = {
 	.hdr = { .next_proto_id = 0xdf },
+};
+
+static const struct rte_flow_item_eth eth_type_qinq = {
+	.type = RTE_BE16(0x88a8),
+};
+static const struct rte_flow_item_eth eth_type_vlan = {
+	.type = RTE_BE16(0x8100),
+};
+static const struct rte_flow_item_ipv4 ipv4_frag_any = {
+	.hdr = { .fragment_offset = RTE_BE16(1) },
+};
+static const struct rte_flow_item_ipv4 ipv4_frag_last = {
+	.hdr = { .fragment_offset = RTE_BE16(0x3fff) },
+};
+static const struct rte_flow_item_ipv4 ipv4_frag_none = {
+	.hdr = { .fragment_offset = RTE_BE16(0) },
+};
+static const struct rte_flow_item_ipv4 ipv4_frag_mask = {
+	.hdr = { .fragment_offset = RTE_BE16(0x3fff) },
+};
+static const struct rte_flow_item_gre gre_k_clear = {
+	.c_rsvd0_ver = RTE_BE16(0),
+};
+static const struct rte_flow_item_gre gre_k_mask = {
+	.c_rsvd0_ver = RTE_BE16(0x2000),
 };
 
 #define I(t, ...) { .type = RTE_FLOW_ITEM_TYPE_##t, __VA_ARGS__ }
@@ -639,6 +665,26 @@ static const struct seed_flow seed_flows[] = {
 	  { I(ETH) }, { A(MARK, &mark7), A(QUEUE, &queue3) } },
 	{ "bad_egress_queue", ALL_OK, 8, 0, { .egress = 1 },
 	  { I(ETH) }, { A(QUEUE, &queue3) } },
+	/* DV-only matches: tag presence from the ETH type, fragments, GRE
+	 * flag bits. */
+	{ "eth_type_vlan_tpid", ALL_OK, 8, 0, INGRESS,
+	  { I(ETH, .spec = &eth_type_vlan, .mask = &eth_type_mask), I(IPV4) },
+	  { A(QUEUE, &queue3) } },
+	{ "known_dv_eth_type_qinq", ALL_OK, 8, 0, INGRESS,
+	  { I(ETH, .spec = &eth_type_qinq, .mask = &eth_type_mask) },
+	  { A(QUEUE, &queue3) } },
+	{ "ipv4_any_fragment", ALL_OK, 8, 0, INGRESS,
+	  { I(ETH), I(IPV4, .spec = &ipv4_frag_any, .last = &ipv4_frag_last,
+		      .mask = &ipv4_frag_mask) },
+	  { A(DROP, NULL) } },
+	{ "ipv4_not_fragment", ALL_OK, 8, 0, INGRESS,
+	  { I(ETH), I(IPV4, .spec = &ipv4_frag_none, .mask = &ipv4_frag_mask),
+	    I(UDP) },
+	  { A(QUEUE, &queue3) } },
+	{ "gre_k_clear_then_key", ALL_OK, 8, 0, INGRESS,
+	  { I(ETH), I(IPV4), I(GRE, .spec = &gre_k_clear, .mask = &gre_k_mask),
+	    I(GRE_KEY, .spec = &gre_key) },
+	  { A(QUEUE, &queue3) } },
 	/*
 	 * Known issues (doc/fuzzing.md): these pass unless the harness
 	 * runs with VT_FUZZ_STRICT=1.

@@ -190,6 +190,7 @@ struct vsteer_port_counters {
 	uint64_t rx_no_buffer;
 	uint64_t rx_unsteered;
 	uint64_t rx_dropped;
+	uint64_t rx_sink; /* copies PASSTHRU rules took: discarded */
 	uint64_t tx_frames;
 	uint64_t tx_errors;
 };

@@ -504,6 +504,7 @@ vsteer_port_counters_delta(struct vsteer_priv *priv,
 	d->rx_no_buffer = c.rx_no_buffer - b->rx_no_buffer;
 	d->rx_unsteered = c.rx_unsteered - b->rx_unsteered;
 	d->rx_dropped = c.rx_dropped - b->rx_dropped;
+	d->rx_sink = c.rx_sink - b->rx_sink;
 	d->tx_frames = c.tx_frames - b->tx_frames;
 	d->tx_errors = c.tx_errors - b->tx_errors;
 }
@@ -587,6 +588,8 @@ static const struct {
 	  offsetof(struct vsteer_port_counters, rx_unsteered) },
 	{ "rx_rule_drop_packets",
 	  offsetof(struct vsteer_port_counters, rx_dropped) },
+	{ "rx_passthru_copy_packets",
+	  offsetof(struct vsteer_port_counters, rx_sink) },
 	{ "rx_wire_packets", offsetof(struct vsteer_port_counters, rx_frames) },
 	{ "tx_wire_packets", offsetof(struct vsteer_port_counters, tx_frames) },
 	{ "tx_wire_errors", offsetof(struct vsteer_port_counters, tx_errors) },

@@ -1006,10 +1006,12 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
 		memset(&rule, 0, sizeof(rule));
 		memcpy(rule.buf, df->attr, df->size);
 		rule.size = df->size;
-		fprintf(file,
-			"default flow (driver-owned), hash fields 0x%" PRIx64
-			"\n",
-			df->rss != NULL ? df->rss->hash_fields : 0);
+		rule.hash_fields = df->rss != NULL ? df->rss->hash_fields : 0;
+		/* Verbs priority = 3 * level + sub-priority (see
+		 * vsteer_flow_verbs_prio()). */
+		rule.subprio = (enum vsteer_subprio)(rule.attr.priority %
+						     VSTEER_SUBPRIO_N);
+		fprintf(file, "default flow (driver-owned)\n");
 		vsteer_flow_verbs_dump(file, &rule);
 	}
 	return 0;

@@ -950,10 +950,21 @@ vsteer_flow_dv_translate(const struct rte_flow_item pattern[],
 		if (item->type == RTE_FLOW_ITEM_TYPE_VOID)
 			continue;
 		d = dv_item_find(item->type);
-		if (d == NULL)
-			return dv_error(&c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM,
-					item, "item type %d not supported",
-					(int)item->type);
+		if (d == NULL) {
+			const char *name = NULL;
+
+			/* rte_flow knows every item's name. */
+			if (rte_flow_conv(RTE_FLOW_CONV_OP_ITEM_NAME_PTR, &name,
+					  sizeof(name),
+					  (void *)(uintptr_t)item->type,
+					  NULL) <= 0)
+				name = NULL;
+			return dv_error(
+				&c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
+				"item type %d (%s) not supported by the mlx5dv matcher path",
+				(int)item->type,
+				name != NULL ? name : "unknown");
+		}
 		if (item->spec == NULL && (item->mask || item->last))
 			return dv_error(
 				&c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,

@@ -103,6 +103,8 @@ vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
 	c->rx_frames = st.rx_frames;
 	c->rx_no_buffer = st.rx_no_buffer;
 	c->rx_unsteered = st.rx_unsteered;
+	/* Only the flow ops' sink WQ is never made ready. */
+	c->rx_sink = st.rx_not_ready;
 	c->rx_dropped = st.rx_dropped;
 	c->tx_frames = st.tx_frames;
 	c->tx_errors = st.tx_errors;
