@@ -49,14 +49,14 @@
 #include <rte_udp.h>
 
 #define BURST 32u
-#define ROUND 512u            /* frames in flight per tx/rx round */
+#define ROUND 512u /* frames in flight per tx/rx round */
 #define NB_RXD 1024
 #define NB_TXD 1024
 #define MAX_LIST 16
 #define MAX_RULES 100000
-#define MAX_MASKS 32          /* IPv4 src prefix lengths 0..31 */
+#define MAX_MASKS 32 /* IPv4 src prefix lengths 0..31 */
 #define MAX_REPEATS 15
-#define IDLE_POLLS 64         /* empty rx polls before a round gives up */
+#define IDLE_POLLS 64 /* empty rx polls before a round gives up */
 #define SRC_IP RTE_IPV4(192, 0, 2, 1)
 #define DST_BASE RTE_IPV4(10, 0, 0, 0)
 
@@ -72,8 +72,8 @@ struct bench_opts {
 	unsigned int nmasks;
 	unsigned int flows[MAX_LIST];
 	unsigned int nflows;
-	unsigned int flow_masks;      /* "many masks" of the flows section */
-	unsigned int hot;             /* classify: frames hit this many rules */
+	unsigned int flow_masks; /* "many masks" of the flows section */
+	unsigned int hot;	 /* classify: frames hit this many rules */
 	bool do_flows, do_classify, do_datapath;
 };
 
@@ -96,7 +96,7 @@ static uint16_t rx_port, tx_port;
 static struct rte_mempool *rx_pool, *tpl_pool;
 static struct rte_ether_addr rx_mac, tx_mac;
 static struct rte_flow **flows;
-static struct rte_mbuf **tpl;           /* template frames */
+static struct rte_mbuf **tpl; /* template frames */
 static unsigned int ntpl;
 static double tsc_mhz;
 
@@ -136,8 +136,8 @@ parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v)
 }
 
 static int
-parse_list(const char *s, unsigned int lo, unsigned int hi,
-	   unsigned int *out, unsigned int *n)
+parse_list(const char *s, unsigned int lo, unsigned int hi, unsigned int *out,
+	   unsigned int *n)
 {
 	char buf[256], *tok, *save = NULL;
 
@@ -272,8 +272,8 @@ port_setup(uint16_t port, uint16_t nrxq)
 		return ret;
 	if (nrxq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf =
-			RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
+		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP &
+						   info.flow_type_rss_offloads;
 	}
 	ret = rte_eth_dev_configure(port, nrxq, 1, &conf);
 	if (ret != 0)
@@ -336,8 +336,8 @@ make_frame(uint32_t dst, unsigned int size)
 	udp = (struct rte_udp_hdr *)(ip + 1);
 	udp->src_port = rte_cpu_to_be_16(1234);
 	udp->dst_port = rte_cpu_to_be_16(5678);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(size - sizeof(*eth) -
-						     sizeof(*ip)));
+	udp->dgram_len =
+		rte_cpu_to_be_16((uint16_t)(size - sizeof(*eth) - sizeof(*ip)));
 	return m;
 }
 
@@ -384,10 +384,12 @@ rule_create(uint16_t port, unsigned int i, unsigned int nmasks,
 	struct rte_flow_attr attr = { .ingress = 1 };
 	struct rte_flow_item_ipv4 spec, mask;
 	struct rte_flow_action_queue queue = {
-		.index = (uint16_t)(i % opt.nqueues) };
+		.index = (uint16_t)(i % opt.nqueues)
+	};
 	struct rte_flow_item pattern[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &spec,
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &spec,
 		  .mask = &mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
@@ -499,9 +501,9 @@ traffic_run(unsigned int dur_ms, struct traffic *t)
 		}
 		t0 = rte_rdtsc();
 		while (n < sent && idle < IDLE_POLLS) {
-			uint16_t k = rte_eth_rx_burst(rx_port, (uint16_t)q,
-						      got + n,
-						      RTE_MIN(BURST, ROUND - n));
+			uint16_t k =
+				rte_eth_rx_burst(rx_port, (uint16_t)q, got + n,
+						 RTE_MIN(BURST, ROUND - n));
 
 			n += k;
 			idle = k ? 0 : idle + 1;
@@ -525,13 +527,14 @@ drain(void)
 	for (round = 0; round < IDLE_POLLS; round++)
 		for (q = 0; q < opt.nqueues; q++)
 			rte_pktmbuf_free_bulk(m, rte_eth_rx_burst(rx_port,
-				(uint16_t)q, m, BURST));
+								  (uint16_t)q,
+								  m, BURST));
 }
 
 struct rx_result {
-	double rx_cpp, tx_cpp;     /* cycles per packet, best window */
-	double rx_med, tx_med;     /* cycles per packet, median window */
-	uint64_t lost;             /* over all repeats */
+	double rx_cpp, tx_cpp; /* cycles per packet, best window */
+	double rx_med, tx_med; /* cycles per packet, median window */
+	uint64_t lost;	       /* over all repeats */
 };
 
 static void
@@ -580,7 +583,8 @@ section_flows(void)
 	       "destroy/s", "create us");
 	/* The first pass also pays for first-touch page faults of the
 	 * driver's and the device's memory: shown apart, not in the medians. */
-	if (rules_install(maxn, 1, &c_cyc) != 0 || rules_remove(maxn, &d_cyc) != 0)
+	if (rules_install(maxn, 1, &c_cyc) != 0 ||
+	    rules_remove(maxn, &d_cyc) != 0)
 		return -1;
 	printf("%8u %6u %14.0f %14.0f %14.2f  (first pass, cold memory)\n",
 	       maxn, 1u, maxn * tsc_mhz * 1e6 / (double)c_cyc,
@@ -623,7 +627,8 @@ baseline(struct rx_result *r)
 	if (rules_remove(1, NULL) != 0)
 		return -1;
 	if (r->rx_cpp <= 0) {
-		fprintf(stderr, "vsteer-bench: no frame came through with 1 rule\n");
+		fprintf(stderr,
+			"vsteer-bench: no frame came through with 1 rule\n");
 		return -1;
 	}
 	return 0;
@@ -641,7 +646,8 @@ section_classify(void)
 	double b;
 
 	printf("\n== classify: Rx through the softverbs rule table, %u-byte "
-	       "frames, each matching one installed rule ==\n", opt.size);
+	       "frames, each matching one installed rule ==\n",
+	       opt.size);
 	if (opt.hot)
 		printf("(frames go to the first %u rules only)\n", opt.hot);
 	if (baseline(&base) != 0)
@@ -657,7 +663,8 @@ section_classify(void)
 				continue;
 			if (make_templates(opt.hot ? RTE_MIN(n, opt.hot) : n,
 					   opt.size) != 0) {
-				fprintf(stderr, "vsteer-bench: no memory for %u frames\n",
+				fprintf(stderr,
+					"vsteer-bench: no memory for %u frames\n",
 					n);
 				return -1;
 			}
@@ -676,8 +683,8 @@ section_classify(void)
 	if (baseline(&last) != 0)
 		return -1;
 	b = RTE_MIN(base.rx_cpp, last.rx_cpp);
-	printf("%8s %6s %10s %10s %10s %12s %8s\n", "rules", "masks",
-	       "rx Mpps", "cyc/pkt", "median", "vs 1 rule", "lost");
+	printf("%8s %6s %10s %10s %10s %12s %8s\n", "rules", "masks", "rx Mpps",
+	       "cyc/pkt", "median", "vs 1 rule", "lost");
 	for (i = 0; i < nrow; i++) {
 		const struct rx_result *r = &row[i].res;
 		char mstr[16] = "-";
@@ -692,7 +699,8 @@ section_classify(void)
 	       "window, median alongside; vs 1 rule: Rx rate relative to 1 rule "
 	       "of 1 mask, %.0f cyc/pkt, the better of the runs at the start "
 	       "(%.0f) and at the end (%.0f); lost: frames sent but not "
-	       "received)\n", b, base.rx_cpp, last.rx_cpp);
+	       "received)\n",
+	       b, base.rx_cpp, last.rx_cpp);
 	free_templates();
 	return 0;
 }
@@ -714,7 +722,8 @@ section_datapath(void)
 			return -1;
 		traffic_measure(&res);
 		printf("%8u %10.3f %10.0f %10.0f %10.3f %10.0f %10.0f %8" PRIu64
-		       "\n", sizes[i], mpps(res.rx_cpp), res.rx_cpp, res.rx_med,
+		       "\n",
+		       sizes[i], mpps(res.rx_cpp), res.rx_cpp, res.rx_med,
 		       mpps(res.tx_cpp), res.tx_cpp, res.tx_med, res.lost);
 		fflush(stdout);
 	}
@@ -770,33 +779,35 @@ main(int argc, char **argv)
 			 "net_vsteer%d,dev=mem:vsteer-bench-%d,flow_engine=%s",
 			 i, (int)getpid(), opt.engine);
 	eal_argv[eal_argc++] = argv[0];
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"-l";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"0";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"--no-huge";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"-m";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"512";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"--no-pci";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"--no-shconf";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"--log-level=lib.eal:warning";
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"--vdev";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "-l";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "0";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "--no-huge";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "-m";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "512";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "--no-pci";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "--no-shconf";
+	eal_argv[eal_argc++] =
+		(char *)(uintptr_t) "--log-level=lib.eal:warning";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "--vdev";
 	eal_argv[eal_argc++] = link_arg[0];
-	eal_argv[eal_argc++] = (char *)(uintptr_t)"--vdev";
+	eal_argv[eal_argc++] = (char *)(uintptr_t) "--vdev";
 	eal_argv[eal_argc++] = link_arg[1];
-	for (i = own_argc + 1; i < argc && eal_argc < (int)RTE_DIM(eal_argv) - 1;
-	     i++)
+	for (i = own_argc + 1;
+	     i < argc && eal_argc < (int)RTE_DIM(eal_argv) - 1; i++)
 		eal_argv[eal_argc++] = argv[i];
 	eal_argv[eal_argc] = NULL;
 
 	ret = rte_eal_init(eal_argc, eal_argv);
 	if (ret < 0) {
-		fprintf(stderr, "vsteer-bench: EAL: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "vsteer-bench: EAL: %s\n",
+			rte_strerror(rte_errno));
 		return 1;
 	}
 	tsc_mhz = rte_get_tsc_hz() / 1e6;
 
 	/* The two ports of the link, in probe order: 0 receives, 1 sends. */
 	i = 0;
-	RTE_ETH_FOREACH_DEV(port) {
+	RTE_ETH_FOREACH_DEV (port) {
 		char name[RTE_ETH_NAME_MAX_LEN];
 
 		if (rte_eth_dev_get_name_by_port(port, name) != 0 ||
@@ -809,7 +820,8 @@ main(int argc, char **argv)
 		i++;
 	}
 	if (i < 2) {
-		fprintf(stderr, "vsteer-bench: the two net_vsteer ports did not probe\n");
+		fprintf(stderr,
+			"vsteer-bench: the two net_vsteer ports did not probe\n");
 		ret = 1;
 		goto out;
 	}
@@ -820,14 +832,16 @@ main(int argc, char **argv)
 		maxn = RTE_MAX(maxn, opt.flows[i]);
 	flows = calloc(maxn, sizeof(*flows));
 	tpl = calloc(maxn, sizeof(*tpl));
-	rx_pool = rte_pktmbuf_pool_create("bench_rx",
-					  opt.nqueues * NB_RXD + 2 * ROUND + 1024,
-					  256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					  rte_socket_id());
+	rx_pool =
+		rte_pktmbuf_pool_create("bench_rx",
+					opt.nqueues * NB_RXD + 2 * ROUND + 1024,
+					256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					rte_socket_id());
 	tpl_pool = rte_pktmbuf_pool_create("bench_tpl", maxn + 1024, 0, 0,
 					   RTE_MBUF_DEFAULT_BUF_SIZE,
 					   rte_socket_id());
-	if (flows == NULL || tpl == NULL || rx_pool == NULL || tpl_pool == NULL) {
+	if (flows == NULL || tpl == NULL || rx_pool == NULL ||
+	    tpl_pool == NULL) {
 		fprintf(stderr, "vsteer-bench: out of memory\n");
 		ret = 1;
 		goto out;
@@ -836,7 +850,8 @@ main(int argc, char **argv)
 	if (ret == 0)
 		ret = port_setup(tx_port, 1);
 	if (ret != 0) {
-		fprintf(stderr, "vsteer-bench: port setup: %s\n", strerror(-ret));
+		fprintf(stderr, "vsteer-bench: port setup: %s\n",
+			strerror(-ret));
 		ret = 1;
 		goto out;
 	}
@@ -859,7 +874,7 @@ main(int argc, char **argv)
 	ret = ret == 0 ? 0 : 1;
 out:
 	free_templates();
-	RTE_ETH_FOREACH_DEV(port) {
+	RTE_ETH_FOREACH_DEV (port) {
 		rte_eth_dev_stop(port);
 		rte_eth_dev_close(port);
 	}

@@ -1679,6 +1679,25 @@ test_err_items(void)
 	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
 		   RTE_FLOW_ERROR_TYPE_ITEM, &p[4], "nested tunnels");
 
+	/* A partial protocol mask under an L4 item: the kernel would
+	 * refuse the rule at create time, so validate does. */
+	{
+		static const struct rte_flow_item_ipv4 proto6 = {
+			.hdr.next_proto_id = IPPROTO_TCP
+		};
+		static const struct rte_flow_item_ipv4 proto_partial = {
+			.hdr.next_proto_id = 0xdf
+		};
+
+		RESET();
+		SET(0, ETH, NULL, NULL);
+		SET(1, IPV4, &proto6, &proto_partial);
+		SET(2, TCP, NULL, NULL);
+		EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
+			   RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p[2],
+			   "partial mask 0xdf on the preceding IPv4 next_proto_id");
+	}
+
 	/* Masks outside the supported mask name the field. */
 	RESET();
 	SET(0, ETH, NULL, NULL);

@@ -24,13 +24,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Report a failed invariant (never returns under libFuzzer). */
-void fz_fail(const char *file, int line, const char *cond, const char *fmt,
-	     ...) __attribute__((format(printf, 4, 5)));
+void fz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-#define FZ_CHECK(cond, ...)                                                   \
-	do {                                                                  \
-		if (!(cond))                                                  \
-			fz_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);     \
+#define FZ_CHECK(cond, ...)                                              \
+	do {                                                             \
+		if (!(cond))                                             \
+			fz_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
 	} while (0)
 
 /*
@@ -103,6 +103,7 @@ fz_u64(struct fz_in *in)
 }
 
 /* One element of a small table, chosen by the next input byte. */
-#define FZ_PICK(in, table) ((table)[fz_u8(in) % (sizeof(table) / sizeof((table)[0]))])
+#define FZ_PICK(in, table) \
+	((table)[fz_u8(in) % (sizeof(table) / sizeof((table)[0]))])
 
 #endif /* VT_FUZZ_H */

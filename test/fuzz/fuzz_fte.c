@@ -49,13 +49,13 @@ fz_check_key(uint8_t crit, const struct sv_key *k)
 	static const struct sv_hdrs zero_hdrs;
 
 	FZ_CHECK(fz_zero(k->pad_, sizeof(k->pad_)) &&
-		 fz_zero(k->outer.pad_, sizeof(k->outer.pad_)) &&
-		 fz_zero(k->inner.pad_, sizeof(k->inner.pad_)),
+			 fz_zero(k->outer.pad_, sizeof(k->outer.pad_)) &&
+			 fz_zero(k->inner.pad_, sizeof(k->inner.pad_)),
 		 "key padding set");
 	FZ_CHECK(k->tunnel == 0 && k->esp_spi == 0 && k->esp_seq == 0,
 		 "fields the PRM buffer has no source for");
 	FZ_CHECK((k->outer.present & ~FZ_PRM_PRESENT) == 0 &&
-		 (k->inner.present & ~FZ_PRM_PRESENT) == 0,
+			 (k->inner.present & ~FZ_PRM_PRESENT) == 0,
 		 "presence bits 0x%x / 0x%x", k->outer.present,
 		 k->inner.present);
 	if (!(crit & FZ_CRIT_BIT(OUTER))) {
@@ -75,8 +75,9 @@ fz_check_key(uint8_t crit, const struct sv_key *k)
 	}
 	if (!(crit & FZ_CRIT_BIT(MISC)))
 		FZ_CHECK(k->gre_c_ks_ver == 0 && k->gre_protocol == 0 &&
-			 k->gre_key == 0 && k->vni == 0 &&
-			 k->outer.flow_label == 0 && k->inner.flow_label == 0,
+				 k->gre_key == 0 && k->vni == 0 &&
+				 k->outer.flow_label == 0 &&
+				 k->inner.flow_label == 0,
 			 "misc fields with misc_parameters disabled");
 	if (!(crit & FZ_CRIT_BIT(MISC2)))
 		FZ_CHECK(k->mpls_label == 0,
@@ -138,13 +139,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	      len < vsteer_prm_match_min_size(crit);
 	FZ_CHECK(rc == 0 || rc == EINVAL || rc == EOPNOTSUPP, "rc %d", rc);
 	FZ_CHECK((rc == EINVAL) == bad,
-		 "rc %d for criteria 0x%02x, %zu bytes (min %u)", rc, crit,
-		 len, vsteer_prm_match_min_size(crit));
+		 "rc %d for criteria 0x%02x, %zu bytes (min %u)", rc, crit, len,
+		 vsteer_prm_match_min_size(crit));
 	if (rc == 0) {
 		fz_check_key(crit, &k1);
 		memset(&k2, 0x5a, sizeof(k2));
 		FZ_CHECK(sv_fte_compile(&caps, crit, buf, len, &k2) == 0 &&
-			 memcmp(&k1, &k2, sizeof(k1)) == 0,
+				 memcmp(&k1, &k2, sizeof(k1)) == 0,
 			 "second compile differs");
 		/* The device ignores disabled sections: scramble them. */
 		for (i = 0; i < VSTEER_PRM_NUM_SECTS; i++) {

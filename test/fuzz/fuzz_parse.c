@@ -43,10 +43,10 @@ fz_check_stack(const struct sv_hdrs *h, const char *which)
 	FZ_CHECK(!((h->present & SV_P_IPV4) && (h->present & SV_P_IPV6)),
 		 "%s stack has IPv4 and IPv6", which);
 	FZ_CHECK(!(h->present & FZ_L4_BITS) ||
-		 (h->present & (SV_P_IPV4 | SV_P_IPV6)),
+			 (h->present & (SV_P_IPV4 | SV_P_IPV6)),
 		 "%s stack has L4 (0x%x) without IP", which, h->present);
 	FZ_CHECK(!(h->present & SV_P_IPFRAG) ||
-		 (h->present & (SV_P_IPV4 | SV_P_IPV6)),
+			 (h->present & (SV_P_IPV4 | SV_P_IPV6)),
 		 "%s stack has a fragment without IP", which);
 	/* A first fragment is not parsed past L3. */
 	FZ_CHECK(!((h->present & SV_P_IPFRAG) && (h->present & FZ_L4_BITS)),
@@ -77,7 +77,7 @@ fz_check_key(const struct sv_key *k, const struct sv_pkt_info *info,
 	switch (k->tunnel) {
 	case SV_TUN_VXLAN:
 		FZ_CHECK((k->outer.present & SV_P_UDP) &&
-			 k->outer.dport == htons(4789),
+				 k->outer.dport == htons(4789),
 			 "VXLAN without UDP 4789");
 		break;
 	case SV_TUN_GRE:
@@ -87,8 +87,8 @@ fz_check_key(const struct sv_key *k, const struct sv_pkt_info *info,
 		FZ_CHECK(k->outer.present & SV_P_MPLS,
 			 "MPLS tunnel, no MPLS bit");
 		FZ_CHECK((k->outer.present & SV_P_GRE) ||
-			 ((k->outer.present & SV_P_UDP) &&
-			  k->outer.dport == htons(6635)),
+				 ((k->outer.present & SV_P_UDP) &&
+				  k->outer.dport == htons(6635)),
 			 "MPLS tunnel over neither GRE nor UDP 6635");
 		break;
 	default:
@@ -97,7 +97,8 @@ fz_check_key(const struct sv_key *k, const struct sv_pkt_info *info,
 	}
 	if (!(k->outer.present & SV_P_GRE))
 		FZ_CHECK(k->gre_key == 0 && k->gre_protocol == 0 &&
-			 k->gre_c_ks_ver == 0, "GRE fields without GRE");
+				 k->gre_c_ks_ver == 0,
+			 "GRE fields without GRE");
 	/* Offsets: inside the frame, L3 before L4. */
 	FZ_CHECK(info->l3_off < len || info->l3_off == 0, "l3_off %u of %u",
 		 info->l3_off, len);
@@ -116,12 +117,12 @@ fz_check_key(const struct sv_key *k, const struct sv_pkt_info *info,
 			 info->l3_off);
 	if (info->inner_l4_off != 0)
 		FZ_CHECK(info->inner_l4_off > info->inner_l3_off,
-			 "inner_l4_off %u, inner_l3_off %u",
-			 info->inner_l4_off, info->inner_l3_off);
+			 "inner_l4_off %u, inner_l3_off %u", info->inner_l4_off,
+			 info->inner_l3_off);
 	FZ_CHECK(!info->l3_csum_ok || (k->outer.present & SV_P_IPV4),
 		 "L3 checksum ok without outer IPv4");
 	FZ_CHECK(!info->l4_csum_ok ||
-		 (k->outer.present & (SV_P_TCP | SV_P_UDP)),
+			 (k->outer.present & (SV_P_TCP | SV_P_UDP)),
 		 "L4 checksum ok without outer TCP/UDP");
 }
 
@@ -141,7 +142,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sv_parse(data, len, &k1, &i1);
 	sv_parse(data, len, &k2, &i2);
 	FZ_CHECK(memcmp(&k1, &k2, sizeof(k1)) == 0, "key differs between runs");
-	FZ_CHECK(memcmp(&i1, &i2, sizeof(i1)) == 0, "info differs between runs");
+	FZ_CHECK(memcmp(&i1, &i2, sizeof(i1)) == 0,
+		 "info differs between runs");
 	/* info is optional. */
 	sv_parse(data, len, &k2, NULL);
 	FZ_CHECK(memcmp(&k1, &k2, sizeof(k1)) == 0, "key differs without info");
@@ -158,7 +160,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 len, kp.inner.present, k1.inner.present);
 	/* MPLS over GRE is a GRE tunnel until the label is read. */
 	FZ_CHECK(kp.tunnel == SV_TUN_NONE || kp.tunnel == k1.tunnel ||
-		 (kp.tunnel == SV_TUN_GRE && k1.tunnel == SV_TUN_MPLS),
+			 (kp.tunnel == SV_TUN_GRE && k1.tunnel == SV_TUN_MPLS),
 		 "prefix tunnel %u, frame tunnel %u", kp.tunnel, k1.tunnel);
 	if (k1.outer.present & (SV_P_TCP | SV_P_UDP))
 		fz_accepted++;

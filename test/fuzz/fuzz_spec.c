@@ -47,8 +47,7 @@ struct fz_spec_ref {
  * false when the compiler would read past it.
  */
 static unsigned int
-fz_walk(const uint8_t *buf, size_t len, struct fz_spec_ref *refs,
-	bool *fits)
+fz_walk(const uint8_t *buf, size_t len, struct fz_spec_ref *refs, bool *fits)
 {
 	struct ibv_flow_attr attr;
 	size_t off = sizeof(attr);
@@ -99,18 +98,25 @@ static uint16_t
 fz_spec_min(uint32_t base)
 {
 	switch (base) {
-	case IBV_FLOW_SPEC_ETH: return sizeof(struct ibv_flow_spec_eth);
-	case IBV_FLOW_SPEC_IPV4: return sizeof(struct ibv_flow_spec_ipv4);
+	case IBV_FLOW_SPEC_ETH:
+		return sizeof(struct ibv_flow_spec_eth);
+	case IBV_FLOW_SPEC_IPV4:
+		return sizeof(struct ibv_flow_spec_ipv4);
 	case IBV_FLOW_SPEC_IPV4_EXT:
 		return sizeof(struct ibv_flow_spec_ipv4_ext);
-	case IBV_FLOW_SPEC_IPV6: return sizeof(struct ibv_flow_spec_ipv6);
+	case IBV_FLOW_SPEC_IPV6:
+		return sizeof(struct ibv_flow_spec_ipv6);
 	case IBV_FLOW_SPEC_TCP:
-	case IBV_FLOW_SPEC_UDP: return sizeof(struct ibv_flow_spec_tcp_udp);
-	case IBV_FLOW_SPEC_ESP: return sizeof(struct ibv_flow_spec_esp);
+	case IBV_FLOW_SPEC_UDP:
+		return sizeof(struct ibv_flow_spec_tcp_udp);
+	case IBV_FLOW_SPEC_ESP:
+		return sizeof(struct ibv_flow_spec_esp);
 	case IBV_FLOW_SPEC_VXLAN_TUNNEL:
 		return sizeof(struct ibv_flow_spec_tunnel);
-	case IBV_FLOW_SPEC_GRE: return sizeof(struct ibv_flow_spec_gre);
-	case IBV_FLOW_SPEC_MPLS: return sizeof(struct ibv_flow_spec_mpls);
+	case IBV_FLOW_SPEC_GRE:
+		return sizeof(struct ibv_flow_spec_gre);
+	case IBV_FLOW_SPEC_MPLS:
+		return sizeof(struct ibv_flow_spec_mpls);
 	case IBV_FLOW_SPEC_ACTION_TAG:
 		return sizeof(struct ibv_flow_spec_action_tag);
 	case IBV_FLOW_SPEC_ACTION_DROP:
@@ -119,7 +125,8 @@ fz_spec_min(uint32_t base)
 		return sizeof(struct ibv_flow_spec_action_handle);
 	case IBV_FLOW_SPEC_ACTION_COUNT:
 		return sizeof(struct ibv_flow_spec_counter_action);
-	default: return 0;
+	default:
+		return 0;
 	}
 }
 
@@ -128,16 +135,25 @@ static uint32_t
 fz_spec_bit(uint32_t base)
 {
 	switch (base) {
-	case IBV_FLOW_SPEC_ETH: return SV_P_ETH;
+	case IBV_FLOW_SPEC_ETH:
+		return SV_P_ETH;
 	case IBV_FLOW_SPEC_IPV4:
-	case IBV_FLOW_SPEC_IPV4_EXT: return SV_P_IPV4;
-	case IBV_FLOW_SPEC_IPV6: return SV_P_IPV6;
-	case IBV_FLOW_SPEC_TCP: return SV_P_TCP;
-	case IBV_FLOW_SPEC_UDP: return SV_P_UDP;
-	case IBV_FLOW_SPEC_ESP: return SV_P_ESP;
-	case IBV_FLOW_SPEC_GRE: return SV_P_GRE;
-	case IBV_FLOW_SPEC_MPLS: return SV_P_MPLS;
-	default: return 0;
+	case IBV_FLOW_SPEC_IPV4_EXT:
+		return SV_P_IPV4;
+	case IBV_FLOW_SPEC_IPV6:
+		return SV_P_IPV6;
+	case IBV_FLOW_SPEC_TCP:
+		return SV_P_TCP;
+	case IBV_FLOW_SPEC_UDP:
+		return SV_P_UDP;
+	case IBV_FLOW_SPEC_ESP:
+		return SV_P_ESP;
+	case IBV_FLOW_SPEC_GRE:
+		return SV_P_GRE;
+	case IBV_FLOW_SPEC_MPLS:
+		return SV_P_MPLS;
+	default:
+		return 0;
 	}
 }
 
@@ -156,11 +172,13 @@ fz_check_success(const struct sv_caps *caps, const uint8_t *buf,
 			 "value byte %zu 0x%02x outside mask 0x%02x", b, v[b],
 			 mk[b]);
 	FZ_CHECK(fz_zero(m->mask.pad_, sizeof(m->mask.pad_)) &&
-		 fz_zero(m->mask.outer.pad_, sizeof(m->mask.outer.pad_)) &&
-		 fz_zero(m->mask.inner.pad_, sizeof(m->mask.inner.pad_)),
+			 fz_zero(m->mask.outer.pad_,
+				 sizeof(m->mask.outer.pad_)) &&
+			 fz_zero(m->mask.inner.pad_,
+				 sizeof(m->mask.inner.pad_)),
 		 "mask padding set");
 	FZ_CHECK(m->mask.outer.present == m->value.outer.present &&
-		 m->mask.inner.present == m->value.inner.present,
+			 m->mask.inner.present == m->value.inner.present,
 		 "presence bits differ between mask and value");
 	for (i = 0; i < n; i++) {
 		uint32_t base = refs[i].type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
@@ -177,11 +195,11 @@ fz_check_success(const struct sv_caps *caps, const uint8_t *buf,
 			 refs[i].type, refs[i].size, min);
 		if (bit != 0)
 			FZ_CHECK(h->present & bit,
-				 "spec %u (type 0x%x): presence 0x%x missing", i,
-				 refs[i].type, bit);
+				 "spec %u (type 0x%x): presence 0x%x missing",
+				 i, refs[i].type, bit);
 		if (base == IBV_FLOW_SPEC_VXLAN_TUNNEL)
 			FZ_CHECK(m->mask.tunnel == 0xff &&
-				 m->value.tunnel == SV_TUN_VXLAN,
+					 m->value.tunnel == SV_TUN_VXLAN,
 				 "VXLAN spec without the tunnel match");
 		ndrop += base == IBV_FLOW_SPEC_ACTION_DROP;
 		ntag += base == IBV_FLOW_SPEC_ACTION_TAG;
@@ -226,7 +244,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size--;
 	/* The attr is always whole; the specs are what the input gives. */
 	len = size < sizeof(struct ibv_flow_attr) ?
-	      sizeof(struct ibv_flow_attr) : size;
+		      sizeof(struct ibv_flow_attr) :
+		      size;
 	buf = calloc(1, len);
 	if (buf == NULL)
 		return 0;
@@ -250,8 +269,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 && rc2 == 0) {
 		/* sv_key has no implicit padding; sv_actions may have. */
 		FZ_CHECK(memcmp(&m, &m2, sizeof(m)) == 0 &&
-			 act.drop == act2.drop && act.has_tag == act2.has_tag &&
-			 act.tag == act2.tag && act.counters == act2.counters,
+				 act.drop == act2.drop &&
+				 act.has_tag == act2.has_tag &&
+				 act.tag == act2.tag &&
+				 act.counters == act2.counters,
 			 "second compile differs");
 		FZ_CHECK(n == ((const struct ibv_flow_attr *)buf)->num_of_specs,
 			 "compiled with %u of %u specs walkable", n,
@@ -262,7 +283,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_refused++;
 	}
 	FZ_CHECK(sv_spec_compile(NULL, (const struct ibv_flow_attr *)buf, &m,
-				 &act) == EINVAL, "NULL caps accepted");
+				 &act) == EINVAL,
+		 "NULL caps accepted");
 	free(buf);
 	return 0;
 }

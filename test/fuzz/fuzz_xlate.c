@@ -127,7 +127,7 @@ fz_decode_ctx(struct fz_flow *f, struct fz_in *in)
 	c->max_verbs_prio = FZ_PICK(in, fz_max_prios);
 	c->max_spec_bytes = FZ_PICK(in, fz_max_bytes);
 	c->rss_hf_supported = (fl & FZ_CTX_RAW_TYPES) ? fz_u64(in) :
-						    FZ_RSS_DEVICE;
+							FZ_RSS_DEVICE;
 	c->rss_hf_default = RTE_ETH_RSS_IP & c->rss_hf_supported;
 	if (fl & FZ_CTX_KEY) {
 		fz_bytes(in, f->rss_key_default, sizeof(f->rss_key_default));
@@ -150,8 +150,7 @@ fz_decode_attr(struct fz_flow *f, struct fz_in *in)
 }
 
 static void
-fz_decode_item(struct fz_flow *f, struct fz_in *in,
-	       struct rte_flow_item *item)
+fz_decode_item(struct fz_flow *f, struct fz_in *in, struct rte_flow_item *item)
 {
 	uint8_t sel = fz_u8(in), fl;
 	const struct fz_item_type *t;
@@ -232,8 +231,8 @@ fz_decode_rss(struct fz_flow *f, struct fz_in *in, uint8_t fl)
 	uint16_t *q;
 	uint32_t i;
 
-	rss->func = (enum rte_eth_hash_function)
-		(fz_u8(in) % (RTE_ETH_HASH_FUNCTION_MAX + 1));
+	rss->func = (enum rte_eth_hash_function)(
+		fz_u8(in) % (RTE_ETH_HASH_FUNCTION_MAX + 1));
 	rss->level = fz_u8(in) % 4;
 	sel = fz_u8(in);
 	switch (sel % 4) {
@@ -261,8 +260,8 @@ fz_decode_rss(struct fz_flow *f, struct fz_in *in, uint8_t fl)
 	}
 	qsel = fz_u8(in);
 	/* Bounded; now and then just past what a port can have. */
-	rss->queue_num = qsel >= 0xfe ?
-			 RTE_MAX_QUEUES_PER_PORT + (qsel & 1) : qsel % 17;
+	rss->queue_num = qsel >= 0xfe ? RTE_MAX_QUEUES_PER_PORT + (qsel & 1) :
+					qsel % 17;
 	if (!(fl & 0x04)) {
 		q = fz_alloc(f, sizeof(*q) * rss->queue_num);
 		for (i = 0; i < rss->queue_num; i++)
@@ -410,7 +409,8 @@ fz_check_error(const struct fz_flow *f, const char *who, int ret,
 	if (f->null_error)
 		return;
 	FZ_CHECK(fz_type_kind(err->type) != 0 &&
-		 fz_type_kind(err->type) == fz_cause_kind(f, err->cause),
+			 fz_type_kind(err->type) ==
+				 fz_cause_kind(f, err->cause),
 		 "%s: error type %d, cause %p (kind %d), message \"%s\"", who,
 		 (int)err->type, err->cause, fz_cause_kind(f, err->cause),
 		 err->message != NULL ? err->message : "(null)");
@@ -436,8 +436,9 @@ fz_check_rule_layout(unsigned int r, const struct vsteer_verbs_rule *rule,
 	size_t off = sizeof(struct ibv_flow_attr), count_at = 0;
 	unsigned int i, ncount = 0;
 
-	FZ_CHECK(rule->attr.size == rule->size, "rule %u: attr.size %u, size %u",
-		 r, rule->attr.size, rule->size);
+	FZ_CHECK(rule->attr.size == rule->size,
+		 "rule %u: attr.size %u, size %u", r, rule->attr.size,
+		 rule->size);
 	FZ_CHECK(rule->size <= limit && rule->size <= VSTEER_MAX_SPEC_BYTES,
 		 "rule %u: %u bytes, limit %u", r, rule->size, limit);
 	if (rule->size > VSTEER_MAX_SPEC_BYTES || rule->size < off)
@@ -453,8 +454,8 @@ fz_check_rule_layout(unsigned int r, const struct vsteer_verbs_rule *rule,
 		memcpy(&type, rule->buf + off, 4);
 		memcpy(&size, rule->buf + off + 4, 2);
 		FZ_CHECK(size >= 8 && size <= rule->size - off,
-			 "rule %u: spec %u type 0x%x size %u at %zu of %u", r, i,
-			 type, size, off, rule->size);
+			 "rule %u: spec %u type 0x%x size %u at %zu of %u", r,
+			 i, type, size, off, rule->size);
 		if (size < 8 || size > rule->size - off)
 			return false;
 		if (type == IBV_FLOW_SPEC_ACTION_COUNT) {
@@ -488,40 +489,6 @@ fz_strict(void)
 }
 
 /*
- * Known issue (doc/fuzzing.md): an IPv4 / IPv6 item with a partial mask on
- * the protocol, followed by an item that implies the protocol (TCP, UDP,
- * GRE, ESP). The mlx5 profile refuses the second protocol constraint
- * (set_proto(): masks must repeat exactly), the translator emits it.
- */
-static bool
-fz_known_partial_proto(const struct vsteer_verbs_rule *rule)
-{
-	size_t off = sizeof(struct ibv_flow_attr);
-	unsigned int i;
-
-	if (fz_strict())
-		return false;
-	for (i = 0; i < rule->attr.num_of_specs; i++) {
-		struct ibv_flow_spec s;
-		uint32_t base;
-		uint8_t m = 0;
-
-		memset(&s, 0, sizeof(s));
-		memcpy(&s, rule->buf + off, RTE_MIN(sizeof(s),
-						    (size_t)rule->size - off));
-		base = s.hdr.type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
-		if (base == IBV_FLOW_SPEC_IPV4_EXT)
-			m = s.ipv4_ext.mask.proto;
-		else if (base == IBV_FLOW_SPEC_IPV6)
-			m = s.ipv6.mask.next_hdr;
-		if (m != 0 && m != 0xff)
-			return true;
-		off += s.hdr.size;
-	}
-	return false;
-}
-
-/*
  * Known issue (doc/fuzzing.md): the driver's own flows (ctx->internal) on
  * a device with fewer than 3 verbs priorities get a level that does not
  * exist: sub-priorities 1 and 2 exceed max_verbs_prio.
@@ -551,7 +518,8 @@ fz_check_rule_compiles(const struct vsteer_flow_plan *plan, unsigned int r,
 		struct ibv_counters *c = &fz_counters;
 
 		memcpy(copy.buf + rule->count_off +
-		       offsetof(struct ibv_flow_spec_counter_action, counters),
+			       offsetof(struct ibv_flow_spec_counter_action,
+					counters),
 		       &c, sizeof(c));
 	}
 	for (p = 0; p < RTE_DIM(profiles); p++) {
@@ -565,9 +533,6 @@ fz_check_rule_compiles(const struct vsteer_flow_plan *plan, unsigned int r,
 
 		memset(&act, 0, sizeof(act));
 		rc = sv_spec_compile(&caps, &copy.attr, &m, &act);
-		if (rc == EINVAL && caps.profile == SV_PROFILE_MLX5 &&
-		    fz_known_partial_proto(rule))
-			continue;
 		FZ_CHECK(rc == 0,
 			 "rule %u of %u: %s profile refuses it (rc %d)", r,
 			 plan->n_rules, p == 0 ? "generic" : "mlx5", rc);
@@ -596,8 +561,10 @@ fz_check_plan(const struct fz_flow *f, const struct vsteer_flow_plan *plan)
 {
 	const struct vsteer_xlate_ctx *ctx = &f->ctx;
 	uint16_t limit = ctx->max_spec_bytes != 0 &&
-			 ctx->max_spec_bytes < VSTEER_MAX_SPEC_BYTES ?
-			 ctx->max_spec_bytes : VSTEER_MAX_SPEC_BYTES;
+					 ctx->max_spec_bytes <
+						 VSTEER_MAX_SPEC_BYTES ?
+				 ctx->max_spec_bytes :
+				 VSTEER_MAX_SPEC_BYTES;
 	bool counts = plan->count || plan->count_handle != NULL;
 	uint32_t flags = 0;
 	unsigned int r, i;
@@ -605,7 +572,8 @@ fz_check_plan(const struct fz_flow *f, const struct vsteer_flow_plan *plan)
 	FZ_CHECK(plan->n_rules >= 1 && plan->n_rules <= VSTEER_MAX_EXPAND,
 		 "%u rules", plan->n_rules);
 	FZ_CHECK(plan->ingress == f->attr.ingress &&
-		 plan->egress == f->attr.egress, "direction");
+			 plan->egress == f->attr.egress,
+		 "direction");
 	FZ_CHECK(!f->attr.egress || ctx->egress_ok, "egress without egress_ok");
 	FZ_CHECK(plan->egress || plan->fate != VSTEER_FATE_NONE,
 		 "ingress flow without fate");
@@ -617,21 +585,21 @@ fz_check_plan(const struct fz_flow *f, const struct vsteer_flow_plan *plan)
 	switch (plan->fate) {
 	case VSTEER_FATE_QUEUE:
 		FZ_CHECK(plan->queue_num == 1 &&
-			 plan->queues[0] < ctx->nb_rx_queues,
+				 plan->queues[0] < ctx->nb_rx_queues,
 			 "queue %u of %u (num %u)", plan->queues[0],
 			 ctx->nb_rx_queues, plan->queue_num);
 		break;
 	case VSTEER_FATE_RSS:
 		FZ_CHECK(plan->queue_num >= 1 &&
-			 plan->queue_num <= RTE_MAX_QUEUES_PER_PORT,
+				 plan->queue_num <= RTE_MAX_QUEUES_PER_PORT,
 			 "RSS over %u queues", plan->queue_num);
-		for (i = 0; i < plan->queue_num &&
-		     i < RTE_MAX_QUEUES_PER_PORT; i++)
+		for (i = 0; i < plan->queue_num && i < RTE_MAX_QUEUES_PER_PORT;
+		     i++)
 			FZ_CHECK(plan->queues[i] < ctx->nb_rx_queues,
 				 "RSS queue[%u] %u of %u", i, plan->queues[i],
 				 ctx->nb_rx_queues);
 		FZ_CHECK(plan->rss_level <= 2 &&
-			 (plan->rss_level < 2 || ctx->inner_rss_ok),
+				 (plan->rss_level < 2 || ctx->inner_rss_ok),
 			 "RSS level %u", plan->rss_level);
 		break;
 	default:
@@ -649,17 +617,17 @@ fz_check_plan(const struct fz_flow *f, const struct vsteer_flow_plan *plan)
 		if (!fz_check_rule_layout(r, rule, limit, counts))
 			continue;
 		FZ_CHECK(rule->attr.type == IBV_FLOW_ATTR_NORMAL &&
-			 rule->attr.comp_mask == 0 &&
-			 rule->attr.port == ctx->port_num &&
-			 rule->attr.flags == flags,
+				 rule->attr.comp_mask == 0 &&
+				 rule->attr.port == ctx->port_num &&
+				 rule->attr.flags == flags,
 			 "rule %u: type %d comp_mask 0x%x port %u flags 0x%x (want 0x%x)",
 			 r, (int)rule->attr.type, rule->attr.comp_mask,
 			 rule->attr.port, rule->attr.flags, flags);
 		FZ_CHECK(rule->subprio < VSTEER_SUBPRIO_N,
 			 "rule %u: sub-priority %d", r, (int)rule->subprio);
 		FZ_CHECK(rule->attr.priority == prio &&
-			 (prio <= ctx->max_verbs_prio ||
-			  fz_known_internal_prio(ctx)),
+				 (prio <= ctx->max_verbs_prio ||
+				  fz_known_internal_prio(ctx)),
 			 "rule %u: verbs priority %u, want %u (rte %u sub %d), device max %u",
 			 r, rule->attr.priority, prio, plan->rte_priority,
 			 (int)rule->subprio, ctx->max_verbs_prio);
@@ -722,7 +690,8 @@ fz_known_ipv6_low32(const struct vsteer_dv_match *m)
 	if (fz_strict())
 		return false;
 	for (s = 0; s < 2; s++) {
-		uint32_t sect = (s == 0 ? VSTEER_PRM_OUTER : VSTEER_PRM_INNER) / 8;
+		uint32_t sect =
+			(s == 0 ? VSTEER_PRM_OUTER : VSTEER_PRM_INNER) / 8;
 
 		if (vsteer_prm_get(mk + sect, VSTEER_PRM_L24_IP_VERSION_OFF,
 				   VSTEER_PRM_L24_IP_VERSION_LEN) != 0xf ||
@@ -730,9 +699,11 @@ fz_known_ipv6_low32(const struct vsteer_dv_match *m)
 				   VSTEER_PRM_L24_IP_VERSION_LEN) != 6)
 			continue;
 		for (a = 0; a < 2; a++) {
-			const uint8_t *ip = mk + sect +
+			const uint8_t *ip =
+				mk + sect +
 				(a == 0 ? VSTEER_PRM_L24_SRC_IP_OFF :
-					  VSTEER_PRM_L24_DST_IP_OFF) / 8;
+					  VSTEER_PRM_L24_DST_IP_OFF) /
+					8;
 			static const uint8_t zero[12];
 
 			if (memcmp(ip, zero, 12) == 0 &&
@@ -808,7 +779,8 @@ fz_check_dv_keys(const struct vsteer_dv_match *m)
 			continue;
 		FZ_CHECK(i == sizeof(km),
 			 "dv: value key byte %zu 0x%02x outside mask 0x%02x (%s profile)",
-			 i, i < sizeof(km) ? bv[i] : 0, i < sizeof(km) ? bm[i] : 0,
+			 i, i < sizeof(km) ? bv[i] : 0,
+			 i < sizeof(km) ? bm[i] : 0,
 			 p == 0 ? "generic" : "mlx5");
 		if (i != sizeof(km))
 			vsteer_flow_dv_dump(stderr, m);
@@ -834,7 +806,7 @@ fz_run_dv(const struct fz_flow *f)
 		FZ_CHECK(e == -ret, "dv: rte_errno %d, ret %d", e, ret);
 		if (!f->null_error) {
 			FZ_CHECK(fz_type_kind(err.type) == 2 &&
-				 fz_cause_kind(f, err.cause) == 2,
+					 fz_cause_kind(f, err.cause) == 2,
 				 "dv: error type %d, cause %p, message \"%s\"",
 				 (int)err.type, err.cause,
 				 err.message != NULL ? err.message : "(null)");
@@ -845,17 +817,18 @@ fz_run_dv(const struct fz_flow *f)
 	for (i = 0; i < RTE_DIM(m.mask.buf); i++)
 		FZ_CHECK((m.value.buf[i] & ~m.mask.buf[i]) == 0,
 			 "dv: value word %zu outside the mask", i);
-	FZ_CHECK(m.criteria == vsteer_prm_criteria(m.mask.buf,
-						   VSTEER_PRM_MATCH_PARAM_BYTES),
+	FZ_CHECK(m.criteria ==
+			 vsteer_prm_criteria(m.mask.buf,
+					     VSTEER_PRM_MATCH_PARAM_BYTES),
 		 "dv: criteria 0x%02x", m.criteria);
 	FZ_CHECK(m.mask.size == vsteer_prm_match_size(m.criteria) &&
-		 m.value.size == m.mask.size, "dv: sizes %zu / %zu",
-		 m.mask.size, m.value.size);
+			 m.value.size == m.mask.size,
+		 "dv: sizes %zu / %zu", m.mask.size, m.value.size);
 	fz_check_dv_keys(&m);
 	FZ_CHECK(vsteer_flow_dv_matcher_equal(&m, 3, &m, 3) &&
-		 !vsteer_flow_dv_matcher_equal(&m, 3, &m, 4) &&
-		 vsteer_flow_dv_matcher_hash(&m, 3) ==
-		 vsteer_flow_dv_matcher_hash(&m, 3),
+			 !vsteer_flow_dv_matcher_equal(&m, 3, &m, 4) &&
+			 vsteer_flow_dv_matcher_hash(&m, 3) ==
+				 vsteer_flow_dv_matcher_hash(&m, 3),
 		 "dv: matcher key not reflexive");
 	vsteer_flow_dv_dump(fz_devnull(), &m);
 }

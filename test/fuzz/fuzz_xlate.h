@@ -25,14 +25,14 @@
 #define FZ_SEL_RAW 0xf8
 
 /* Context flag bits. */
-#define FZ_CTX_EGRESS_OK   0x01
-#define FZ_CTX_TAG_OK      0x02
-#define FZ_CTX_INNER_RSS   0x04
-#define FZ_CTX_COUNT_OK    0x08
-#define FZ_CTX_INTERNAL    0x10
-#define FZ_CTX_KEY         0x20 /* 40 key bytes follow */
-#define FZ_CTX_RAW_TYPES   0x40 /* 64-bit supported RSS types follow */
-#define FZ_CTX_NULL_ERROR  0x80
+#define FZ_CTX_EGRESS_OK 0x01
+#define FZ_CTX_TAG_OK 0x02
+#define FZ_CTX_INNER_RSS 0x04
+#define FZ_CTX_COUNT_OK 0x08
+#define FZ_CTX_INTERNAL 0x10
+#define FZ_CTX_KEY 0x20	      /* 40 key bytes follow */
+#define FZ_CTX_RAW_TYPES 0x40 /* 64-bit supported RSS types follow */
+#define FZ_CTX_NULL_ERROR 0x80
 
 /* rte_flow.h documents a full default GRE key mask but defines none. */
 static const rte_be32_t fz_gre_key_mask = RTE_BE32(0xffffffff);
@@ -43,7 +43,10 @@ struct fz_item_type {
 	const void *def_mask;
 };
 
-#define FZ_ITEM(t, s, m) { RTE_FLOW_ITEM_TYPE_##t, sizeof(s), m }
+#define FZ_ITEM(t, s, m)                             \
+	{                                            \
+		RTE_FLOW_ITEM_TYPE_##t, sizeof(s), m \
+	}
 
 static const struct fz_item_type fz_item_types[] = {
 	FZ_ITEM(ETH, struct rte_flow_item_eth, &rte_flow_item_eth_mask),
@@ -89,8 +92,8 @@ static const enum rte_flow_action_type fz_action_types[] = {
 };
 
 static const uint32_t fz_max_prios[] = { 15, 15, 7, 2, 3, 0, 16, 65535 };
-static const uint16_t fz_max_bytes[] = { 0, 0, 512, 1000, 256, 160, 96,
-					 64, 40, 20 };
+static const uint16_t fz_max_bytes[] = { 0,   0,  512, 1000, 256,
+					 160, 96, 64,  40,   20 };
 static const uint8_t fz_key_lens[] = { 0, 40, 40, 52, 39 };
 
 /* RSS types: common requests, modifiers and types the device lacks. */
@@ -114,7 +117,7 @@ static const uint64_t fz_rss_types[] = {
 	RTE_ETH_RSS_L2_PAYLOAD,
 };
 
-#define FZ_RSS_DEVICE (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | \
-		       RTE_ETH_RSS_ESP)
+#define FZ_RSS_DEVICE \
+	(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_ESP)
 
 #endif /* VT_FUZZ_XLATE_H */

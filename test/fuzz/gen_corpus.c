@@ -439,7 +439,7 @@ struct seed_flow {
 	const char *name;
 	uint8_t ctx_flags;
 	uint8_t nb_rxq;
-	uint8_t prio_sel;       /* index in fz_max_prios */
+	uint8_t prio_sel; /* index in fz_max_prios */
 	struct rte_flow_attr attr;
 	struct rte_flow_item items[FZ_MAX_ITEMS + 1];
 	struct rte_flow_action actions[FZ_MAX_ACTIONS + 1];
@@ -594,94 +594,213 @@ static const struct rte_flow_item_gre gre_k_mask = {
 	.c_rsvd0_ver = RTE_BE16(0x2000),
 };
 
-#define I(t, ...) { .type = RTE_FLOW_ITEM_TYPE_##t, __VA_ARGS__ }
-#define A(t, c) { .type = RTE_FLOW_ACTION_TYPE_##t, .conf = (c) }
-#define ALL_OK (FZ_CTX_EGRESS_OK | FZ_CTX_TAG_OK | FZ_CTX_INNER_RSS | \
-		FZ_CTX_COUNT_OK)
-#define INGRESS { .ingress = 1 }
+#define I(t, ...)                                           \
+	{                                                   \
+		.type = RTE_FLOW_ITEM_TYPE_##t, __VA_ARGS__ \
+	}
+#define A(t, c)                                               \
+	{                                                     \
+		.type = RTE_FLOW_ACTION_TYPE_##t, .conf = (c) \
+	}
+#define ALL_OK \
+	(FZ_CTX_EGRESS_OK | FZ_CTX_TAG_OK | FZ_CTX_INNER_RSS | FZ_CTX_COUNT_OK)
+#define INGRESS              \
+	{                    \
+		.ingress = 1 \
+	}
 
 static const struct seed_flow seed_flows[] = {
-	{ "eth_any_queue", ALL_OK, 8, 0, INGRESS,
-	  { I(ETH) }, { A(QUEUE, &queue3) } },
-	{ "empty_rss_expand", ALL_OK, 8, 0, INGRESS,
-	  { { .type = RTE_FLOW_ITEM_TYPE_END } }, { A(RSS, &rss_all) } },
-	{ "eth_ipv4_udp_rss_mark_count", ALL_OK, 8, 0, INGRESS,
+	{ "eth_any_queue",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH) },
+	  { A(QUEUE, &queue3) } },
+	{ "empty_rss_expand",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
+	  { { .type = RTE_FLOW_ITEM_TYPE_END } },
+	  { A(RSS, &rss_all) } },
+	{ "eth_ipv4_udp_rss_mark_count",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH, .spec = &eth_dst, .mask = &eth_dst_mask),
-	    I(IPV4, .spec = &ipv4_addrs),
-	    I(UDP, .spec = &udp_dport) },
+	    I(IPV4, .spec = &ipv4_addrs), I(UDP, .spec = &udp_dport) },
 	  { A(MARK, &mark7), A(COUNT, &count1), A(RSS, &rss_ip_udp) } },
-	{ "ipv6_tcp_drop", ALL_OK, 8, 0, INGRESS,
+	{ "ipv6_tcp_drop",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(IPV6, .spec = &ipv6_dst), I(TCP, .spec = &tcp_ports) },
 	  { A(DROP, NULL) } },
-	{ "ipv4_ext_proto_tos", ALL_OK, 8, 0, INGRESS,
+	{ "ipv4_ext_proto_tos",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH, .spec = &eth_type_v4, .mask = &eth_type_mask),
 	    I(IPV4, .spec = &ipv4_proto_tcp, .mask = &ipv4_proto_mask),
 	    I(TCP) },
 	  { A(QUEUE, &queue3), A(FLAG, NULL) } },
-	{ "vxlan_inner_rss", ALL_OK, 8, 0, INGRESS,
+	{ "vxlan_inner_rss",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4), I(UDP), I(VXLAN, .spec = &vxlan_vni), I(ETH),
 	    I(IPV4) },
 	  { A(RSS, &rss_inner) } },
-	{ "gre_key_ipv4", ALL_OK, 8, 0, INGRESS,
+	{ "gre_key_ipv4",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4), I(GRE, .spec = &gre_v4),
 	    I(GRE_KEY, .spec = &gre_key), I(IPV4), I(UDP) },
 	  { A(QUEUE, &queue3) } },
-	{ "udp_mpls", ALL_OK, 8, 0, INGRESS,
+	{ "udp_mpls",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4), I(UDP), I(MPLS, .spec = &mpls_label) },
 	  { A(QUEUE, &queue3) } },
-	{ "gre_mpls_ipv6", ALL_OK, 8, 0, INGRESS,
+	{ "gre_mpls_ipv6",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV6), I(GRE), I(MPLS), I(IPV6) },
 	  { A(DROP, NULL), A(COUNT, NULL) } },
-	{ "ipv4_esp_rss", ALL_OK, 8, 0, INGRESS,
+	{ "ipv4_esp_rss",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4), I(ESP, .spec = &esp_spi) },
 	  { A(RSS, &rss_esp) } },
-	{ "vlan_ipv4_passthru", ALL_OK, 8, 0, INGRESS,
+	{ "vlan_ipv4_passthru",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(VLAN, .spec = &vlan_100), I(IPV4) },
 	  { A(PASSTHRU, NULL), A(INDIRECT, &queue3) } },
-	{ "egress_count_drop", ALL_OK, 8, 0, { .egress = 1, .priority = 1 },
+	{ "egress_count_drop",
+	  ALL_OK,
+	  8,
+	  0,
+	  { .egress = 1, .priority = 1 },
 	  { I(ETH), I(IPV4, .spec = &ipv4_addrs) },
 	  { A(COUNT, NULL), A(DROP, NULL) } },
 	/* Refused. */
-	{ "bad_icmp_item", ALL_OK, 8, 0, INGRESS,
+	{ "bad_icmp_item",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4), I(ICMP, .spec = &icmp_any) },
 	  { A(QUEUE, &queue3) } },
-	{ "bad_group", ALL_OK, 8, 0, { .ingress = 1, .group = 1 },
-	  { I(ETH) }, { A(DROP, NULL) } },
-	{ "bad_priority", ALL_OK, 8, 0, { .ingress = 1, .priority = 7 },
-	  { I(ETH) }, { A(DROP, NULL) } },
-	{ "bad_range", ALL_OK, 8, 0, INGRESS,
+	{ "bad_group",
+	  ALL_OK,
+	  8,
+	  0,
+	  { .ingress = 1, .group = 1 },
+	  { I(ETH) },
+	  { A(DROP, NULL) } },
+	{ "bad_priority",
+	  ALL_OK,
+	  8,
+	  0,
+	  { .ingress = 1, .priority = 7 },
+	  { I(ETH) },
+	  { A(DROP, NULL) } },
+	{ "bad_range",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4, .spec = &ipv4_addrs, .last = &ipv4_addrs_last) },
 	  { A(DROP, NULL) } },
-	{ "bad_ttl_mask", ALL_OK, 8, 0, INGRESS,
+	{ "bad_ttl_mask",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4, .spec = &ipv4_ttl, .mask = &ipv4_ttl_mask) },
 	  { A(DROP, NULL) } },
-	{ "bad_jump", ALL_OK, 8, 0, INGRESS,
-	  { I(ETH) }, { A(JUMP, &jump1) } },
-	{ "bad_queue_index", ALL_OK, 8, 0, INGRESS,
-	  { I(ETH) }, { A(QUEUE, &queue9) } },
-	{ "bad_rss_key", ALL_OK, 8, 0, INGRESS,
-	  { I(IPV4) }, { A(RSS, &rss_bad_key) } },
-	{ "bad_no_tag", FZ_CTX_COUNT_OK, 8, 0, INGRESS,
-	  { I(ETH) }, { A(MARK, &mark7), A(QUEUE, &queue3) } },
-	{ "bad_egress_queue", ALL_OK, 8, 0, { .egress = 1 },
-	  { I(ETH) }, { A(QUEUE, &queue3) } },
+	{ "bad_jump", ALL_OK, 8, 0, INGRESS, { I(ETH) }, { A(JUMP, &jump1) } },
+	{ "bad_queue_index",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH) },
+	  { A(QUEUE, &queue9) } },
+	{ "bad_rss_key",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(IPV4) },
+	  { A(RSS, &rss_bad_key) } },
+	{ "bad_no_tag",
+	  FZ_CTX_COUNT_OK,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH) },
+	  { A(MARK, &mark7), A(QUEUE, &queue3) } },
+	{ "bad_egress_queue",
+	  ALL_OK,
+	  8,
+	  0,
+	  { .egress = 1 },
+	  { I(ETH) },
+	  { A(QUEUE, &queue3) } },
 	/* DV-only matches: tag presence from the ETH type, fragments, GRE
 	 * flag bits. */
-	{ "eth_type_vlan_tpid", ALL_OK, 8, 0, INGRESS,
+	{ "eth_type_vlan_tpid",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH, .spec = &eth_type_vlan, .mask = &eth_type_mask), I(IPV4) },
 	  { A(QUEUE, &queue3) } },
-	{ "known_dv_eth_type_qinq", ALL_OK, 8, 0, INGRESS,
+	{ "known_dv_eth_type_qinq",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH, .spec = &eth_type_qinq, .mask = &eth_type_mask) },
 	  { A(QUEUE, &queue3) } },
-	{ "ipv4_any_fragment", ALL_OK, 8, 0, INGRESS,
+	{ "ipv4_any_fragment",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4, .spec = &ipv4_frag_any, .last = &ipv4_frag_last,
 		      .mask = &ipv4_frag_mask) },
 	  { A(DROP, NULL) } },
-	{ "ipv4_not_fragment", ALL_OK, 8, 0, INGRESS,
+	{ "ipv4_not_fragment",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4, .spec = &ipv4_frag_none, .mask = &ipv4_frag_mask),
 	    I(UDP) },
 	  { A(QUEUE, &queue3) } },
-	{ "gre_k_clear_then_key", ALL_OK, 8, 0, INGRESS,
+	{ "gre_k_clear_then_key",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4), I(GRE, .spec = &gre_k_clear, .mask = &gre_k_mask),
 	    I(GRE_KEY, .spec = &gre_key) },
 	  { A(QUEUE, &queue3) } },
@@ -689,15 +808,28 @@ static const struct seed_flow seed_flows[] = {
 	 * Known issues (doc/fuzzing.md): these pass unless the harness
 	 * runs with VT_FUZZ_STRICT=1.
 	 */
-	{ "known_dv_ipv6_low32_mask", ALL_OK, 8, 0, INGRESS,
+	{ "known_dv_ipv6_low32_mask",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV6, .spec = &ipv6_low32, .mask = &ipv6_low32_mask) },
 	  { A(QUEUE, &queue3) } },
-	{ "known_partial_proto_mask", ALL_OK, 8, 0, INGRESS,
+	{ "partial_proto_mask",
+	  ALL_OK,
+	  8,
+	  0,
+	  INGRESS,
 	  { I(ETH), I(IPV4, .spec = &ipv4_proto6, .mask = &ipv4_proto_partial),
 	    I(TCP) },
 	  { A(QUEUE, &queue3) } },
-	{ "known_internal_prio", ALL_OK | FZ_CTX_INTERNAL, 8, 5, INGRESS,
-	  { I(ETH) }, { A(QUEUE, &queue3) } },
+	{ "known_internal_prio",
+	  ALL_OK | FZ_CTX_INTERNAL,
+	  8,
+	  5,
+	  INGRESS,
+	  { I(ETH) },
+	  { A(QUEUE, &queue3) } },
 };
 
 static unsigned int
@@ -793,9 +925,9 @@ encode_flow(struct out *o, const struct seed_flow *s)
 	memset(o, 0, sizeof(*o));
 	put8(o, s->ctx_flags);
 	put8(o, (uint8_t)(s->nb_rxq - 1));
-	put8(o, 1);     /* port */
+	put8(o, 1);	      /* port */
 	put8(o, s->prio_sel); /* max verbs priority */
-	put8(o, 0);     /* max spec bytes: default */
+	put8(o, 0);	      /* max spec bytes: default */
 	put8(o, (uint8_t)(a->ingress | a->egress << 1 | a->transfer << 2 |
 			  (a->group != 0 ? 0x08 : 0)));
 	if (a->group != 0)
@@ -810,8 +942,7 @@ encode_flow(struct out *o, const struct seed_flow *s)
 
 		put8(o, (uint8_t)sel);
 		/* spec, mask (raw bytes), last (raw bytes) */
-		put8(o, (uint8_t)((it->spec != NULL) |
-				  (it->mask != NULL) << 1 |
+		put8(o, (uint8_t)((it->spec != NULL) | (it->mask != NULL) << 1 |
 				  (it->last != NULL) << 2));
 		if (it->spec != NULL)
 			put(o, it->spec, size);
@@ -940,8 +1071,8 @@ seed_flows_all(void)
 
 				if (rule->count_off != 0)
 					memcpy(rule->buf + rule->count_off +
-					       offsetof(struct ibv_flow_spec_counter_action,
-							counters),
+						       offsetof(struct ibv_flow_spec_counter_action,
+								counters),
 					       &counters, sizeof(counters));
 				memset(&o, 0, sizeof(o));
 				put8(&o, (uint8_t)(r % 2)); /* profile */

@@ -298,6 +298,15 @@ xl_l3_need_proto(struct xl_state *st, struct xl_layers *l, uint8_t proto,
 		}
 		return 0;
 	}
+	/* The kernel takes the protocol under an L4/tunnel spec only when
+	 * exact (mlx5 set_proto()). */
+	if (*m != 0xff)
+		return xl_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+			"%s item: partial mask 0x%02x on the preceding %s is not supported",
+			what, *m,
+			l->fam == 4 ? "IPv4 next_proto_id" :
+				      "IPv6 next header");
 	if ((proto & *m) != *v)
 		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
 			      item,
