@@ -74,6 +74,7 @@ struct bench_opts {
 	unsigned int nflows;
 	unsigned int flow_masks; /* "many masks" of the flows section */
 	unsigned int hot;	 /* classify: frames hit this many rules */
+	unsigned int lcore;
 	bool do_flows, do_classify, do_datapath;
 };
 
@@ -116,7 +117,8 @@ usage(const char *prog)
 	       "  -f LIST   flows rule counts (default 1000,10000)\n"
 	       "  -M N      flows: masks of the many-mask run (default %u)\n"
 	       "  -q N      Rx queues of the receiving port (default %u)\n"
-	       "  -e NAME   flow_engine devarg: auto, verbs, dv (default auto)\n",
+	       "  -e NAME   flow_engine devarg: auto, verbs, dv (default auto)\n"
+	       "  -c CPU    the one lcore (EAL -l) to run on (default 0)\n",
 	       prog, opt.dur_ms, opt.repeats, opt.size, MAX_MASKS,
 	       opt.flow_masks, opt.nqueues);
 }
@@ -183,7 +185,7 @@ parse_args(int argc, char **argv)
 	int c;
 
 	opt.do_flows = opt.do_classify = opt.do_datapath = true;
-	while ((c = getopt(argc, argv, "d:r:s:n:m:f:M:w:q:e:t:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:r:s:n:m:f:M:w:q:e:c:t:h")) != -1) {
 		int ret = 0;
 
 		switch (c) {
@@ -223,6 +225,10 @@ parse_args(int argc, char **argv)
 			    strcmp(optarg, "dv") != 0)
 				ret = -EINVAL;
 			opt.engine = optarg;
+			break;
+		case 'c':
+			ret = parse_uint(optarg, 0, RTE_MAX_LCORE - 1,
+					 &opt.lcore);
 			break;
 		case 't':
 			ret = parse_sections(optarg);
@@ -759,7 +765,7 @@ print_load(const char *when)
 int
 main(int argc, char **argv)
 {
-	char link_arg[2][96];
+	char link_arg[2][96], lcore_arg[16];
 	char *eal_argv[64];
 	int eal_argc = 0, own_argc = argc, i, ret;
 	unsigned int maxn = 1;
@@ -780,7 +786,8 @@ main(int argc, char **argv)
 			 i, (int)getpid(), opt.engine);
 	eal_argv[eal_argc++] = argv[0];
 	eal_argv[eal_argc++] = (char *)(uintptr_t) "-l";
-	eal_argv[eal_argc++] = (char *)(uintptr_t) "0";
+	snprintf(lcore_arg, sizeof(lcore_arg), "%u", opt.lcore);
+	eal_argv[eal_argc++] = lcore_arg;
 	eal_argv[eal_argc++] = (char *)(uintptr_t) "--no-huge";
 	eal_argv[eal_argc++] = (char *)(uintptr_t) "-m";
 	eal_argv[eal_argc++] = (char *)(uintptr_t) "512";
@@ -807,7 +814,7 @@ main(int argc, char **argv)
 
 	/* The two ports of the link, in probe order: 0 receives, 1 sends. */
 	i = 0;
-	RTE_ETH_FOREACH_DEV (port) {
+	RTE_ETH_FOREACH_DEV(port) {
 		char name[RTE_ETH_NAME_MAX_LEN];
 
 		if (rte_eth_dev_get_name_by_port(port, name) != 0 ||
@@ -874,7 +881,7 @@ main(int argc, char **argv)
 	ret = ret == 0 ? 0 : 1;
 out:
 	free_templates();
-	RTE_ETH_FOREACH_DEV (port) {
+	RTE_ETH_FOREACH_DEV(port) {
 		rte_eth_dev_stop(port);
 		rte_eth_dev_close(port);
 	}

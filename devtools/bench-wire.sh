@@ -87,8 +87,12 @@ command -v dpdk-testpmd >/dev/null || {
 }
 if [ "$GEN_TOOL" = trafgen ] && ! command -v trafgen >/dev/null; then
 	echo "bench-wire: installing netsniff-ng for trafgen"
-	if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		netsniff-ng >/dev/null; then
+	apt_get() {
+		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -y -q "$@" \
+			>/dev/null
+	}
+	if ! apt_get install netsniff-ng &&
+		! { apt_get update && apt_get install netsniff-ng; }; then
 		echo "bench-wire: no trafgen, generating with dpdk-testpmd" >&2
 		GEN_TOOL=testpmd
 	fi
@@ -107,7 +111,7 @@ stop_pid() {
 	[ -n "$1" ] || return 0
 	$SUDO kill -INT "$1" 2>/dev/null || true
 	for _ in $(seq 1 50); do
-		kill -0 "$1" 2>/dev/null || break
+		$SUDO kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done
 	$SUDO kill -9 "$1" 2>/dev/null || true
@@ -115,7 +119,7 @@ stop_pid() {
 }
 
 cleanup() {
-	exec 3>&- 2>/dev/null || true
+	exec 3>&-
 	stop_pid "$DUT"
 	stop_pid "$GEN"
 	$SUDO ip netns del "$NS" 2>/dev/null || true

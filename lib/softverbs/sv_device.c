@@ -40,7 +40,7 @@ sv_find_by_name(const char *name)
 {
 	struct sv_device *dev;
 
-	TAILQ_FOREACH (dev, &sv_devices, next)
+	TAILQ_FOREACH(dev, &sv_devices, next)
 		if (strcmp(dev->ibdev.name, name) == 0)
 			return dev;
 	return NULL;
@@ -51,7 +51,7 @@ sv_find_by_ibdev(const struct ibv_device *ibdev)
 {
 	struct sv_device *dev;
 
-	TAILQ_FOREACH (dev, &sv_devices, next)
+	TAILQ_FOREACH(dev, &sv_devices, next)
 		if (&dev->ibdev == ibdev)
 			return dev;
 	return NULL;
@@ -209,7 +209,7 @@ sv_get_device_list(int *num_devices)
 	int n = 0;
 
 	pthread_mutex_lock(&sv_devices_lock);
-	TAILQ_FOREACH (dev, &sv_devices, next)
+	TAILQ_FOREACH(dev, &sv_devices, next)
 		n++;
 	list = calloc((size_t)n + 1, sizeof(*list));
 	if (list == NULL) {
@@ -218,7 +218,7 @@ sv_get_device_list(int *num_devices)
 		return NULL;
 	}
 	n = 0;
-	TAILQ_FOREACH (dev, &sv_devices, next) {
+	TAILQ_FOREACH(dev, &sv_devices, next) {
 		sv_node(dev)->refs++;
 		list[n++] = &dev->ibdev;
 	}

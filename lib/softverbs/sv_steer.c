@@ -76,8 +76,9 @@ struct sv_tss_group {
 	uint64_t mask[SV_KEY_WORDS];
 	uint8_t widx[SV_KEY_WORDS]; /* indices of the non-zero mask words */
 	unsigned int nw;
-	uint64_t best; /* lowest level of its rules */
-	uint64_t born; /* creation order, for stable sorting */
+	uint64_t best;	/* lowest level of its rules */
+	uint32_t nbest; /* rules at that level: removal rescans at 0 */
+	uint64_t born;	/* creation order, for stable sorting */
 	uint32_t nrules;
 	uint32_t nnodes;
 	uint32_t nbuckets; /* power of two */
@@ -252,7 +253,7 @@ sv_grp_resort(struct sv_table *t, struct sv_tss_group *g, bool linked)
 
 	if (linked)
 		TAILQ_REMOVE(&t->groups, g, link);
-	TAILQ_FOREACH (it, &t->groups, link)
+	TAILQ_FOREACH(it, &t->groups, link)
 		if (it->best > g->best ||
 		    (it->best == g->best && it->born > g->born))
 			break;
@@ -268,7 +269,7 @@ sv_grp_get(struct sv_table *t, const union sv_kwords *mask, bool create)
 	struct sv_tss_group *g;
 	unsigned int i;
 
-	TAILQ_FOREACH (g, &t->groups, link)
+	TAILQ_FOREACH(g, &t->groups, link)
 		if (memcmp(g->mask, mask->w, sizeof(g->mask)) == 0)
 			return g;
 	if (!create)
@@ -315,7 +316,7 @@ sv_list_insert_sorted(struct sv_rule_list *list, struct sv_rule *r)
 {
 	struct sv_rule *it;
 
-	TAILQ_FOREACH (it, list, link_)
+	TAILQ_FOREACH(it, list, link_)
 		if (sv_order_lt(sv_ref(r), sv_ref(it)))
 			break;
 	if (it != NULL)
@@ -350,7 +351,7 @@ sv_insert_normal(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
 	h = sv_grp_extract(g, value.w, vals);
 	node = new_grp ? NULL : sv_grp_find(g, vals, h);
 	if (node != NULL) {
-		TAILQ_FOREACH (it, &node->rules, link_)
+		TAILQ_FOREACH(it, &node->rules, link_)
 			if (sv_ref(it)->level == ref->level &&
 			    !sv_same_fate(it, r))
 				return EEXIST;
@@ -382,7 +383,10 @@ sv_insert_normal(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
 	g->nrules++;
 	if (ref->level < g->best) {
 		g->best = ref->level;
+		g->nbest = 1;
 		sv_grp_resort(t, g, !new_grp);
+	} else if (ref->level == g->best) {
+		g->nbest++;
 	}
 	return 0;
 }
@@ -393,7 +397,7 @@ sv_remove_normal(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
 	struct sv_tss_group *g = ref->grp;
 	struct sv_tss_node *node = ref->node;
 	uint64_t best = UINT64_MAX;
-	uint32_t i;
+	uint32_t i, nbest = 0;
 
 	TAILQ_REMOVE(&node->rules, r, link_);
 	if (TAILQ_EMPTY(&node->rules))
@@ -403,19 +407,31 @@ sv_remove_normal(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
 		sv_grp_free(g);
 		return;
 	}
-	if (ref->level != g->best)
+	/* Only when the last rule at the best level goes is the group
+	 * scanned again, so removing n rules stays linear. */
+	if (ref->level != g->best || --g->nbest > 0)
 		return;
 	/* Each node's list is sorted: its head holds its best level. */
 	for (i = 0; i < g->nbuckets; i++) {
 		struct sv_tss_node *n;
 
 		for (n = g->buckets[i]; n != NULL; n = n->next) {
-			uint64_t l = sv_ref(TAILQ_FIRST(&n->rules))->level;
+			struct sv_rule *it;
 
-			if (l < best)
-				best = l;
+			TAILQ_FOREACH(it, &n->rules, link_) {
+				uint64_t l = sv_ref(it)->level;
+
+				if (l > best)
+					break;
+				if (l < best) {
+					best = l;
+					nbest = 0;
+				}
+				nbest++;
+			}
 		}
 	}
+	g->nbest = nbest;
 	if (best != g->best) {
 		g->best = best;
 		sv_grp_resort(t, g, true);
@@ -429,7 +445,7 @@ sv_insert_default(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
 
 	/* Priority does not separate defaults from each other in the
 	 * kernel (one leftovers table) but orders them here. */
-	TAILQ_FOREACH (it, &t->defaults, link_)
+	TAILQ_FOREACH(it, &t->defaults, link_)
 		if (it->type == r->type && it->priority == r->priority &&
 		    !sv_same_fate(it, r))
 			return EEXIST;
@@ -594,7 +610,7 @@ sv_tss_next(const struct sv_table *t, const uint64_t *kw,
 	struct sv_rule *best = NULL;
 	struct sv_tss_group *g;
 
-	TAILQ_FOREACH (g, &t->groups, link) {
+	TAILQ_FOREACH(g, &t->groups, link) {
 		struct sv_tss_node *node;
 		struct sv_rule *r;
 
@@ -604,7 +620,7 @@ sv_tss_next(const struct sv_table *t, const uint64_t *kw,
 		node = sv_grp_lookup(g, kw);
 		if (node == NULL)
 			continue;
-		TAILQ_FOREACH (r, &node->rules, link_) {
+		TAILQ_FOREACH(r, &node->rules, link_) {
 			const struct sv_ref *ref = sv_ref(r);
 			struct sv_rule *prev;
 
@@ -687,7 +703,7 @@ sv_sniff(struct sv_frame *f, const struct sv_table *t)
 {
 	const struct sv_rule *r, *p;
 
-	TAILQ_FOREACH (r, &t->sniffers, link_) {
+	TAILQ_FOREACH(r, &t->sniffers, link_) {
 		if (r->act.counters != NULL)
 			sv_counters_add(r->act.counters, f->len);
 		if (r->act.drop || r->qp == NULL)
@@ -733,7 +749,7 @@ sv_classify_rx(struct sv_frame *f, const struct sv_table *t)
 			return;
 		after = sv_ref(r);
 	}
-	TAILQ_FOREACH (r, &t->defaults, link_) {
+	TAILQ_FOREACH(r, &t->defaults, link_) {
 		if (r->type == IBV_FLOW_ATTR_MC_DEFAULT &&
 		    !sv_frame_multicast(f))
 			continue;

@@ -321,7 +321,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	if (ret != 0)
 		goto out;
 	/* Resolve destinations; pair each wanted rule with its twin. */
-	TAILQ_FOREACH (df, &priv->defflows, next)
+	TAILQ_FOREACH(df, &priv->defflows, next)
 		df->keep = 0;
 	for (i = 0; i < set.n_want; i++) {
 		struct vsteer_defflow_want *w = &set.want[i];
@@ -332,7 +332,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 				ret = -rte_errno;
 			continue;
 		}
-		TAILQ_FOREACH (df, &priv->defflows, next) {
+		TAILQ_FOREACH(df, &priv->defflows, next) {
 			if (!df->keep && vsteer_defflow_same(df, w)) {
 				df->keep = 1;
 				w->have = df;
@@ -342,7 +342,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	}
 	/* Stale rules go first: a new rule with the same match and another
 	 * destination would collide with them. */
-	RTE_TAILQ_FOREACH_SAFE (df, &priv->defflows, next, tmp)
+	RTE_TAILQ_FOREACH_SAFE(df, &priv->defflows, next, tmp)
 		if (!df->keep)
 			vsteer_defflow_destroy(dev, df);
 	for (i = 0; i < set.n_want; i++) {

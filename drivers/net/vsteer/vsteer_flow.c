@@ -381,7 +381,7 @@ vsteer_matcher_get(struct vsteer_priv *priv, struct vsteer_flow_priv *fp,
 	};
 	struct vsteer_matcher *mt;
 
-	TAILQ_FOREACH (mt, &fp->matchers, next) {
+	TAILQ_FOREACH(mt, &fp->matchers, next) {
 		if (mt->hash == hash &&
 		    vsteer_flow_dv_matcher_equal(&mt->match, mt->priority, m,
 						 prio)) {
@@ -802,7 +802,7 @@ vsteer_flow_known(struct vsteer_flow_priv *fp, const struct rte_flow *flow)
 
 	if (fp == NULL)
 		return false;
-	TAILQ_FOREACH (f, &fp->flows, next)
+	TAILQ_FOREACH(f, &fp->flows, next)
 		if (f == flow)
 			return true;
 	return false;
@@ -996,9 +996,9 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
 		priv->flow_engine_auto ? " (auto)" : "",
 		priv->isolated ? ", isolated" : "");
 	if (fp != NULL)
-		TAILQ_FOREACH (f, &fp->flows, next)
+		TAILQ_FOREACH(f, &fp->flows, next)
 			vsteer_flow_dump_one(dev, f, file);
-	TAILQ_FOREACH (df, &priv->defflows, next) {
+	TAILQ_FOREACH(df, &priv->defflows, next) {
 		struct vsteer_verbs_rule rule;
 
 		if (df->size > sizeof(rule.buf))
@@ -1068,7 +1068,7 @@ vsteer_handle_known(struct vsteer_flow_priv *fp,
 
 	if (fp == NULL)
 		return false;
-	TAILQ_FOREACH (h, &fp->handles, next)
+	TAILQ_FOREACH(h, &fp->handles, next)
 		if (h == handle)
 			return true;
 	return false;
@@ -1184,7 +1184,7 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 
 	if (fp == NULL)
 		return 0;
-	TAILQ_FOREACH (flow, &fp->flows, next) {
+	TAILQ_FOREACH(flow, &fp->flows, next) {
 		ret = vsteer_flow_apply(dev, flow, &error);
 		if (ret != 0) {
 			ret = rte_errno;
@@ -1207,7 +1207,7 @@ vsteer_flow_stop(struct rte_eth_dev *dev)
 
 	if (fp == NULL)
 		return;
-	TAILQ_FOREACH (flow, &fp->flows, next)
+	TAILQ_FOREACH(flow, &fp->flows, next)
 		vsteer_flow_remove(dev, flow);
 	vsteer_sink_destroy(priv, &fp->sink);
 }

@@ -173,7 +173,7 @@ vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	/* The kernel refuses a hash QP without fields over several queues. */
 	if (hash_fields == 0)
 		queues_n = 1;
-	TAILQ_FOREACH (rss, &priv->rss_list, next) {
+	TAILQ_FOREACH(rss, &priv->rss_list, next) {
 		if (rss->hash_fields == hash_fields &&
 		    rss->queues_n == queues_n &&
 		    memcmp(rss->key, key, VSTEER_RSS_KEY_LEN) == 0 &&
