@@ -21,7 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "e2e"))
 
 import vsteer_e2e as e2e  # noqa: E402
-from toeplitz import ipv4_input, toeplitz_hash  # noqa: E402
+from toeplitz import (ipv4_input, rss_action_queue,  # noqa: E402
+                      toeplitz_hash)
 
 QUEUES = 4
 ENGINE = "verbs"   # every rule an ibv_create_flow() spec chain
@@ -230,7 +231,8 @@ def summary(key, info, ids, counts, xs, expect, pkts, took, rc):
             for p in got:
                 src, dst, sport, dport = expect[p.src][2]
                 h = toeplitz_hash(key, ipv4_input(src, dst, sport, dport))
-                right += p.queue == [2, 3][h % 2]
+                right += p.queue == rss_action_queue([2, 3], h,
+                                                     info["reta_size"])
             ok = counted and len(got) == sent[cls] and right == len(got)
             text = "%d packets, %s, %d on their Toeplitz queue" % (
                 len(got), " ".join("q%d=%d" % kv for kv in

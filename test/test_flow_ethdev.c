@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -2127,13 +2128,19 @@ static const struct vt_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	char prefix[64], log[2048];
+	char prefix[64], log[2048], rundir[PATH_MAX];
 	char *eal[] = {
-		argv[0],    "--no-huge",
-		"-m",	    "256",
-		"--no-pci", "--no-shconf",
-		"-l",	    "0",
-		prefix,	    "--log-level=pmd.net.vsteer*:notice",
+		argv[0],
+		"--no-huge",
+		"-m",
+		"256",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"-l",
+		"0",
+		prefix,
+		"--log-level=pmd.net.vsteer*:notice",
 		NULL,
 	};
 	int ret;
@@ -2164,6 +2171,9 @@ main(int argc, char **argv)
 		ret = 1;
 	}
 	rte_mempool_free(pool);
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	/* EAL leaves the (empty, with --no-shconf) runtime directory. */
+	rmdir(rundir);
 	return ret;
 }

@@ -295,16 +295,16 @@ sv_dv_parse_actions(size_t n, const struct mlx5dv_flow_action_attr *a,
 	return 0;
 }
 
-/* EINVAL when the value has a bit the mask lacks (zero-extended). */
-static int
-sv_dv_value_in_mask(const struct sv_dv_matcher *m, const uint8_t *v, size_t len)
+/* True when v has no bit that mask lacks. */
+static bool
+sv_dv_within_mask(const uint8_t *v, const uint8_t *mask, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (v[i] & ~m->mask[i])
-			return EINVAL;
-	return 0;
+		if (v[i] & ~mask[i])
+			return false;
+	return true;
 }
 
 static struct ibv_flow *
@@ -320,14 +320,12 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		      size_t num_actions,
 		      struct mlx5dv_flow_action_attr actions_attr[])
 {
-	const uint8_t *km, *kv;
 	struct sv_dv_matcher *m;
 	struct sv_device *dev;
 	struct sv_dv_flow *flow;
 	struct sv_dv_acts acts;
 	struct sv_key value;
 	bool egress;
-	size_t i;
 	int rc;
 
 	if (matcher == NULL || match_value == NULL)
@@ -343,19 +341,17 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		return sv_dv_fail(ENOMEM);
 	rc = sv_fte_compile(&dev->caps, m->criteria, match_value->match_buf,
 			    match_value->match_sz, &value);
-	if (rc == 0)
-		rc = sv_dv_value_in_mask(m,
-					 (const uint8_t *)match_value->match_buf,
-					 match_value->match_sz);
 	if (rc != 0)
 		return sv_dv_fail(rc);
+	/* A value bit the matcher's mask (zero-extended) lacks. */
+	if (!sv_dv_within_mask((const uint8_t *)match_value->match_buf, m->mask,
+			       match_value->match_sz))
+		return sv_dv_fail(EINVAL);
 	/* A value whose fields land outside the compiled mask was read in
 	 * another layout than the mask (IPv4 vs IPv6 addresses). */
-	km = (const uint8_t *)&m->kmask;
-	kv = (const uint8_t *)&value;
-	for (i = 0; i < sizeof(value); i++)
-		if (kv[i] & ~km[i])
-			return sv_dv_fail(EOPNOTSUPP);
+	if (!sv_dv_within_mask((const uint8_t *)&value,
+			       (const uint8_t *)&m->kmask, sizeof(value)))
+		return sv_dv_fail(EOPNOTSUPP);
 	if (acts.has_tag && (acts.tag >= (UINT32_C(1) << 24) || egress))
 		return sv_dv_fail(EINVAL);
 	if (egress && acts.qp != NULL)
@@ -391,7 +387,7 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	rc = sv_steer_insert(&dev->port, &flow->rule);
 	if (rc != 0) {
 		if (acts.counter != NULL)
-			atomic_fetch_sub(&acts.counter->cnt.bound, 1);
+			sv_counters_unbind(&acts.counter->cnt);
 		free(flow);
 		return sv_dv_fail(rc);
 	}
@@ -417,7 +413,7 @@ sv_dv_destroy_flow(struct ibv_flow *ibflow)
 	flow = sv_container_of(ibflow, struct sv_dv_flow, flow);
 	sv_steer_remove(&flow->matcher->ctx->dev->port, &flow->rule);
 	if (flow->counter != NULL)
-		atomic_fetch_sub(&flow->counter->cnt.bound, 1);
+		sv_counters_unbind(&flow->counter->cnt);
 	if (flow->qp != NULL)
 		atomic_fetch_sub(&flow->qp->usecnt, 1);
 	atomic_fetch_sub(&flow->matcher->usecnt, 1);

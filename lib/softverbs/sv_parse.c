@@ -77,12 +77,6 @@ sv_parse_eth(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner);
 static void sv_parse_l3(struct sv_parser *ps, uint32_t off, uint32_t end,
 			uint16_t et, bool inner);
 
-static inline uint16_t
-sv_rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static inline struct sv_hdrs *
 sv_stack(struct sv_parser *ps, bool inner)
 {

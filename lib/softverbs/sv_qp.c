@@ -435,19 +435,6 @@ sv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 
 /* ---- send ---- */
 
-static inline uint16_t
-sv_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline void
-sv_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /*
  * IBV_SEND_IP_CSUM: "Offload the IPv4 and TCP/UDP checksum calculation".
  * Fills the outer IPv4 header checksum and the TCP or UDP checksum (over
@@ -462,16 +449,15 @@ sv_tx_csum(uint8_t *f, uint32_t len)
 	uint64_t sum;
 	unsigned int ihl, coff;
 
-	memset(&info, 0, sizeof(info));
 	sv_parse(f, len, &k, &info);
 	l3 = info.l3_off;
 	if (k.outer.present & SV_P_IPV4) {
 		ihl = (f[l3] & 0xfu) * 4;
 		if (ihl < 20 || l3 + ihl > len)
 			return;
-		sv_put16(f + l3 + 10, 0);
-		sv_put16(f + l3 + 10,
-			 (uint16_t)~sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
+		sv_wr16(f + l3 + 10, 0);
+		sv_wr16(f + l3 + 10,
+			(uint16_t)~sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
 	} else if (!(k.outer.present & SV_P_IPV6)) {
 		return;
 	}
@@ -482,13 +468,13 @@ sv_tx_csum(uint8_t *f, uint32_t len)
 	/* L4 length from the IP header: Ethernet padding is not part of
 	 * the segment. */
 	if (k.outer.present & SV_P_IPV4)
-		l4len = sv_get16(f + l3 + 2) - (l4 - l3);
+		l4len = sv_rd16(f + l3 + 2) - (l4 - l3);
 	else
-		l4len = sv_get16(f + l3 + 4) - (l4 - l3 - 40);
+		l4len = sv_rd16(f + l3 + 4) - (l4 - l3 - 40);
 	coff = (k.outer.present & SV_P_TCP) ? 16 : 6;
 	if (l4 + l4len > len || l4len < coff + 2 || l4len > 0xffff)
 		return;
-	sv_put16(f + l4 + coff, 0);
+	sv_wr16(f + l4 + coff, 0);
 	/* Pseudo header: addresses, protocol, L4 length. */
 	if (k.outer.present & SV_P_IPV4)
 		sum = sv_csum_add(0, f + l3 + 12, 8);
@@ -500,7 +486,7 @@ sv_tx_csum(uint8_t *f, uint32_t len)
 	sum = (uint16_t)~sv_csum_fold(sum);
 	if (sum == 0 && coff == 6)
 		sum = 0xffff; /* UDP: 0 means "no checksum" */
-	sv_put16(f + l4 + coff, (uint16_t)sum);
+	sv_wr16(f + l4 + coff, (uint16_t)sum);
 }
 
 static uint64_t

@@ -775,8 +775,10 @@ sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 	f->port = port;
 	f->data = data;
 	f->len = len;
-	memset(&f->kw, 0, sizeof(f->kw));
-	memset(&info, 0, sizeof(info));
+	/* sv_parse() zeroes the key and info; only the word padding after
+	 * the key is left to clear. */
+	memset((uint8_t *)&f->kw + sizeof(f->kw.key), 0,
+	       sizeof(f->kw) - sizeof(f->kw.key));
 	sv_parse(data, len, &f->kw.key, &info);
 	/* mlx5 reports IP_CSUM_OK for IPv4 with both checksums good only. */
 	f->wc_flags = 0;

@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include "sv_csum.h"
 #include "sv_wire.h"
 
 #define SV_PKT_BLOCK (64u << 10)
@@ -387,10 +388,8 @@ sv_pkt_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 				/* The kernel took the outer tag out of the
 				 * frame; put it back after the MACs. */
 				memcpy(s, frame, 2 * ETH_ALEN);
-				s[12] = tpid >> 8;
-				s[13] = tpid;
-				s[14] = h->tp_vlan_tci >> 8;
-				s[15] = h->tp_vlan_tci;
+				sv_wr16(s + 12, tpid);
+				sv_wr16(s + 14, h->tp_vlan_tci);
 				memcpy(s + 16, frame + 2 * ETH_ALEN,
 				       len - 2 * ETH_ALEN);
 				frame = s;
@@ -528,7 +527,7 @@ sv_pkt_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 		/* The kernel's own limit: MTU plus the Ethernet header, plus
 		 * one 802.1Q (not 802.1ad) tag. */
 		max = (size_t)mtu + ETH_HLEN;
-		if (data[12] == 0x81 && data[13] == 0x00)
+		if (sv_rd16(data + 12) == ETH_P_8021Q)
 			max += SV_PKT_VLAN_HLEN;
 		if (len > max)
 			continue;

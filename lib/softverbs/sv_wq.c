@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sv_csum.h"
 #include "sv_internal.h"
 
 static inline struct sv_wq *
@@ -127,10 +128,13 @@ int
 sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 	      const struct sv_actions *act, unsigned int wc_flags)
 {
-	struct ibv_sge sge[SV_MAX_SGE];
-	struct sv_rwqe e;
+	const struct sv_rwqe *e;
 	struct sv_cqe cqe;
 
+	/* The WR stays owned until its completion is pushed: frames reach a
+	 * WQ from the pump and from senders (Tx sniffers), and modify_wq may
+	 * flush or reset the ring; all of them serialise here so that
+	 * completions come out in posting order. */
 	pthread_spin_lock(&wq->lock);
 	if (wq->wq.state != IBV_WQS_RDY) {
 		pthread_spin_unlock(&wq->lock);
@@ -140,31 +144,26 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		pthread_spin_unlock(&wq->lock);
 		return ENOBUFS;
 	}
-	/* Take the WR out of the ring so posting can go on while the frame
-	 * is copied; one pump per port keeps completions in order. */
-	e = wq->ring[wq->head & (wq->size - 1)];
-	memcpy(sge, e.sge, sizeof(*sge) * e.num_sge);
-	e.sge = sge;
-	wq->head++;
-	pthread_spin_unlock(&wq->lock);
-
+	e = &wq->ring[wq->head & (wq->size - 1)];
 	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = e.wr_id;
+	cqe.wr_id = e->wr_id;
 	cqe.opcode = IBV_WC_RECV;
 	cqe.qp_num = wq->wq.wq_num;
 	/* Receive errors complete the WR and leave the WQ ready: the next
 	 * buffer takes the next frame. */
-	cqe.status = sv_wq_scatter(wq, &e, frame, len);
+	cqe.status = sv_wq_scatter(wq, e, frame, len);
 	if (cqe.status == IBV_WC_SUCCESS) {
 		cqe.byte_len = len;
 		cqe.wc_flags = wc_flags;
 		if (act != NULL && act->has_tag)
 			cqe.flow_tag = act->tag;
 		/* A customer VLAN tag left in the frame. */
-		if (len >= 16 && frame[12] == 0x81 && frame[13] == 0x00)
-			cqe.cvlan = (uint16_t)(frame[14] << 8 | frame[15]);
+		if (len >= 16 && sv_rd16(frame + 12) == 0x8100)
+			cqe.cvlan = sv_rd16(frame + 14);
 	}
+	wq->head++;
 	sv_cq_push(wq->cq, &cqe);
+	pthread_spin_unlock(&wq->lock);
 	return 0;
 }
 

@@ -19,7 +19,7 @@ import collections
 import re
 
 import vsteer_e2e as e2e
-from toeplitz import ipv4_input, toeplitz_hash
+from toeplitz import ipv4_input, rss_action_queue, toeplitz_hash
 
 QUEUES = 4
 MAC_PREFIX = "02:76:73"
@@ -105,17 +105,12 @@ COUNTS = {"tcp80": 16, "dns": 12, "rss2": 32, "rss3": 32, "drop": 12,
 
 
 def rss_queue(key, want, fields, reta_size):
-    """The queue an RSS action's table sends a flow to. The driver fills a
-    table of the list's length when that is a power of two, else one of
-    the device's largest size (the port's RETA size here) with the list
-    repeated; the low bits of the hash index it."""
+    """The queue an RSS action's table sends a flow to, and its hash (the
+    device's largest table is the port's RETA size here)."""
     src, dst, sport, dport = fields
     data = ipv4_input(src, dst, *((sport, dport) if want["l4"] else ()))
     h = toeplitz_hash(key, data)
-    queues = want["rss"]
-    n = len(queues)
-    size = n if n & (n - 1) == 0 else reta_size
-    return queues[(h % size) % n], h
+    return rss_action_queue(want["rss"], h, reta_size), h
 
 
 def check_dump(tp, engine, ids):

@@ -15,7 +15,7 @@ import collections
 import logging
 
 import vsteer_e2e as e2e
-from toeplitz import ipv4_input, toeplitz_hash
+from toeplitz import ipv4_input, rss_action_queue, toeplitz_hash
 
 QUEUES = 4
 MAC_PREFIX = "02:76:75"
@@ -41,6 +41,13 @@ RULES = collections.OrderedDict([
 ])
 PER_CLASS = 12     # frames a rule takes
 TWINS = 4          # frames of each class it must not take
+INNER_RSS_QUEUES = [0, 1, 2, 3]   # the queues of the "inner" rule
+
+
+def src_mac(cls, twin, i):
+    """The source MAC that names frame i of a class (or of its twins)."""
+    return "%s:%02x:%02x:%02x" % (MAC_PREFIX, list(RULES).index(cls),
+                                  int(twin), i)
 
 
 def build(cls, i, twin, dst_mac):
@@ -51,9 +58,7 @@ def build(cls, i, twin, dst_mac):
     from scapy.layers.ipsec import ESP
     from scapy.layers.vxlan import VXLAN
 
-    mac = "%s:%02x:%02x:%02x" % (MAC_PREFIX, list(RULES).index(cls),
-                                 int(twin), i)
-    eth = Ether(src=mac, dst=dst_mac)
+    eth = Ether(src=src_mac(cls, twin, i), dst=dst_mac)
     outer = IP(src="192.0.2.%d" % (1 + i), dst="198.51.100.1")
     pay = Raw(b"t" * (16 + 5 * i))
     inner_eth = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
@@ -116,10 +121,8 @@ def main(args):
                 for i in range(n):
                     frame, fields = build(cls, i, twin, info["mac"])
                     frames.append(frame)
-                    mac = "%s:%02x:%02x:%02x" % (MAC_PREFIX,
-                                                 list(RULES).index(cls),
-                                                 int(twin), i)
-                    expect[mac] = (cls, twin, frame, fields)
+                    expect[src_mac(cls, twin, i)] = (cls, twin, frame,
+                                                     fields)
         tp.cmd("set verbose 1")
         pkts = tp.rx_traffic(net, frames, len(frames))
         tp.cmd("set verbose 0")
@@ -140,7 +143,8 @@ def main(args):
             want = RULES[cls][1]
             if want == "rss":
                 h = toeplitz_hash(key, ipv4_input(*fields))
-                want = h % QUEUES   # four queues: a 4-entry table
+                want = rss_action_queue(INNER_RSS_QUEUES, h,
+                                        info["reta_size"])
                 spread[p.queue] += 1
             if p.queue != want:
                 wrong.append("%s (%s): queue %d, want %d" % (p.src, cls,

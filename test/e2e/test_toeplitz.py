@@ -5,7 +5,8 @@
 
 import sys
 
-from toeplitz import MS_KEY, ipv4_input, ipv6_input, reta_queue, toeplitz_hash
+from toeplitz import (MS_KEY, ipv4_input, ipv6_input, reta_queue,
+                      rss_action_queue, toeplitz_hash)
 
 # (source, source port, destination, destination port, L3 hash, L4 hash)
 IPV4_VECTORS = [
@@ -57,6 +58,20 @@ def main():
     if reta_queue(reta, 0x51ccc178) != 0x51ccc178 % 4:
         failed += 1
         print("FAIL reta lookup")
+    # An RSS action's queue list: a power-of-two list is the table itself;
+    # another is repeated over a table of the device's largest size.
+    for queues, h, size, want in (([2, 3], 0x51ccc178, 512, 2),
+                                  ([2, 3], 0x51ccc179, 512, 3),
+                                  ([0, 1, 3], 513, 512, 1),
+                                  ([0, 1, 3], 2, 512, 3),
+                                  ([0, 1, 3], 511, 512, 1),
+                                  ([5, 6, 7, 4], 6, 512, 7)):
+        checked += 1
+        got = rss_action_queue(queues, h, size)
+        if got != want:
+            failed += 1
+            print("FAIL RSS queues %s, hash 0x%x: queue %d, want %d"
+                  % (queues, h, got, want))
     print("%d passed, %d failed" % (checked - failed, failed))
     return 1 if failed else 0
 

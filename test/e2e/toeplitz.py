@@ -56,3 +56,13 @@ def ipv6_input(src, dst, sport=None, dport=None):
 def reta_queue(reta, rss_hash):
     """Queue an indirection table sends a hash to (low bits index it)."""
     return reta[rss_hash % len(reta)]
+
+
+def rss_action_queue(queues, rss_hash, table_max):
+    """Queue an RSS action over a queue list sends a hash to. The
+    driver's indirection table is the list itself when its length is a
+    power of two, else a table of table_max entries (the device's largest)
+    filled with the list repeated; the low bits of the hash index it."""
+    n = len(queues)
+    size = n if n & (n - 1) == 0 else table_max
+    return queues[(rss_hash % size) % n]

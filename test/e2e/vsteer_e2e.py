@@ -389,12 +389,18 @@ class Testpmd:
 
     def close(self):
         if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(5)
-            except (subprocess.TimeoutExpired, ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+            # The group may be gone between poll() and killpg(): go on
+            # to the fd and the runtime directory whatever happens here.
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                    self.proc.wait(5)
+                    break
+                except ProcessLookupError:
+                    self.proc.wait(5)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
         if self.proc is not None and self.rc is None:
             self.rc = self.proc.returncode
         if self.fd is not None:
