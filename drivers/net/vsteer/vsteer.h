@@ -83,6 +83,9 @@ struct vsteer_mr_cache {
 	struct vsteer_mr *tbl;
 	uint32_t n;
 	uint32_t cap;
+	/* Bumped when registrations go away: queues' hits of an older
+	 * generation may name a deregistered lkey. */
+	uint32_t gen;
 	int event_cb; /* mempool destroy callback registered */
 };
 
@@ -91,6 +94,7 @@ struct vsteer_mr_hit {
 	uintptr_t start;
 	uintptr_t end;
 	uint32_t lkey;
+	uint32_t gen; /* vsteer_mr_cache.gen it was found in */
 };
 
 /* A shared RSS context: the hash QP that flows attach to. */
@@ -302,7 +306,9 @@ vsteer_mr_lkey(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
 	       uintptr_t addr, size_t len, struct rte_mempool *mp,
 	       uint32_t *lkey)
 {
-	if (likely(addr >= hit->start && addr + len <= hit->end)) {
+	if (likely(addr >= hit->start && addr + len <= hit->end &&
+		   hit->gen ==
+			   __atomic_load_n(&priv->mr.gen, __ATOMIC_ACQUIRE))) {
 		*lkey = hit->lkey;
 		return 0;
 	}
@@ -321,6 +327,11 @@ struct vsteer_rss *
 vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	       uint64_t hash_fields, const uint16_t *queues, uint32_t queues_n);
 void vsteer_rss_put(struct rte_eth_dev *dev, struct vsteer_rss *rss);
+/* The RAW_PACKET hash QP over ind that RSS contexts and the flow ops' sink
+ * attach flows to. Returns NULL with errno set. */
+struct ibv_qp *
+vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
+		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields);
 /* Destroy contexts still referenced (a leak in the caller): logged. */
 void vsteer_rss_flush(struct rte_eth_dev *dev);
 /* RETA = queues round-robin. */

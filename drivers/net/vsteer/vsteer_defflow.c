@@ -37,6 +37,10 @@ struct vsteer_defflow_want {
 };
 
 struct vsteer_defflow_set {
+	/* Shared by every default flow of one sync. */
+	struct vsteer_xlate_ctx ctx;
+	uint16_t queues[RTE_MAX_QUEUES_PER_PORT]; /* distinct RETA queues */
+	uint32_t queues_n;
 	struct vsteer_defflow_want *want;
 	struct vsteer_flow_plan *plans;
 	uint32_t n_want;
@@ -44,9 +48,7 @@ struct vsteer_defflow_set {
 	uint32_t cap_plans;
 };
 
-static const struct rte_ether_addr vsteer_bcast = {
-	.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
-};
+/* Broadcast address, and the full mask. */
 static const struct rte_ether_addr vsteer_full = {
 	.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
 };
@@ -115,7 +117,6 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 		    const struct rte_ether_addr *mask, uint16_t must)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct vsteer_xlate_ctx ctx;
 	struct rte_flow_item_eth spec, emask;
 	struct rte_flow_action_rss rss;
 	struct rte_flow_action_queue queue;
@@ -124,21 +125,15 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 	struct rte_flow_item pattern[2];
 	struct rte_flow_action actions[2];
 	struct vsteer_flow_plan *plan;
-	uint16_t *queues;
 	uint32_t i;
 	int ret;
 
 	if (set->n_plans == set->cap_plans)
 		return -ENOSPC;
 	plan = &set->plans[set->n_plans];
-	queues = malloc(RTE_MAX_QUEUES_PER_PORT * sizeof(*queues));
-	if (queues == NULL)
-		return -ENOMEM;
-	vsteer_xlate_ctx_init(dev, &ctx);
-	ctx.internal = true;
 	memset(&attr, 0, sizeof(attr));
 	attr.ingress = 1;
-	attr.priority = vsteer_flow_user_levels(&ctx);
+	attr.priority = vsteer_flow_user_levels(&set->ctx);
 	memset(&spec, 0, sizeof(spec));
 	memset(&emask, 0, sizeof(emask));
 	spec.hdr.dst_addr = *dst;
@@ -158,9 +153,8 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 		rss.types = priv->rss_hf;
 		rss.key_len = VSTEER_RSS_KEY_LEN;
 		rss.key = priv->rss_key;
-		rss.queue_num = vsteer_reta_queues(priv, queues,
-						   dev->data->nb_rx_queues);
-		rss.queue = queues;
+		rss.queue_num = set->queues_n;
+		rss.queue = set->queues;
 		actions[0].type = RTE_FLOW_ACTION_TYPE_RSS;
 		actions[0].conf = &rss;
 	} else {
@@ -171,9 +165,8 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 	}
 	actions[1].type = RTE_FLOW_ACTION_TYPE_END;
 	memset(&error, 0, sizeof(error));
-	ret = vsteer_flow_verbs_translate(&ctx, &attr, pattern, actions, plan,
-					  &error);
-	free(queues);
+	ret = vsteer_flow_verbs_translate(&set->ctx, &attr, pattern, actions,
+					  plan, &error);
 	if (ret != 0) {
 		FLOW_LOG(ERR,
 			 "port %u: default flow for " RTE_ETHER_ADDR_PRT_FMT
@@ -212,7 +205,7 @@ vsteer_defflow_want(struct rte_eth_dev *dev, struct vsteer_defflow_set *set)
 		if (ret != 0)
 			return ret;
 	} else {
-		ret = vsteer_defflow_plan(dev, set, &vsteer_bcast, &vsteer_full,
+		ret = vsteer_defflow_plan(dev, set, &vsteer_full, &vsteer_full,
 					  1);
 		if (ret != 0)
 			return ret;
@@ -240,18 +233,17 @@ vsteer_defflow_want(struct rte_eth_dev *dev, struct vsteer_defflow_set *set)
 	return 0;
 }
 
-/* The RSS context a wanted rule sends its traffic to. */
+/* The RSS context a wanted rule sends its traffic to: the RETA itself as
+ * the indirection table (vsteer_rss_get() keeps only reta[0] for a rule
+ * without hash fields). */
 static struct vsteer_rss *
 vsteer_defflow_rss(struct rte_eth_dev *dev,
 		   const struct vsteer_verbs_rule *rule)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	uint32_t n = rule->hash_fields != 0 && priv->rss_hf != 0 ?
-			     priv->reta_size :
-			     1;
 
 	return vsteer_rss_get(dev, priv->rss_key, rule->hash_fields, priv->reta,
-			      n);
+			      priv->reta_size);
 }
 
 static int
@@ -310,6 +302,10 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	for (i = 0; i < VSTEER_MAX_MAC; i++)
 		n_mac += !rte_is_zero_ether_addr(&dev->data->mac_addrs[i]);
 	memset(&set, 0, sizeof(set));
+	vsteer_xlate_ctx_init(dev, &set.ctx);
+	set.ctx.internal = true;
+	set.queues_n =
+		vsteer_reta_queues(priv, set.queues, dev->data->nb_rx_queues);
 	set.cap_plans = 2 + priv->mc_n + n_mac;
 	set.plans = malloc(set.cap_plans * sizeof(*set.plans));
 	set.want = calloc(set.cap_plans * VSTEER_MAX_EXPAND, sizeof(*set.want));

@@ -227,6 +227,18 @@ vsteer_dev_stop_queues(struct rte_eth_dev *dev)
 	}
 }
 
+/* Undo a start: also the unwinding of a start that failed late. */
+static void
+vsteer_dev_teardown(struct rte_eth_dev *dev)
+{
+	/* Flows first: they hold the RSS contexts, which hold the WQs. */
+	vsteer_flow_stop(dev);
+	vsteer_defflow_remove(dev);
+	vsteer_priv(dev)->started = 0;
+	vsteer_rss_flush(dev);
+	vsteer_dev_stop_queues(dev);
+}
+
 static int
 vsteer_dev_stop(struct rte_eth_dev *dev)
 {
@@ -234,12 +246,7 @@ vsteer_dev_stop(struct rte_eth_dev *dev)
 
 	if (!priv->started)
 		return 0;
-	/* Flows first: they hold the RSS contexts, which hold the WQs. */
-	vsteer_flow_stop(dev);
-	vsteer_defflow_remove(dev);
-	priv->started = 0;
-	vsteer_rss_flush(dev);
-	vsteer_dev_stop_queues(dev);
+	vsteer_dev_teardown(dev);
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
 	DRV_LOG(INFO, "port %u stopped", dev->data->port_id);
 	return 0;
@@ -293,10 +300,8 @@ vsteer_dev_start(struct rte_eth_dev *dev)
 	DRV_LOG(INFO, "port %u started", dev->data->port_id);
 	return 0;
 err_flows:
-	vsteer_flow_stop(dev);
-	vsteer_defflow_remove(dev);
-	priv->started = 0;
-	vsteer_rss_flush(dev);
+	vsteer_dev_teardown(dev);
+	return ret;
 err:
 	vsteer_dev_stop_queues(dev);
 	return ret;

@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +72,7 @@ struct rte_flow {
 	enum vsteer_flow_engine engine;
 	struct vsteer_flow_plan *plan;
 	struct vsteer_dv_match *dvm; /* matcher engine only */
+	uint16_t dv_prio;	     /* matcher priority, with dvm */
 	struct vsteer_count *cnt;    /* own counter, or the handle's */
 	struct rte_flow_action_handle *handle;
 	struct vsteer_count own_cnt;
@@ -107,27 +107,6 @@ struct vsteer_flow_priv {
 	struct vsteer_matcher_list matchers;
 	struct vsteer_sink sink;
 };
-
-static __thread char vsteer_flow_msg[160];
-
-/* rte_flow_error_set() with a formatted message that stays valid until the
- * next error of this thread. */
-static int vsteer_flow_err(struct rte_flow_error *error, int code,
-			   enum rte_flow_error_type type, const void *cause,
-			   const char *fmt, ...) __rte_format_printf(5, 6);
-
-static int
-vsteer_flow_err(struct rte_flow_error *error, int code,
-		enum rte_flow_error_type type, const void *cause,
-		const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(vsteer_flow_msg, sizeof(vsteer_flow_msg), fmt, ap);
-	va_end(ap);
-	return rte_flow_error_set(error, code, type, cause, vsteer_flow_msg);
-}
 
 static struct vsteer_flow_priv *
 vsteer_fpriv(struct rte_eth_dev *dev)
@@ -179,17 +158,6 @@ vsteer_sink_get(struct vsteer_priv *priv, struct vsteer_flow_priv *fp)
 	struct ibv_rwq_ind_table_init_attr ind_attr = {
 		.log_ind_tbl_size = 0,
 	};
-	struct ibv_qp_init_attr_ex qp_attr = {
-		.qp_type = IBV_QPT_RAW_PACKET,
-		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
-			     IBV_QP_INIT_ATTR_IND_TABLE,
-		.pd = priv->pd,
-		.rx_hash_conf = {
-			.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
-			.rx_hash_key_len = VSTEER_RSS_KEY_LEN,
-			.rx_hash_fields_mask = 0,
-		},
-	};
 
 	if (s->qp != NULL)
 		return s->qp;
@@ -204,9 +172,7 @@ vsteer_sink_get(struct vsteer_priv *priv, struct vsteer_flow_priv *fp)
 	s->ind = ibv_create_rwq_ind_table(priv->ctx, &ind_attr);
 	if (s->ind == NULL)
 		goto error;
-	qp_attr.rwq_ind_tbl = s->ind;
-	qp_attr.rx_hash_conf.rx_hash_key = priv->rss_key;
-	s->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
+	s->qp = vsteer_hash_qp_create(priv, s->ind, priv->rss_key, 0);
 	if (s->qp == NULL)
 		goto error;
 	return s->qp;
@@ -490,6 +456,9 @@ vsteer_flow_prepare(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		return ret;
 	}
 	flow->engine = VSTEER_FLOW_ENGINE_DV;
+	flow->dv_prio =
+		(uint16_t)vsteer_flow_verbs_prio(&ctx, plan->rte_priority,
+						 plan->rules[0].subprio);
 	return 0;
 }
 
@@ -593,15 +562,10 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	const struct vsteer_flow_plan *plan = flow->plan;
 	struct mlx5dv_flow_action_attr act[3];
-	struct vsteer_xlate_ctx ctx;
 	struct ibv_qp *qp = NULL;
 	size_t n = 0;
-	uint16_t prio;
 	int ret;
 
-	vsteer_xlate_ctx_init(dev, &ctx);
-	prio = vsteer_flow_verbs_prio(&ctx, plan->rte_priority,
-				      plan->rules[0].subprio);
 	if (plan->fate != VSTEER_FATE_DROP) {
 		qp = vsteer_flow_dest(dev, flow, 0);
 		if (qp == NULL) {
@@ -634,8 +598,8 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 		act[n].obj = flow->cnt->devx;
 		n++;
 	}
-	flow->matcher =
-		vsteer_matcher_get(priv, priv->flow_priv, flow->dvm, prio);
+	flow->matcher = vsteer_matcher_get(priv, priv->flow_priv, flow->dvm,
+					   flow->dv_prio);
 	if (flow->matcher == NULL) {
 		ret = errno;
 		vsteer_flow_remove(dev, flow);
@@ -926,8 +890,7 @@ vsteer_fate_name(enum vsteer_fate fate)
 }
 
 static void
-vsteer_flow_dump_one(struct rte_eth_dev *dev, const struct rte_flow *flow,
-		     FILE *f)
+vsteer_flow_dump_one(const struct rte_flow *flow, FILE *f)
 {
 	const struct vsteer_flow_plan *plan = flow->plan;
 	uint32_t i;
@@ -955,13 +918,8 @@ vsteer_flow_dump_one(struct rte_eth_dev *dev, const struct rte_flow *flow,
 		fprintf(f, ", count%s", flow->handle ? " (indirect)" : "");
 	fprintf(f, "\n");
 	if (flow->engine == VSTEER_FLOW_ENGINE_DV) {
-		struct vsteer_xlate_ctx ctx;
-
-		vsteer_xlate_ctx_init(dev, &ctx);
 		fprintf(f, "  mlx5dv matcher priority %u, criteria 0x%02x\n",
-			vsteer_flow_verbs_prio(&ctx, plan->rte_priority,
-					       plan->rules[0].subprio),
-			flow->dvm->criteria);
+			flow->dv_prio, flow->dvm->criteria);
 		vsteer_flow_dv_dump(f, flow->dvm);
 		return;
 	}
@@ -987,7 +945,7 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
 					       RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 					       "no such flow on port %u",
 					       dev->data->port_id);
-		vsteer_flow_dump_one(dev, flow, file);
+		vsteer_flow_dump_one(flow, file);
 		return 0;
 	}
 	fprintf(file, "port %u: %s device %s, flow engine %s%s%s\n",
@@ -997,7 +955,7 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
 		priv->isolated ? ", isolated" : "");
 	if (fp != NULL)
 		TAILQ_FOREACH(f, &fp->flows, next)
-			vsteer_flow_dump_one(dev, f, file);
+			vsteer_flow_dump_one(f, file);
 	TAILQ_FOREACH(df, &priv->defflows, next) {
 		struct vsteer_verbs_rule rule;
 

@@ -17,7 +17,6 @@
  */
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include <rte_jhash.h>
 
 #include "vsteer_flow_dv.h"
+#include "vsteer_flow_verbs.h"
 
 #define DV_ETHER_TYPE_IPV4 0x0800
 #define DV_ETHER_TYPE_IPV6 0x86dd
@@ -84,24 +84,9 @@ struct dv_item {
 			 const void *spec, const void *mask, const void *last);
 };
 
-/* Messages name a field; rte_flow_error keeps the pointer. */
-static __thread char dv_msg[192];
-
-static int dv_error(struct dv_ctx *c, int code, enum rte_flow_error_type type,
-		    const struct rte_flow_item *item, const char *fmt, ...)
-	__rte_format_printf(5, 6);
-
-static int
-dv_error(struct dv_ctx *c, int code, enum rte_flow_error_type type,
-	 const struct rte_flow_item *item, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dv_msg, sizeof(dv_msg), fmt, ap);
-	va_end(ap);
-	return rte_flow_error_set(c->error, code, type, item, dv_msg);
-}
+/* Messages name a field (vsteer_flow_err() formats them). */
+#define dv_error(c, code, type, item, ...) \
+	vsteer_flow_err((c)->error, code, type, item, __VA_ARGS__)
 
 /* --- writing mask and value --- */
 

@@ -152,19 +152,19 @@ struct xl_state {
 };
 
 /* Error messages name fields and limits, so they are formatted. */
-static __thread char xl_errmsg[256];
+static __thread char vsteer_flow_errmsg[256];
 
-static int __rte_format_printf(5, 6)
-	xl_err(struct rte_flow_error *error, int code,
-	       enum rte_flow_error_type type, const void *cause,
-	       const char *fmt, ...)
+int
+vsteer_flow_err(struct rte_flow_error *error, int code,
+		enum rte_flow_error_type type, const void *cause,
+		const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(xl_errmsg, sizeof(xl_errmsg), fmt, ap);
+	vsnprintf(vsteer_flow_errmsg, sizeof(vsteer_flow_errmsg), fmt, ap);
 	va_end(ap);
-	return rte_flow_error_set(error, code, type, cause, xl_errmsg);
+	return rte_flow_error_set(error, code, type, cause, vsteer_flow_errmsg);
 }
 
 /*
@@ -246,9 +246,10 @@ xl_spec_add(struct xl_state *st, uint16_t type, uint16_t size,
 	struct xl_pending *p;
 
 	if (st->n_specs >= XL_MAX_SPECS)
-		return xl_err(error, E2BIG, RTE_FLOW_ERROR_TYPE_ITEM, item,
-			      "pattern needs more than %u verbs specs",
-			      XL_MAX_SPECS);
+		return vsteer_flow_err(error, E2BIG, RTE_FLOW_ERROR_TYPE_ITEM,
+				       item,
+				       "pattern needs more than %u verbs specs",
+				       XL_MAX_SPECS);
 	p = &st->specs[st->n_specs];
 	memset(p, 0, sizeof(*p));
 	p->spec.hdr.type = type;
@@ -301,20 +302,19 @@ xl_l3_need_proto(struct xl_state *st, struct xl_layers *l, uint8_t proto,
 	/* The kernel takes the protocol under an L4/tunnel spec only when
 	 * exact (mlx5 set_proto()). */
 	if (*m != 0xff)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
 			"%s item: partial mask 0x%02x on the preceding %s is not supported",
 			what, *m,
 			l->fam == 4 ? "IPv4 next_proto_id" :
 				      "IPv6 next header");
 	if ((proto & *m) != *v)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-			      item,
-			      "%s item: %s %u (mask 0x%02x) does not carry %s (%u)",
-			      what,
-			      l->fam == 4 ? "IPv4 next_proto_id" :
-					    "IPv6 next header",
-			      *v, *m, what, proto);
+		return vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+			"%s item: %s %u (mask 0x%02x) does not carry %s (%u)",
+			what,
+			l->fam == 4 ? "IPv4 next_proto_id" : "IPv6 next header",
+			*v, *m, what, proto);
 	return 0;
 }
 
@@ -334,7 +334,7 @@ xl_l2_need_type(struct xl_state *st, struct xl_layers *l, uint16_t type,
 	/* The kernel takes a masked ether_type under L3 only when exact. */
 	if (eth->mask.ether_type != RTE_BE16(0xffff) ||
 	    eth->val.ether_type != rte_cpu_to_be_16(type))
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 			"%s item: preceding ETH/VLAN type 0x%04x (mask 0x%04x) is not %s (0x%04x)",
 			what, rte_be_to_cpu_16(eth->val.ether_type),
@@ -360,7 +360,7 @@ xl_gre_payload(struct xl_state *st, uint16_t ethertype,
 	}
 	if ((rte_cpu_to_be_16(ethertype) & gre->mask.protocol) !=
 	    gre->val.protocol)
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 			"%s item: GRE protocol 0x%04x (mask 0x%04x) does not carry %s (0x%04x)",
 			what, rte_be_to_cpu_16(gre->val.protocol),
@@ -417,7 +417,7 @@ xl_item_vlan(struct xl_state *st, const struct rte_flow_item *item,
 
 	/* A rule without vlan_tag mask matches tagged and untagged frames. */
 	if (m->tci == 0)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
 			"VLAN item: empty TCI mask: verbs cannot match the presence of a tag alone");
 	if (l->l2 < 0) {
@@ -437,7 +437,7 @@ xl_item_vlan(struct xl_state *st, const struct rte_flow_item *item,
 	if (eth->mask.ether_type != 0 &&
 	    (eth->mask.ether_type != RTE_BE16(0xffff) ||
 	     eth->val.ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN)))
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 			"VLAN item: TPID 0x%04x (mask 0x%04x) of the ETH item not supported, only 0x8100",
 			rte_be_to_cpu_16(eth->val.ether_type),
@@ -1083,16 +1083,19 @@ xl_item_one(struct xl_state *st, const struct xl_item *row,
 
 	RTE_BUILD_BUG_ON(sizeof(struct rte_flow_item_ipv6) > sizeof(val.raw));
 	if (spec == NULL && (item->mask != NULL || last != NULL))
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-			      "%s item: mask or last given without spec",
-			      row->name);
+		return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
+				       item,
+				       "%s item: mask or last given without spec",
+				       row->name);
 	mask = item->mask != NULL ? item->mask : row->mask_def;
 	for (i = 0; i < row->mask_sz; i++)
 		if (mask[i] & ~sup[i])
-			return xl_err(error, ENOTSUP,
-				      RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-				      "%s item: mask on %s not supported",
-				      row->name, xl_field_name(row, i));
+			return vsteer_flow_err(error, ENOTSUP,
+					       RTE_FLOW_ERROR_TYPE_ITEM_MASK,
+					       item,
+					       "%s item: mask on %s not supported",
+					       row->name,
+					       xl_field_name(row, i));
 	memset(&val, 0, sizeof(val));
 	if (spec == NULL) {
 		/* No spec: any header of this type, whatever its fields. */
@@ -1100,7 +1103,7 @@ xl_item_one(struct xl_state *st, const struct xl_item *row,
 	}
 	for (i = 0; i < row->mask_sz; i++) {
 		if (last != NULL && (last[i] & mask[i]) != (spec[i] & mask[i]))
-			return xl_err(
+			return vsteer_flow_err(
 				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST,
 				item,
 				"%s item: ranges are not supported (last differs from spec on %s)",
@@ -1127,21 +1130,24 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
 			continue;
 		row = xl_item_row(item->type);
 		if (row == NULL)
-			return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM,
-				      item, "item type %d (%s) not supported",
-				      (int)item->type,
-				      xl_item_type_name(item->type));
+			return vsteer_flow_err(error, ENOTSUP,
+					       RTE_FLOW_ERROR_TYPE_ITEM, item,
+					       "item type %d (%s) not supported",
+					       (int)item->type,
+					       xl_item_type_name(item->type));
 		if (!xl_item_follows(prev, item->type))
-			return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM,
-				      item, "%s item cannot follow %s%s",
-				      row->name, prev->name,
-				      prev == &xl_item_root ? "" : " item");
+			return vsteer_flow_err(error, ENOTSUP,
+					       RTE_FLOW_ERROR_TYPE_ITEM, item,
+					       "%s item cannot follow %s%s",
+					       row->name, prev->name,
+					       prev == &xl_item_root ? "" :
+								       " item");
 		if (row->tunnel && st->tunnel &&
 		    (st->lay[1].l2 >= 0 || st->lay[1].l3 >= 0))
-			return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM,
-				      item,
-				      "%s item: nested tunnels are not supported",
-				      row->name);
+			return vsteer_flow_err(
+				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
+				"%s item: nested tunnels are not supported",
+				row->name);
 		ret = xl_item_one(st, row, item, error);
 		if (ret < 0)
 			return ret;
@@ -1167,7 +1173,7 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
 		if (eth->mask.ether_type == RTE_BE16(0xffff) &&
 		    (eth->val.ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
 		     eth->val.ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ)))
-			return xl_err(
+			return vsteer_flow_err(
 				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
 				ly->eth_item,
 				"ETH item: type 0x%04x is a VLAN TPID: match the tag with a VLAN item",
@@ -1212,7 +1218,7 @@ xl_set_fate(struct xl_state *st, const struct rte_flow_action *act,
 	    enum vsteer_fate fate, struct rte_flow_error *error)
 {
 	if (st->plan->fate != VSTEER_FATE_NONE)
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
 			"%s action: a flow takes one fate action, %s already given",
 			xl_fate_name(fate), xl_fate_name(st->plan->fate));
@@ -1248,10 +1254,11 @@ xl_act_queue(struct xl_state *st, const struct rte_flow_action *act,
 	if (ret < 0)
 		return ret;
 	if (q == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "QUEUE action: no configuration");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "QUEUE action: no configuration");
 	if (q->index >= st->ctx->nb_rx_queues)
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"QUEUE action: queue index %u out of range (%u Rx queues configured)",
 			q->index, st->ctx->nb_rx_queues);
@@ -1267,37 +1274,37 @@ xl_rss_types(struct xl_state *st, const struct rte_flow_action *act,
 	uint64_t bad = types & ~XL_RSS_ALL;
 
 	if (bad != 0)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: types 0x%" PRIx64
 			" not supported (IPv4/IPv6, TCP, UDP, ESP, L3/L4 SRC/DST_ONLY)",
 			bad);
 	bad = types & ~XL_RSS_MODS & ~st->ctx->rss_hf_supported;
 	if (bad != 0)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act,
-			      "RSS action: types 0x%" PRIx64
-			      " not supported by the device (supported 0x%" PRIx64
-			      ")",
-			      bad, st->ctx->rss_hf_supported);
+		return vsteer_flow_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"RSS action: types 0x%" PRIx64
+			" not supported by the device (supported 0x%" PRIx64
+			")",
+			bad, st->ctx->rss_hf_supported);
 	if ((types & RTE_ETH_RSS_L3_SRC_ONLY) &&
 	    (types & RTE_ETH_RSS_L3_DST_ONLY))
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: L3_SRC_ONLY and L3_DST_ONLY are exclusive");
 	if ((types & RTE_ETH_RSS_L4_SRC_ONLY) &&
 	    (types & RTE_ETH_RSS_L4_DST_ONLY))
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: L4_SRC_ONLY and L4_DST_ONLY are exclusive");
 	if ((types & (RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY)) &&
 	    !(types & (XL_RSS_L3 | XL_RSS_L4)))
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: L3_SRC_ONLY/L3_DST_ONLY without an IPv4 or IPv6 type");
 	if ((types & (RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)) &&
 	    !(types & XL_RSS_L4))
-		return xl_err(
+		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: L4_SRC_ONLY/L4_DST_ONLY without a TCP or UDP type");
 	return 0;
@@ -1318,21 +1325,22 @@ xl_act_rss(struct xl_state *st, const struct rte_flow_action *act,
 	if (ret < 0)
 		return ret;
 	if (rss == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: no configuration");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "RSS action: no configuration");
 	if (rss->func != RTE_ETH_HASH_FUNCTION_DEFAULT &&
 	    rss->func != RTE_ETH_HASH_FUNCTION_TOEPLITZ)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: hash function %d not supported, only Toeplitz",
 			(int)rss->func);
 	if (rss->level > 2)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: level %u not supported (0 or 1 outer, 2 inner)",
 			rss->level);
 	if (rss->level == 2 && !ctx->inner_rss_ok)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: level 2 (inner) not supported by the device");
 	if (rss->key_len == 0) {
@@ -1341,29 +1349,32 @@ xl_act_rss(struct xl_state *st, const struct rte_flow_action *act,
 						      xl_rss_key_default,
 		       VSTEER_RSS_KEY_LEN);
 	} else if (rss->key_len != VSTEER_RSS_KEY_LEN) {
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: key length %u not supported, must be 0 (default key) or %u",
 			rss->key_len, VSTEER_RSS_KEY_LEN);
 	} else if (rss->key == NULL) {
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: key length %u with no key",
-			      rss->key_len);
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "RSS action: key length %u with no key",
+				       rss->key_len);
 	} else {
 		memcpy(plan->rss_key, rss->key, VSTEER_RSS_KEY_LEN);
 	}
 	if (rss->queue_num == 0 || rss->queue == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: no queue given");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "RSS action: no queue given");
 	if (rss->queue_num > RTE_DIM(plan->queues))
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "RSS action: %u queues, at most %u",
-			      rss->queue_num,
-			      (unsigned int)RTE_DIM(plan->queues));
+		return vsteer_flow_err(error, ENOTSUP,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "RSS action: %u queues, at most %u",
+				       rss->queue_num,
+				       (unsigned int)RTE_DIM(plan->queues));
 	/* Repeated queues are kept: they weigh the indirection table. */
 	for (i = 0; i < rss->queue_num; i++) {
 		if (rss->queue[i] >= ctx->nb_rx_queues)
-			return xl_err(
+			return vsteer_flow_err(
 				error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
 				act,
 				"RSS action: queue[%u] index %u out of range (%u Rx queues configured)",
@@ -1397,8 +1408,9 @@ xl_act_drop(struct xl_state *st, const struct rte_flow_action *act,
 	if (ret < 0)
 		return ret;
 	if (st->tag_act != NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "DROP action: cannot be combined with MARK or FLAG");
+		return vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"DROP action: cannot be combined with MARK or FLAG");
 	return xl_aspec_add(st, &spec, act);
 }
 
@@ -1412,7 +1424,7 @@ xl_act_passthru(struct xl_state *st, const struct rte_flow_action *act,
 	if (ret < 0)
 		return ret;
 	if (st->tag_act != NULL)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
 			"PASSTHRU action: cannot be combined with MARK or FLAG (the frame that goes on is not tagged)");
 	st->flags |= IBV_FLOW_ATTR_FLAGS_DONT_TRAP;
@@ -1431,17 +1443,22 @@ xl_tag(struct xl_state *st, const struct rte_flow_action *act, const char *what,
 			 } };
 
 	if (!st->ctx->tag_ok)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: the device has no flow tags", what);
+		return vsteer_flow_err(error, ENOTSUP,
+				       RTE_FLOW_ERROR_TYPE_ACTION, act,
+				       "%s action: the device has no flow tags",
+				       what);
 	if (st->tag_act != NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: only one MARK or FLAG per flow",
-			      what);
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION, act,
+				       "%s action: only one MARK or FLAG per flow",
+				       what);
 	if (st->plan->fate == VSTEER_FATE_DROP)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: cannot be combined with DROP", what);
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION, act,
+				       "%s action: cannot be combined with DROP",
+				       what);
 	if (st->plan->fate == VSTEER_FATE_PASSTHRU)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
 			"%s action: cannot be combined with PASSTHRU (the frame that goes on is not tagged)",
 			what);
@@ -1457,13 +1474,14 @@ xl_act_mark(struct xl_state *st, const struct rte_flow_action *act,
 	int ret;
 
 	if (mark == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "MARK action: no configuration");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "MARK action: no configuration");
 	if (mark->id >= XL_MARK_MAX)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act,
-			      "MARK action: id %u out of range, must be below 0x%x",
-			      mark->id, XL_MARK_MAX);
+		return vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"MARK action: id %u out of range, must be below 0x%x",
+			mark->id, XL_MARK_MAX);
 	/* Tag 0 means "no tag" in completions. */
 	ret = xl_tag(st, act, "MARK", mark->id + 1, error);
 	if (ret < 0)
@@ -1500,12 +1518,15 @@ xl_count(struct xl_state *st, const struct rte_flow_action *act,
 			 } };
 
 	if (!st->ctx->count_ok)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: the device has no flow counters",
-			      what);
+		return vsteer_flow_err(error, ENOTSUP,
+				       RTE_FLOW_ERROR_TYPE_ACTION, act,
+				       "%s action: the device has no flow counters",
+				       what);
 	if (st->count_act != NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "%s action: only one COUNT per flow", what);
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION, act,
+				       "%s action: only one COUNT per flow",
+				       what);
 	st->count_act = act;
 	return xl_aspec_add(st, &spec, act);
 }
@@ -1533,8 +1554,9 @@ xl_act_indirect(struct xl_state *st, const struct rte_flow_action *act,
 
 	/* The flow layer checks that the handle is a COUNT one. */
 	if (act->conf == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			      act, "INDIRECT action: no handle");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "INDIRECT action: no handle");
 	ret = xl_count(st, act, "INDIRECT", error);
 	if (ret < 0)
 		return ret;
@@ -1569,14 +1591,14 @@ xl_walk_actions(struct xl_state *st, const struct rte_flow_action actions[],
 			continue;
 		if ((unsigned int)act->type >= RTE_DIM(xl_actions) ||
 		    xl_actions[act->type].fn == NULL)
-			return xl_err(error, ENOTSUP,
-				      RTE_FLOW_ERROR_TYPE_ACTION, act,
-				      "action type %d (%s) not supported",
-				      (int)act->type,
-				      xl_action_type_name(act->type));
+			return vsteer_flow_err(error, ENOTSUP,
+					       RTE_FLOW_ERROR_TYPE_ACTION, act,
+					       "action type %d (%s) not supported",
+					       (int)act->type,
+					       xl_action_type_name(act->type));
 		row = &xl_actions[act->type];
 		if (st->plan->egress && !row->egress)
-			return xl_err(
+			return vsteer_flow_err(
 				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
 				"%s action: not supported on egress rules (only DROP and COUNT)",
 				row->name);
@@ -1586,12 +1608,13 @@ xl_walk_actions(struct xl_state *st, const struct rte_flow_action actions[],
 	}
 	if (st->plan->egress) {
 		if (st->plan->fate == VSTEER_FATE_NONE && st->count_act == NULL)
-			return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
-				      act,
-				      "egress rule without DROP or COUNT action");
+			return vsteer_flow_err(
+				error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
+				"egress rule without DROP or COUNT action");
 	} else if (st->plan->fate == VSTEER_FATE_NONE) {
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-			      "no fate action: give QUEUE, RSS, DROP or PASSTHRU");
+		return vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"no fate action: give QUEUE, RSS, DROP or PASSTHRU");
 	}
 	return 0;
 }
@@ -1625,31 +1648,35 @@ xl_attr(struct xl_state *st, const struct rte_flow_attr *attr,
 	uint32_t levels = vsteer_flow_user_levels(ctx);
 
 	if (attr->group != 0)
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_GROUP, attr,
 			"group %u not supported: verbs rules live in one table (group 0)",
 			attr->group);
 	if (attr->transfer)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER,
-			      attr, "transfer not supported");
+		return vsteer_flow_err(error, ENOTSUP,
+				       RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, attr,
+				       "transfer not supported");
 	if (attr->ingress && attr->egress)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, attr,
-			      "ingress and egress are exclusive");
+		return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR,
+				       attr,
+				       "ingress and egress are exclusive");
 	if (!attr->ingress && !attr->egress)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_INGRESS,
-			      attr, "one of ingress or egress is required");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, attr,
+				       "one of ingress or egress is required");
 	if (attr->egress && !ctx->egress_ok)
-		return xl_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS,
-			      attr, "egress not supported by the device");
+		return vsteer_flow_err(error, ENOTSUP,
+				       RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, attr,
+				       "egress not supported by the device");
 	if (attr->priority > levels ||
 	    (attr->priority == levels && !ctx->internal)) {
 		if (levels == 0)
-			return xl_err(
+			return vsteer_flow_err(
 				error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
 				"priority %u out of range: the device has no priority level for applications (max verbs priority %u)",
 				attr->priority, ctx->max_verbs_prio);
-		return xl_err(
+		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
 			"priority %u out of range: %u levels available (0 to %u)",
 			attr->priority, levels, levels - 1);
@@ -1852,9 +1879,10 @@ xl_emit_spec(struct xl_state *st, struct vsteer_verbs_rule *rule,
 		size = sizeof(v4);
 	}
 	if ((size_t)rule->size + size > st->max_bytes)
-		return xl_err(error, E2BIG, cause_type, cause,
-			      "verbs rule needs more than %u bytes of specs",
-			      st->max_bytes);
+		return vsteer_flow_err(
+			error, E2BIG, cause_type, cause,
+			"verbs rule needs more than %u bytes of specs",
+			st->max_bytes);
 	if (spec->hdr.type == IBV_FLOW_SPEC_ACTION_COUNT)
 		rule->count_off = rule->size;
 	memcpy(rule->buf + rule->size, src, size);
@@ -1957,17 +1985,20 @@ vsteer_flow_verbs_translate(const struct vsteer_xlate_ctx *ctx,
 	int ret;
 
 	if (ctx == NULL || plan == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
-			      NULL, "no translation context or plan");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				       "no translation context or plan");
 	if (attr == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, NULL,
-			      "no attributes");
+		return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR,
+				       NULL, "no attributes");
 	if (pattern == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_NUM, NULL,
-			      "no pattern");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ITEM_NUM, NULL,
+				       "no pattern");
 	if (actions == NULL)
-		return xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_NUM,
-			      NULL, "no actions");
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_NUM, NULL,
+				       "no actions");
 	memset(plan, 0, sizeof(*plan));
 	memset(&st, 0, sizeof(st));
 	st.ctx = ctx;
@@ -1996,10 +2027,11 @@ vsteer_flow_verbs_translate(const struct vsteer_xlate_ctx *ctx,
 		ret = xl_walk_actions(&st, actions, error);
 	if (ret == 0 && plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2 &&
 	    !st.tunnel)
-		ret = xl_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-			     st.rss_act,
-			     "RSS action: level %u (inner) needs a tunnel item in the pattern",
-			     plan->rss_level);
+		ret = vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+			st.rss_act,
+			"RSS action: level %u (inner) needs a tunnel item in the pattern",
+			plan->rss_level);
 	if (ret < 0)
 		goto fail;
 	n = xl_variants(&st, vs);

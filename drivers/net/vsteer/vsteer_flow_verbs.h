@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
+#include <rte_common.h>
 #include <rte_flow.h>
 
 #define VSTEER_RSS_KEY_LEN 40
@@ -146,5 +147,12 @@ uint32_t vsteer_flow_verbs_prio(const struct vsteer_xlate_ctx *ctx,
 /* Write a human-readable decode of one verbs rule (spec by spec, with hex)
  * to f, for rte_flow_dev_dump. */
 void vsteer_flow_verbs_dump(FILE *f, const struct vsteer_verbs_rule *rule);
+
+/* rte_flow_error_set() with a printf-formatted message, for every flow
+ * file of the driver: the message lives in one thread-local buffer and
+ * stays valid until the next error of the thread. Returns -code. */
+int vsteer_flow_err(struct rte_flow_error *error, int code,
+		    enum rte_flow_error_type type, const void *cause,
+		    const char *fmt, ...) __rte_format_printf(5, 6);
 
 #endif /* VSTEER_FLOW_VERBS_H */

@@ -75,18 +75,6 @@ vsteer_mr_insert(struct vsteer_mr_cache *c, const struct vsteer_mr *e)
 	return 0;
 }
 
-static int
-vsteer_mr_has_pool(const struct vsteer_mr_cache *c,
-		   const struct rte_mempool *mp)
-{
-	uint32_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->tbl[i].mp == mp)
-			return 1;
-	return 0;
-}
-
 struct vsteer_mr_walk {
 	struct vsteer_priv *priv;
 	int err;
@@ -139,9 +127,10 @@ vsteer_mr_register_mempool(struct vsteer_priv *priv, struct rte_mempool *mp)
 {
 	struct vsteer_mr_walk w = { .priv = priv, .err = 0 };
 
+	/* Chunks already registered are skipped, so a walk that failed
+	 * half-way is completed by the next one. */
 	rte_rwlock_write_lock(&priv->mr.lock);
-	if (!vsteer_mr_has_pool(&priv->mr, mp))
-		rte_mempool_mem_iter(mp, vsteer_mr_chunk_cb, &w);
+	rte_mempool_mem_iter(mp, vsteer_mr_chunk_cb, &w);
 	rte_rwlock_write_unlock(&priv->mr.lock);
 	return w.err;
 }
@@ -169,6 +158,8 @@ vsteer_mr_drop(struct vsteer_priv *priv, const struct rte_mempool *mp)
 				priv->data->port_id, e->lkey, strerror(ret));
 		}
 	}
+	if (j != c->n)
+		__atomic_add_fetch(&c->gen, 1, __ATOMIC_RELEASE);
 	c->n = j;
 	return failed;
 }
@@ -237,6 +228,7 @@ vsteer_mr_lookup(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
 			hit->start = e->start;
 			hit->end = e->end;
 			hit->lkey = e->lkey;
+			hit->gen = priv->mr.gen;
 			*lkey = e->lkey;
 			rte_rwlock_read_unlock(&priv->mr.lock);
 			return 0;

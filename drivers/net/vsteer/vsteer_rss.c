@@ -28,13 +28,31 @@ vsteer_log2above(uint32_t v)
 	return l;
 }
 
+struct ibv_qp *
+vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
+		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields)
+{
+	struct ibv_qp_init_attr_ex qp_attr;
+
+	memset(&qp_attr, 0, sizeof(qp_attr));
+	qp_attr.qp_type = IBV_QPT_RAW_PACKET;
+	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE |
+			    IBV_QP_INIT_ATTR_RX_HASH;
+	qp_attr.pd = priv->pd;
+	qp_attr.rwq_ind_tbl = ind;
+	qp_attr.rx_hash_conf.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+	qp_attr.rx_hash_conf.rx_hash_key_len = VSTEER_RSS_KEY_LEN;
+	qp_attr.rx_hash_conf.rx_hash_key = key;
+	qp_attr.rx_hash_conf.rx_hash_fields_mask = hash_fields;
+	return ibv_create_qp_ex(priv->ctx, &qp_attr);
+}
+
 /* Build the table and the hash QP of a new context. */
 static int
 vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct ibv_rwq_ind_table_init_attr ind_attr;
-	struct ibv_qp_init_attr_ex qp_attr;
 	struct ibv_qp_attr mod;
 	struct ibv_wq **wqs;
 	uint32_t log_n, n, i;
@@ -82,17 +100,8 @@ vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 			dev->data->port_id, n, strerror(-ret));
 		return ret;
 	}
-	memset(&qp_attr, 0, sizeof(qp_attr));
-	qp_attr.qp_type = IBV_QPT_RAW_PACKET;
-	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE |
-			    IBV_QP_INIT_ATTR_RX_HASH;
-	qp_attr.pd = priv->pd;
-	qp_attr.rwq_ind_tbl = rss->ind;
-	qp_attr.rx_hash_conf.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
-	qp_attr.rx_hash_conf.rx_hash_key_len = VSTEER_RSS_KEY_LEN;
-	qp_attr.rx_hash_conf.rx_hash_key = rss->key;
-	qp_attr.rx_hash_conf.rx_hash_fields_mask = rss->hash_fields;
-	rss->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
+	rss->qp = vsteer_hash_qp_create(priv, rss->ind, rss->key,
+					rss->hash_fields);
 	if (rss->qp == NULL) {
 		ret = -(errno ? errno : EINVAL);
 		DRV_LOG(ERR,

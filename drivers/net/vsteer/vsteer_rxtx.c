@@ -283,7 +283,6 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 		wr->next = NULL;
 		wr->sg_list = sg;
 		wr->num_sge = (int)k;
-		wr->opcode = IBV_WR_SEND;
 		wr->send_flags = 0;
 		if (txq->csum && (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM |
 						 RTE_MBUF_F_TX_L4_MASK)) != 0)

@@ -42,7 +42,7 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	uint64_t offloads = conf->offloads |
 			    dev->data->dev_conf.txmode.offloads;
 	struct vsteer_txq *txq;
-	uint32_t elts_n, max_sge;
+	uint32_t elts_n, max_sge, i;
 
 	if (priv->started) {
 		DRV_LOG(ERR,
@@ -101,6 +101,9 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		vsteer_txq_free(txq);
 		return -ENOMEM;
 	}
+	/* The burst fills in the rest of each WR. */
+	for (i = 0; i < elts_n; i++)
+		txq->wrs[i].opcode = IBV_WR_SEND;
 	dev->data->tx_queues[idx] = txq;
 	DRV_LOG(DEBUG,
 		"port %u: Tx queue %u: %u WRs, %u SGEs each, signal every %u",
