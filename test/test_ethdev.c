@@ -1198,16 +1198,25 @@ test_tx_error_recovery(void)
 }
 
 static const struct vt_case cases[] = {
-	/* clang-format off: one case a line */
-	VT_CASE(test_bad_devargs),	   VT_CASE(test_lifecycle_repeatable),
-	VT_CASE(test_tx_rx_exact),	   VT_CASE(test_tx_pool_recycled),
-	VT_CASE(test_multiseg_tx),	   VT_CASE(test_scatter_rx),
-	VT_CASE(test_rss_default_traffic), VT_CASE(test_flow_tag_to_mbuf),
-	VT_CASE(test_checksum_offload),	   VT_CASE(test_promisc_allmulti),
-	VT_CASE(test_mac_filters),	   VT_CASE(test_stats_xstats),
-	VT_CASE(test_no_buffer_drops),	   VT_CASE(test_rx_nombuf),
-	VT_CASE(test_volume_restart),	   VT_CASE(test_forward_pingpong),
-	VT_CASE(test_tx_error_recovery),   { NULL, NULL },
+	/* clang-format off */
+	VT_CASE(test_bad_devargs),
+	VT_CASE(test_lifecycle_repeatable),
+	VT_CASE(test_tx_rx_exact),
+	VT_CASE(test_tx_pool_recycled),
+	VT_CASE(test_multiseg_tx),
+	VT_CASE(test_scatter_rx),
+	VT_CASE(test_rss_default_traffic),
+	VT_CASE(test_flow_tag_to_mbuf),
+	VT_CASE(test_checksum_offload),
+	VT_CASE(test_promisc_allmulti),
+	VT_CASE(test_mac_filters),
+	VT_CASE(test_stats_xstats),
+	VT_CASE(test_no_buffer_drops),
+	VT_CASE(test_rx_nombuf),
+	VT_CASE(test_volume_restart),
+	VT_CASE(test_forward_pingpong),
+	VT_CASE(test_tx_error_recovery),
+	{ NULL, NULL },
 	/* clang-format on */
 };
 
