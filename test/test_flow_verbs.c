@@ -21,6 +21,7 @@
 #include <rte_flow.h>
 
 #include "vsteer_flow_verbs.h"
+#include "vt_seed.h"
 #include "vt_test.h"
 
 #define ALL_TYPES \
@@ -182,56 +183,6 @@ expect_err(int line, const struct vsteer_xlate_ctx *c,
 
 static const uint8_t mac_ff[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-/*
- * ibv_create_flow(3) EXAMPLE: dst MAC 66:11:22:33:44:55 + IPv4 source
- * 0x0B86C806, written exactly as the man page writes it.
- */
-struct raw_eth_flow_attr {
-	struct ibv_flow_attr attr;
-	struct ibv_flow_spec_eth spec_eth;
-	struct ibv_flow_spec_ipv4 spec_ipv4;
-} __attribute__((packed));
-
-static const struct raw_eth_flow_attr man_flow_attr = {
-	.attr = {
-		.comp_mask = 0,
-		.type = IBV_FLOW_ATTR_NORMAL,
-		.size = sizeof(man_flow_attr),
-		.priority = 0,
-		.num_of_specs = 2,
-		.port = 1,
-		.flags = 0,
-	},
-	.spec_eth = {
-		.type = IBV_FLOW_SPEC_ETH,
-		.size = sizeof(struct ibv_flow_spec_eth),
-		.val = {
-			.dst_mac = { 0x66, 0x11, 0x22, 0x33, 0x44, 0x55 },
-			.src_mac = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
-			.ether_type = 0,
-			.vlan_tag = 0,
-		},
-		.mask = {
-			.dst_mac = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF },
-			.src_mac = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF },
-			.ether_type = 0,
-			.vlan_tag = 0,
-		},
-	},
-	.spec_ipv4 = {
-		.type = IBV_FLOW_SPEC_IPV4,
-		.size = sizeof(struct ibv_flow_spec_ipv4),
-		.val = {
-			.src_ip = 0x0B86C806,
-			.dst_ip = 0,
-		},
-		.mask = {
-			.src_ip = 0xFFFFFFFF,
-			.dst_ip = 0,
-		},
-	},
-};
-
 /* The same rule in rte_flow: ETH with its default mask (dst and src),
  * IPv4 with a source-only mask. */
 static const struct rte_flow_item_eth seed_eth = {
@@ -264,16 +215,16 @@ test_seed_example(void)
 	/* rte priority 0, deepest layer L3 -> verbs priority 3 * 0 + 1. */
 	VT_CHECK_EQ(r->subprio, VSTEER_SUBPRIO_L3, "IPv4 is the deepest layer");
 	VT_CHECK_EQ(r->attr.priority, 1, "verbs priority of rte 0 / L3");
-	VT_CHECK_EQ(r->size, sizeof(man_flow_attr), "84 bytes");
+	VT_CHECK_EQ(r->size, sizeof(vt_seed_flow_attr), "84 bytes");
 	/* Everything else is the man page's own bytes. */
-	memcpy(&want, &man_flow_attr, sizeof(want));
+	memcpy(&want, &vt_seed_flow_attr, sizeof(want));
 	want.attr.priority = 1;
 	VT_CHECK(memcmp(r->buf, &want, sizeof(want)) == 0, "man page bytes");
 	VT_CHECK(memcmp(r->buf + sizeof(struct ibv_flow_attr),
-			(const uint8_t *)&man_flow_attr +
+			(const uint8_t *)&vt_seed_flow_attr +
 				sizeof(struct ibv_flow_attr),
-			sizeof(man_flow_attr) - sizeof(struct ibv_flow_attr)) ==
-			 0,
+			sizeof(vt_seed_flow_attr) -
+				sizeof(struct ibv_flow_attr)) == 0,
 		 "specs byte-exact");
 	VT_CHECK_EQ(r->hash_fields, 0, "QUEUE: no hashing");
 	VT_CHECK_EQ(r->count_off, 0, "no counter");

@@ -33,6 +33,7 @@
 #include "sv_internal.h"
 #include "sv_key.h"
 #include "vsteer_flow_dv.h"
+#include "vt_svenv.h"
 #include "vt_test.h"
 
 #define BE16(x) RTE_BE16(x)
@@ -790,287 +791,45 @@ test_fte_fields(void)
 
 /* ---- devices ---- */
 
-static struct ibv_context *
-open_by_name(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int n, i;
-
-	list = sv_get_device_list(&n);
-	if (list == NULL)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (strcmp(sv_get_device_name(list[i]), name) == 0)
-			ctx = sv_open_device(list[i]);
-	sv_free_device_list(list);
-	return ctx;
-}
-
 #define NQ 2
 #define NBUF 32
-#define BUFSZ 2048
 
-struct rxq {
-	struct ibv_cq_ex *cq;
-	struct ibv_wq *wq;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	struct ibv_rwq_ind_table *ind;
-	struct ibv_qp *hqp;
-};
-
-struct txq {
-	struct ibv_cq *cq;
-	struct ibv_qp *qp; /* raw send QP */
-	struct ibv_mr *mr;
-	uint8_t *buf;
-};
+/* Any key will do: these hash QPs hash no field. */
+static const uint8_t rss_key[SV_RSS_KEY_LEN] = { 1, 2, 3, 4 };
 
 /* End 0 (generic) sends, end 1 (mlx5) receives, has the matchers, and
  * sends through its egress rules. */
-struct env {
-	char name[2][64];
-	struct ibv_context *ctx[2];
-	struct ibv_pd *pd[2];
-	struct txq tx[2];
-	struct rxq q[NQ];
-	uint64_t sent;
+static const struct vt_svenv_cfg env_cfg = {
+	.link_prefix = "svdv",
+	.nq = NQ,
+	.nbuf = NBUF,
+	.rx_cqe = 64,
+	.tx_wr = 16,
+	.tx_slots = 1,
+	.rss_key = rss_key,
 };
-
-static int
-post_rx(struct rxq *q, uint64_t idx)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(q->buf + idx * BUFSZ),
-		.length = BUFSZ,
-		.lkey = q->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = idx, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad = NULL;
-
-	return ibv_post_wq_recv(q->wq, &wr, &bad);
-}
-
-static int
-rxq_up(struct env *e, struct rxq *q)
-{
-	static uint8_t key[SV_RSS_KEY_LEN] = { 1, 2, 3, 4 };
-	struct ibv_cq_init_attr_ex ca = {
-		.cqe = 64,
-		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG,
-	};
-	struct ibv_wq_init_attr wa = {
-		.wq_type = IBV_WQT_RQ,
-		.max_wr = NBUF,
-		.max_sge = 1,
-		.pd = e->pd[1],
-	};
-	struct ibv_wq_attr ma = {
-		.attr_mask = IBV_WQ_ATTR_STATE,
-		.wq_state = IBV_WQS_RDY,
-	};
-	struct ibv_rwq_ind_table_init_attr ia = { .log_ind_tbl_size = 0 };
-	struct ibv_qp_init_attr_ex qa = {
-		.qp_type = IBV_QPT_RAW_PACKET,
-		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
-			     IBV_QP_INIT_ATTR_IND_TABLE,
-		.pd = e->pd[1],
-		.rx_hash_conf = {
-			.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
-			.rx_hash_key_len = SV_RSS_KEY_LEN,
-			.rx_hash_key = key,
-			.rx_hash_fields_mask = 0,
-		},
-	};
-	unsigned int i;
-
-	q->cq = ibv_create_cq_ex(e->ctx[1], &ca);
-	if (q->cq == NULL)
-		return -1;
-	wa.cq = ibv_cq_ex_to_cq(q->cq);
-	q->wq = ibv_create_wq(e->ctx[1], &wa);
-	if (q->wq == NULL || ibv_modify_wq(q->wq, &ma) != 0)
-		return -1;
-	q->buf = aligned_alloc(64, NBUF * BUFSZ);
-	if (q->buf == NULL)
-		return -1;
-	q->mr = sv_reg_mr(e->pd[1], q->buf, NBUF * BUFSZ,
-			  IBV_ACCESS_LOCAL_WRITE);
-	if (q->mr == NULL)
-		return -1;
-	for (i = 0; i < NBUF; i++)
-		if (post_rx(q, i) != 0)
-			return -1;
-	ia.ind_tbl = &q->wq;
-	q->ind = ibv_create_rwq_ind_table(e->ctx[1], &ia);
-	if (q->ind == NULL)
-		return -1;
-	qa.rwq_ind_tbl = q->ind;
-	q->hqp = ibv_create_qp_ex(e->ctx[1], &qa);
-	return q->hqp == NULL ? -1 : 0;
-}
-
-static int
-txq_up(struct env *e, int end, struct txq *t)
-{
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RAW_PACKET,
-		.cap = { .max_send_wr = 16, .max_send_sge = 1 },
-		.sq_sig_all = 1,
-	};
-	struct ibv_qp_attr ma;
-
-	t->cq = sv_create_cq(e->ctx[end], 32, NULL, NULL, 0);
-	if (t->cq == NULL)
-		return -1;
-	qa.send_cq = t->cq;
-	qa.recv_cq = t->cq;
-	t->qp = sv_create_qp(e->pd[end], &qa);
-	if (t->qp == NULL)
-		return -1;
-	memset(&ma, 0, sizeof(ma));
-	ma.qp_state = IBV_QPS_INIT;
-	ma.port_num = 1;
-	if (sv_modify_qp(t->qp, &ma, IBV_QP_STATE | IBV_QP_PORT) != 0)
-		return -1;
-	ma.qp_state = IBV_QPS_RTR;
-	if (sv_modify_qp(t->qp, &ma, IBV_QP_STATE) != 0)
-		return -1;
-	ma.qp_state = IBV_QPS_RTS;
-	if (sv_modify_qp(t->qp, &ma, IBV_QP_STATE) != 0)
-		return -1;
-	t->buf = aligned_alloc(64, BUFSZ);
-	if (t->buf == NULL)
-		return -1;
-	t->mr = sv_reg_mr(e->pd[end], t->buf, BUFSZ, IBV_ACCESS_LOCAL_WRITE);
-	return t->mr == NULL ? -1 : 0;
-}
-
-static int
-env_up(struct env *e)
-{
-	static unsigned int link_no;
-	struct sv_device_opts opts;
-	char link[64];
-	int i;
-
-	memset(e, 0, sizeof(*e));
-	snprintf(link, sizeof(link), "mem:svdv-%d-%u", (int)getpid(),
-		 link_no++);
-	for (i = 0; i < 2; i++) {
-		opts.profile = i == 0 ? SV_PROFILE_GENERIC : SV_PROFILE_MLX5;
-		if (softverbs_device_add(link, &opts, e->name[i],
-					 sizeof(e->name[i])) != 0)
-			return -1;
-		e->ctx[i] = open_by_name(e->name[i]);
-		if (e->ctx[i] == NULL)
-			return -1;
-		e->pd[i] = sv_alloc_pd(e->ctx[i]);
-		if (e->pd[i] == NULL)
-			return -1;
-		if (txq_up(e, i, &e->tx[i]) != 0)
-			return -1;
-	}
-	for (i = 0; i < NQ; i++)
-		if (rxq_up(e, &e->q[i]) != 0)
-			return -1;
-	return 0;
-}
-
-static int
-env_down(struct env *e)
-{
-	int i, rc = 0;
-
-	for (i = 0; i < NQ; i++) {
-		struct rxq *q = &e->q[i];
-
-		rc |= sv_destroy_qp(q->hqp);
-		rc |= ibv_destroy_rwq_ind_table(q->ind);
-		rc |= ibv_destroy_wq(q->wq);
-		rc |= sv_destroy_cq(ibv_cq_ex_to_cq(q->cq));
-		rc |= sv_dereg_mr(q->mr);
-		free(q->buf);
-	}
-	for (i = 0; i < 2; i++) {
-		rc |= sv_destroy_qp(e->tx[i].qp);
-		rc |= sv_destroy_cq(e->tx[i].cq);
-		rc |= sv_dereg_mr(e->tx[i].mr);
-		free(e->tx[i].buf);
-		rc |= sv_dealloc_pd(e->pd[i]);
-		rc |= sv_close_device(e->ctx[i]);
-		rc |= softverbs_device_remove(e->name[i]);
-	}
-	return rc;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Send a frame from an end and wait for its send completion. */
 static int
-xmit(struct env *e, int end, const struct fb *f)
+xmit(struct vt_svenv *e, int end, const struct fb *f)
 {
-	struct txq *t = &e->tx[end];
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)t->buf,
-		.length = f->n,
-		.lkey = t->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 1,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad = NULL;
-	double deadline = now_s() + 2.0;
-	struct ibv_wc wc;
-	int n;
-
-	memcpy(t->buf, f->b, f->n);
-	if (ibv_post_send(t->qp, &wr, &bad) != 0)
-		return -1;
-	do {
-		n = ibv_poll_cq(t->cq, 1, &wc);
-	} while (n == 0 && now_s() < deadline);
-	if (n != 1 || wc.status != IBV_WC_SUCCESS)
-		return -1;
-	return 0;
+	return vt_svenv_xmit(e, end, f->b, f->n);
 }
 
 /* From end 0 to end 1, which will take it off the wire. */
 static int
-send0(struct env *e, const struct fb *f)
+send0(struct vt_svenv *e, const struct fb *f)
 {
 	if (xmit(e, 0, f) != 0)
 		return -1;
-	e->sent++;
+	e->rx_expect++;
 	return 0;
 }
 
 static struct sv_port_stats
-stats(struct env *e, int end)
+stats1(struct vt_svenv *e)
 {
-	struct sv_port_stats st;
-
-	memset(&st, 0, sizeof(st));
-	softverbs_port_stats(e->ctx[end], 1, &st);
-	return st;
-}
-
-static struct sv_port_stats
-stats1(struct env *e)
-{
-	return stats(e, 1);
+	return vt_svenv_stats(e, 1);
 }
 
 struct rx {
@@ -1082,22 +841,22 @@ struct rx {
 /* Pump end 1 (polling an empty CQ does) until it took every frame sent,
  * then take queue qi's completions. Bounded in time. */
 static int
-collect(struct env *e, int qi, struct rx *r)
+collect(struct vt_svenv *e, int qi, struct rx *r)
 {
 	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
 	struct ibv_cq_ex *cq = e->q[qi].cq;
-	double deadline = now_s() + 2.0;
+	double deadline = vt_now_s() + 2.0;
 	int rc;
 
 	r->n = 0;
-	while (stats1(e).rx_frames < e->sent && now_s() < deadline) {
+	while (stats1(e).rx_frames < e->rx_expect && vt_now_s() < deadline) {
 		struct ibv_cq_ex *other = e->q[!qi].cq;
 
 		/* Poll the other queue: pumps without taking ours. */
 		if (ibv_start_poll(other, &pa) == 0)
 			ibv_end_poll(other);
 	}
-	if (stats1(e).rx_frames != e->sent)
+	if (stats1(e).rx_frames != e->rx_expect)
 		return -1;
 	rc = ibv_start_poll(cq, &pa);
 	if (rc == ENOENT)
@@ -1111,7 +870,7 @@ collect(struct env *e, int qi, struct rx *r)
 			r->n++;
 		}
 		if (cq->status != IBV_WC_SUCCESS ||
-		    post_rx(&e->q[qi], cq->wr_id) != 0) {
+		    vt_svenv_post_rx(&e->q[qi], cq->wr_id) != 0) {
 			ibv_end_poll(cq);
 			return -1;
 		}
@@ -1121,10 +880,12 @@ collect(struct env *e, int qi, struct rx *r)
 	return rc == ENOENT ? 0 : -1;
 }
 
-static struct env E;
+static struct vt_svenv E;
 
-#define ENV_UP(e) VT_CHECK(env_up(e) == 0, "set-up failed (errno %d)", errno)
-#define ENV_DOWN(e) VT_CHECK(env_down(e) == 0, "tear-down failed")
+#define ENV_UP(e)                                                           \
+	VT_CHECK(vt_svenv_up(e, &env_cfg) == 0, "set-up failed (errno %d)", \
+		 errno)
+#define ENV_DOWN(e) VT_CHECK(vt_svenv_down(e) == 0, "tear-down failed")
 
 /* A matcher from a pattern's mask. */
 static struct mlx5dv_flow_matcher *
@@ -1168,7 +929,7 @@ udp_pattern(struct rte_flow_item p[4], struct rte_flow_item_udp *u,
 static int
 test_dv_device(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct mlx5dv_context dv;
 	struct ibv_device **list;
 	int n, i, mlx5 = 0, generic = 0;
@@ -1200,7 +961,7 @@ test_dv_device(void)
 static int
 test_matcher_errors(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	static struct vsteer_dv_match dm;
 	struct rte_flow_item p[4];
 	struct rte_flow_item_udp u;
@@ -1314,7 +1075,7 @@ query_counter(struct mlx5dv_devx_obj *obj, uint32_t id, bool clear,
 static int
 test_devx_counter(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct mlx5dv_devx_obj *c1, *c2;
 	uint8_t in[64], out[64];
 	uint32_t id1 = 0, id2 = 0;
@@ -1377,7 +1138,7 @@ test_devx_counter(void)
 static int
 test_flow_errors(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	static struct vsteer_dv_match dm, dm16;
 	struct rte_flow_item p[4];
 	struct rte_flow_item_udp u;
@@ -1484,7 +1245,7 @@ test_flow_errors(void)
 static int
 test_traffic(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	static struct vsteer_dv_match dm;
 	struct rte_flow_item p[4];
 	struct rte_flow_item_udp u;
@@ -1535,7 +1296,7 @@ test_traffic(void)
 	VT_CHECK(send0(e, &f) == 0, "send");
 	VT_CHECK(collect(e, 1, &r) == 0, "frames not taken: %llu of %llu",
 		 (unsigned long long)stats1(e).rx_frames,
-		 (unsigned long long)e->sent);
+		 (unsigned long long)e->rx_expect);
 	VT_CHECK_EQ(r.n, 2, "two frames to UDP 53 on queue 1");
 	VT_CHECK_EQ(r.tag[0], 0x123, "flow tag");
 	VT_CHECK_EQ(r.tag[1], 0x123, "flow tag");
@@ -1572,7 +1333,7 @@ test_traffic(void)
 static int
 test_egress(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	static struct vsteer_dv_match dm;
 	struct rte_flow_item p[4];
 	struct rte_flow_item_udp u;
@@ -1634,15 +1395,15 @@ test_egress(void)
 	VT_CHECK(xmit(e, 1, &f) == 0, "send 54");
 	mk_udp4(&f, mac_a, ip_a, 55);
 	VT_CHECK(xmit(e, 1, &f) == 0, "send 55");
-	VT_CHECK_EQ(stats(e, 1).tx_frames, 2, "UDP 53 never left");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).tx_frames, 2, "UDP 53 never left");
 	/* End 0 takes what reached the wire (polling its CQ pumps). */
-	deadline = now_s() + 2.0;
-	while (stats(e, 0).rx_frames < 2 && now_s() < deadline) {
+	deadline = vt_now_s() + 2.0;
+	while (vt_svenv_stats(e, 0).rx_frames < 2 && vt_now_s() < deadline) {
 		struct ibv_wc wc;
 
 		ibv_poll_cq(e->tx[0].cq, 1, &wc);
 	}
-	VT_CHECK_EQ(stats(e, 0).rx_frames, 2, "end 0 got 54 and 55");
+	VT_CHECK_EQ(vt_svenv_stats(e, 0).rx_frames, 2, "end 0 got 54 and 55");
 	VT_CHECK_EQ(query_counter(cd, idd, false, &pk, &by), 0, "query");
 	VT_CHECK(pk == 1 && by == len, "drop counter %llu",
 		 (unsigned long long)pk);

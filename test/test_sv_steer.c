@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,40 +30,14 @@
 
 #include "softverbs.h"
 #include "sv_internal.h"
+#include "vt_seed.h"
+#include "vt_svenv.h"
 #include "vt_test.h"
 
 #define NQ 4	/* receive queues, each with a 1-entry hash QP */
 #define NBUF 64 /* receive buffers per queue */
-#define BUFSZ 2048
 #define NTXBUF 64
 #define MAXREC 128
-
-struct rxq {
-	struct ibv_cq_ex *cq;
-	struct ibv_wq *wq;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	struct ibv_rwq_ind_table *ind; /* 1 entry: this WQ */
-	struct ibv_qp *hqp;	       /* hash QP over ind */
-};
-
-struct txq {
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	unsigned int slot;
-};
-
-struct env {
-	char name[2][64];
-	struct ibv_context *ctx[2];
-	struct ibv_pd *pd[2];
-	struct txq tx[2];	/* raw send QP on each end */
-	struct rxq q[NQ];	/* on end 1 */
-	struct ibv_cq_ex *pump; /* empty CQ of end 1: polling pumps */
-	uint64_t rx_expect;	/* frames end 1 should have taken */
-};
 
 /* What one completion carried. */
 struct rec {
@@ -95,15 +70,6 @@ static const uint8_t mac_ff[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t ip_1[4] = { 10, 0, 0, 1 };
 static const uint8_t ip_2[4] = { 10, 0, 0, 2 };
 static const uint8_t ip_3[4] = { 10, 0, 0, 3 };
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---- hand-built frames ---- */
 
@@ -354,275 +320,47 @@ flow_type(struct ibv_qp *qp, enum ibv_flow_attr_type type)
 
 /* ---- devices and queues ---- */
 
-static struct ibv_context *
-open_by_name(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int n, i;
-
-	list = sv_get_device_list(&n);
-	if (list == NULL)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (strcmp(sv_get_device_name(list[i]), name) == 0)
-			ctx = sv_open_device(list[i]);
-	sv_free_device_list(list);
-	return ctx;
-}
-
-static int
-post_rx(struct rxq *q, uint64_t idx)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(q->buf + idx * BUFSZ),
-		.length = BUFSZ,
-		.lkey = q->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = idx, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad = NULL;
-
-	return ibv_post_wq_recv(q->wq, &wr, &bad);
-}
-
-static struct ibv_qp *
-mk_hash_qp(struct env *e, struct ibv_rwq_ind_table *ind, uint64_t fields)
-{
-	struct ibv_qp_init_attr_ex qa = {
-		.qp_type = IBV_QPT_RAW_PACKET,
-		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
-			     IBV_QP_INIT_ATTR_IND_TABLE,
-		.pd = e->pd[1],
-		.rwq_ind_tbl = ind,
-		.rx_hash_conf = {
-			.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
-			.rx_hash_key_len = SV_RSS_KEY_LEN,
-			.rx_hash_key = (uint8_t *)(uintptr_t)rss_key,
-			.rx_hash_fields_mask = fields,
-		},
-	};
-
-	return ibv_create_qp_ex(e->ctx[1], &qa);
-}
-
-static int
-rxq_up(struct env *e, struct rxq *q, unsigned int nposted)
-{
-	struct ibv_cq_init_attr_ex ca = {
-		.cqe = 256,
-		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG,
-	};
-	struct ibv_wq_init_attr wa = {
-		.wq_type = IBV_WQT_RQ,
-		.max_wr = NBUF,
-		.max_sge = 1,
-		.pd = e->pd[1],
-	};
-	struct ibv_wq_attr ma = {
-		.attr_mask = IBV_WQ_ATTR_STATE,
-		.wq_state = IBV_WQS_RDY,
-	};
-	struct ibv_rwq_ind_table_init_attr ia = { .log_ind_tbl_size = 0 };
-	unsigned int i;
-
-	q->cq = ibv_create_cq_ex(e->ctx[1], &ca);
-	if (q->cq == NULL)
-		return -1;
-	wa.cq = ibv_cq_ex_to_cq(q->cq);
-	q->wq = ibv_create_wq(e->ctx[1], &wa);
-	if (q->wq == NULL || ibv_modify_wq(q->wq, &ma) != 0)
-		return -1;
-	q->buf = aligned_alloc(64, NBUF * BUFSZ);
-	if (q->buf == NULL)
-		return -1;
-	memset(q->buf, 0, NBUF * BUFSZ);
-	q->mr = sv_reg_mr(e->pd[1], q->buf, NBUF * BUFSZ,
-			  IBV_ACCESS_LOCAL_WRITE);
-	if (q->mr == NULL)
-		return -1;
-	for (i = 0; i < nposted; i++)
-		if (post_rx(q, i) != 0)
-			return -1;
-	ia.ind_tbl = &q->wq;
-	q->ind = ibv_create_rwq_ind_table(e->ctx[1], &ia);
-	if (q->ind == NULL)
-		return -1;
-	q->hqp = mk_hash_qp(e, q->ind, 0);
-	return q->hqp == NULL ? -1 : 0;
-}
-
-static int
-txq_up(struct env *e, int end, struct txq *t)
-{
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RAW_PACKET,
-		.cap = { .max_send_wr = NTXBUF, .max_send_sge = 1 },
-		.sq_sig_all = 1,
-	};
-	struct ibv_qp_attr ma;
-
-	t->cq = sv_create_cq(e->ctx[end], NTXBUF * 2, NULL, NULL, 0);
-	if (t->cq == NULL)
-		return -1;
-	qa.send_cq = t->cq;
-	qa.recv_cq = t->cq;
-	t->qp = sv_create_qp(e->pd[end], &qa);
-	if (t->qp == NULL)
-		return -1;
-	memset(&ma, 0, sizeof(ma));
-	ma.qp_state = IBV_QPS_INIT;
-	ma.port_num = 1;
-	if (sv_modify_qp(t->qp, &ma, IBV_QP_STATE | IBV_QP_PORT) != 0)
-		return -1;
-	ma.qp_state = IBV_QPS_RTR;
-	if (sv_modify_qp(t->qp, &ma, IBV_QP_STATE) != 0)
-		return -1;
-	ma.qp_state = IBV_QPS_RTS;
-	if (sv_modify_qp(t->qp, &ma, IBV_QP_STATE) != 0)
-		return -1;
-	t->buf = aligned_alloc(64, NTXBUF * BUFSZ);
-	if (t->buf == NULL)
-		return -1;
-	t->mr = sv_reg_mr(e->pd[end], t->buf, NTXBUF * BUFSZ,
-			  IBV_ACCESS_LOCAL_WRITE);
-	return t->mr == NULL ? -1 : 0;
-}
-
-static int
-env_up(struct env *e)
-{
-	static unsigned int link_no;
-	struct ibv_cq_init_attr_ex ca = { .cqe = 16 };
-	struct sv_device_opts opts;
-	char link[64];
-	int i;
-
-	memset(e, 0, sizeof(*e));
-	snprintf(link, sizeof(link), "mem:svsteer-%d-%u", (int)getpid(),
-		 link_no++);
-	for (i = 0; i < 2; i++) {
-		/* End 0 generic, end 1 as rdma-core + the mlx5 kernel. */
-		opts.profile = i == 0 ? SV_PROFILE_GENERIC : SV_PROFILE_MLX5;
-		if (softverbs_device_add(link, &opts, e->name[i],
-					 sizeof(e->name[i])) != 0)
-			return -1;
-		e->ctx[i] = open_by_name(e->name[i]);
-		if (e->ctx[i] == NULL)
-			return -1;
-		e->pd[i] = sv_alloc_pd(e->ctx[i]);
-		if (e->pd[i] == NULL)
-			return -1;
-		if (txq_up(e, i, &e->tx[i]) != 0)
-			return -1;
-	}
-	for (i = 0; i < NQ; i++)
-		if (rxq_up(e, &e->q[i], NBUF) != 0)
-			return -1;
-	e->pump = ibv_create_cq_ex(e->ctx[1], &ca);
-	return e->pump == NULL ? -1 : 0;
-}
-
-static int
-env_down(struct env *e)
-{
-	int i, rc = 0;
-
-	for (i = 0; i < NQ; i++) {
-		struct rxq *q = &e->q[i];
-
-		rc |= sv_destroy_qp(q->hqp);
-		rc |= ibv_destroy_rwq_ind_table(q->ind);
-		rc |= ibv_destroy_wq(q->wq);
-		rc |= sv_destroy_cq(ibv_cq_ex_to_cq(q->cq));
-		rc |= sv_dereg_mr(q->mr);
-		free(q->buf);
-	}
-	rc |= sv_destroy_cq(ibv_cq_ex_to_cq(e->pump));
-	for (i = 0; i < 2; i++) {
-		rc |= sv_destroy_qp(e->tx[i].qp);
-		rc |= sv_destroy_cq(e->tx[i].cq);
-		rc |= sv_dereg_mr(e->tx[i].mr);
-		free(e->tx[i].buf);
-		rc |= sv_dealloc_pd(e->pd[i]);
-		rc |= sv_close_device(e->ctx[i]);
-		rc |= softverbs_device_remove(e->name[i]);
-	}
-	return rc;
-}
-
-/* Send one frame from an end; reaps the send completion. */
-static int
-xmit(struct env *e, int end, const uint8_t *frame, uint32_t len)
-{
-	struct txq *t = &e->tx[end];
-	uint8_t *slot = t->buf + (t->slot++ % NTXBUF) * BUFSZ;
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)slot,
-		.length = len,
-		.lkey = t->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = t->slot,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad = NULL;
-	struct ibv_wc wc;
-	double deadline = now_s() + 2.0;
-	int n;
-
-	memcpy(slot, frame, len);
-	if (ibv_post_send(t->qp, &wr, &bad) != 0)
-		return -1;
-	do {
-		n = ibv_poll_cq(t->cq, 1, &wc);
-	} while (n == 0 && now_s() < deadline);
-	if (n != 1 || wc.status != IBV_WC_SUCCESS)
-		return -1;
-	return 0;
-}
+static const struct vt_svenv_cfg env_cfg = {
+	.link_prefix = "svsteer",
+	.nq = NQ,
+	.nbuf = NBUF,
+	.rx_cqe = 256,
+	.tx_wr = NTXBUF,
+	.tx_slots = NTXBUF,
+	.rss_key = rss_key,
+	.pump = true,
+};
 
 /* Send from end 0 a frame that end 1 will take off the wire. */
 static int
-send0(struct env *e, const uint8_t *frame, uint32_t len)
+send0(struct vt_svenv *e, const uint8_t *frame, uint32_t len)
 {
 	e->rx_expect++;
-	return xmit(e, 0, frame, len);
-}
-
-static struct sv_port_stats
-stats(struct env *e, int end)
-{
-	struct sv_port_stats st;
-
-	memset(&st, 0, sizeof(st));
-	softverbs_port_stats(e->ctx[end], 1, &st);
-	return st;
+	return vt_svenv_xmit(e, 0, frame, len);
 }
 
 /* Poll the empty CQ (which pumps the port) until end 1 has taken every
  * frame sent to it; a few more pumps show that nothing else comes. */
 static int
-settle(struct env *e)
+settle(struct vt_svenv *e)
 {
 	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
-	double deadline = now_s() + 2.0;
+	double deadline = vt_now_s() + 2.0;
 	int extra = 4;
 
-	while (now_s() < deadline) {
+	while (vt_now_s() < deadline) {
 		if (ibv_start_poll(e->pump, &pa) == 0)
 			ibv_end_poll(e->pump);
-		if (stats(e, 1).rx_frames >= e->rx_expect && extra-- == 0)
+		if (vt_svenv_stats(e, 1).rx_frames >= e->rx_expect &&
+		    extra-- == 0)
 			break;
 	}
-	return stats(e, 1).rx_frames == e->rx_expect ? 0 : -1;
+	return vt_svenv_stats(e, 1).rx_frames == e->rx_expect ? 0 : -1;
 }
 
 /* Take every completion of a queue (re-posting its buffers). */
 static int
-drain(struct rxq *q, struct got *g)
+drain(struct vt_rxq *q, struct got *g)
 {
 	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
 	int rc;
@@ -642,12 +380,12 @@ drain(struct rxq *q, struct got *g)
 		r->len = ibv_wc_read_byte_len(q->cq);
 		r->tag = ibv_wc_read_flow_tag(q->cq);
 		r->flags = ibv_wc_read_wc_flags(q->cq);
-		data = q->buf + r->wr_id * BUFSZ;
+		data = q->buf + r->wr_id * VT_SVENV_BUFSZ;
 		memcpy(r->head, data, sizeof(r->head));
 		r->seq = r->len >= SEQ_OFF4 + 4 ? get32(data + SEQ_OFF4) : 0;
 		if (g->n < MAXREC)
 			g->n++;
-		if (post_rx(q, r->wr_id) != 0) {
+		if (vt_svenv_post_rx(q, r->wr_id) != 0) {
 			ibv_end_poll(q->cq);
 			return -1;
 		}
@@ -658,7 +396,7 @@ drain(struct rxq *q, struct got *g)
 }
 
 static int
-drain_all(struct env *e, struct got g[NQ])
+drain_all(struct vt_svenv *e, struct got g[NQ])
 {
 	int i;
 
@@ -670,7 +408,7 @@ drain_all(struct env *e, struct got g[NQ])
 
 /* Settle, drain, and give the per-queue completion counts. */
 static int
-collect(struct env *e, struct got g[NQ], int n[NQ])
+collect(struct vt_svenv *e, struct got g[NQ], int n[NQ])
 {
 	int i;
 
@@ -681,17 +419,18 @@ collect(struct env *e, struct got g[NQ], int n[NQ])
 	return 0;
 }
 
-#define ENV_UP(e) \
-	VT_CHECK(env_up(e) == 0, "device set-up failed (errno %d)", errno)
-#define ENV_DOWN(e) VT_CHECK(env_down(e) == 0, "tear-down failed")
-#define COLLECT(e, g, n)                                        \
-	VT_CHECK(collect(e, g, n) == 0,                         \
-		 "frames not taken: rx_frames %llu, sent %llu", \
-		 (unsigned long long)stats(e, 1).rx_frames,     \
+#define ENV_UP(e)                               \
+	VT_CHECK(vt_svenv_up(e, &env_cfg) == 0, \
+		 "device set-up failed (errno %d)", errno)
+#define ENV_DOWN(e) VT_CHECK(vt_svenv_down(e) == 0, "tear-down failed")
+#define COLLECT(e, g, n)                                             \
+	VT_CHECK(collect(e, g, n) == 0,                              \
+		 "frames not taken: rx_frames %llu, sent %llu",      \
+		 (unsigned long long)vt_svenv_stats(e, 1).rx_frames, \
 		 (unsigned long long)(e)->rx_expect)
 #define SEND(e, f, l) VT_CHECK(send0(e, f, l) == 0, "send failed")
 
-static struct env E;
+static struct vt_svenv E;
 static struct got G[NQ];
 
 /* ---- cases ---- */
@@ -700,7 +439,7 @@ static struct got G[NQ];
 static int
 test_eth_dst(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *fl;
 	uint8_t f[128];
 	uint32_t len;
@@ -722,13 +461,15 @@ test_eth_dst(void)
 	VT_CHECK_EQ(G[1].r[0].seq, 7, "payload");
 	VT_CHECK(memcmp(G[1].r[0].head, mac_a, 6) == 0, "frame bytes");
 	VT_CHECK_EQ(G[1].r[0].tag, 0, "no tag without a TAG action");
-	VT_CHECK_EQ(stats(e, 1).rx_unsteered, 1, "mac_b matched nothing");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_unsteered, 1,
+		    "mac_b matched nothing");
 	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy_flow");
 	/* Destroyed: the same frame is no longer steered. */
 	SEND(e, f, mk_to(f, mac_a, 9));
 	COLLECT(e, G, n);
 	VT_CHECK_EQ(n[1], 0, "no delivery after destroy");
-	VT_CHECK_EQ(stats(e, 1).rx_unsteered, 2, "unsteered after destroy");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_unsteered, 2,
+		    "unsteered after destroy");
 	ENV_DOWN(e);
 	return VT_OK;
 }
@@ -739,44 +480,6 @@ test_eth_dst(void)
 static int
 test_manpage_example(void)
 {
-	struct raw_eth_flow_attr {
-		struct ibv_flow_attr attr;
-		struct ibv_flow_spec_eth spec_eth;
-		struct ibv_flow_spec_ipv4 spec_ipv4;
-	} __attribute__((packed));
-	struct raw_eth_flow_attr flow_attr = {
-		.attr = {
-			.comp_mask = 0,
-			.type = IBV_FLOW_ATTR_NORMAL,
-			.size = sizeof(flow_attr),
-			.priority = 0,
-			.num_of_specs = 2,
-			.port = 1,
-			.flags = 0,
-		},
-		.spec_eth = {
-			.type = IBV_FLOW_SPEC_ETH,
-			.size = sizeof(struct ibv_flow_spec_eth),
-			.val = {
-				.dst_mac = { 0x66, 0x11, 0x22, 0x33, 0x44, 0x55 },
-				.src_mac = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
-				.ether_type = 0,
-				.vlan_tag = 0,
-			},
-			.mask = {
-				.dst_mac = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF },
-				.src_mac = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF },
-				.ether_type = 0,
-				.vlan_tag = 0,
-			},
-		},
-		.spec_ipv4 = {
-			.type = IBV_FLOW_SPEC_IPV4,
-			.size = sizeof(struct ibv_flow_spec_ipv4),
-			.val = { .src_ip = 0x0B86C806, .dst_ip = 0 },
-			.mask = { .src_ip = 0xFFFFFFFF, .dst_ip = 0 },
-		},
-	};
 	static const uint8_t dmac[6] = { 0x66, 0x11, 0x22, 0x33, 0x44, 0x55 };
 	static const uint8_t zero_mac[6];
 	/* The packed example, placed where its header is aligned. */
@@ -786,14 +489,14 @@ test_manpage_example(void)
 	} u;
 	uint32_t src_host = 0x0B86C806;
 	uint8_t sip[4], sip_swapped[4] = { 0x0b, 0x86, 0xc8, 0x06 };
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *fl;
 	uint8_t f[128];
 	int n[NQ];
 
 	memcpy(sip, &src_host, 4); /* the wire bytes of the example */
 	ENV_UP(e);
-	u.raw = flow_attr;
+	u.raw = vt_seed_flow_attr;
 	fl = ibv_create_flow(e->q[2].hqp, &u.attr);
 	VT_CHECK(fl != NULL, "man page example: errno %d", errno);
 	/* Hit: dst MAC, zero src MAC, src IP. */
@@ -818,7 +521,7 @@ test_manpage_example(void)
 static int
 test_priority(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *broad, *narrow, *fl[2];
 	struct rule_buf rb;
 	uint8_t f[128];
@@ -901,7 +604,7 @@ test_priority(void)
 static int
 test_defaults(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *norm, *mc_norm, *all, *mc;
 	uint8_t f[128];
 	int n[NQ];
@@ -922,7 +625,7 @@ test_defaults(void)
 	VT_CHECK_EQ(G[1].r[0].seq, 2, "ALL_DEFAULT frame");
 	VT_CHECK_EQ(n[2], 1, "MC_DEFAULT: the multicast leftover");
 	VT_CHECK_EQ(G[2].r[0].seq, 3, "MC_DEFAULT frame");
-	VT_CHECK_EQ(stats(e, 1).rx_unsteered, 0, "all steered");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_unsteered, 0, "all steered");
 
 	/* Without MC_DEFAULT, ALL_DEFAULT takes multicast leftovers too. */
 	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
@@ -941,7 +644,8 @@ test_defaults(void)
 	VT_CHECK_EQ(n[2], 1, "multicast leftover");
 	VT_CHECK_EQ(G[2].r[0].seq, 7, "MC_DEFAULT frame");
 	VT_CHECK_EQ(n[1], 0, "no ALL_DEFAULT any more");
-	VT_CHECK_EQ(stats(e, 1).rx_unsteered, 1, "unicast leftover dropped");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_unsteered, 1,
+		    "unicast leftover dropped");
 	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
 	VT_CHECK_EQ(ibv_destroy_flow(norm), 0, "destroy");
 	VT_CHECK_EQ(ibv_destroy_flow(mc_norm), 0, "destroy");
@@ -954,7 +658,7 @@ test_defaults(void)
 static int
 test_sniffer(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *norm, *drop, *sniff;
 	struct rule_buf rb;
 	uint8_t f[128];
@@ -977,18 +681,21 @@ test_sniffer(void)
 	VT_CHECK_EQ(n[3], 3, "the sniffer sees every received frame");
 	VT_CHECK_EQ(G[3].r[0].seq, 1, "order");
 	VT_CHECK_EQ(G[3].r[2].seq, 3, "order");
-	VT_CHECK_EQ(stats(e, 1).rx_dropped, 1, "DROP counted");
-	VT_CHECK_EQ(stats(e, 1).rx_unsteered, 1, "mac_mc not steered");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_dropped, 1, "DROP counted");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_unsteered, 1, "mac_mc not steered");
 
 	/* Sent by end 1: copied to its own sniffer (mlx5 sniffs Tx). */
-	VT_CHECK(xmit(e, 1, f, mk_to(f, mac_b, 4)) == 0, "send from end 1");
+	VT_CHECK(vt_svenv_xmit(e, 1, f, mk_to(f, mac_b, 4)) == 0,
+		 "send from end 1");
 	VT_CHECK(drain_all(e, G) == 0, "drain");
 	VT_CHECK_EQ(G[3].n, 1, "Tx copy on the sniffer");
 	VT_CHECK_EQ(G[3].r[0].seq, 4, "Tx copy");
-	VT_CHECK_EQ(stats(e, 1).rx_dropped, 1, "not run through Rx rules");
-	VT_CHECK_EQ(stats(e, 1).rx_frames, 3, "not an Rx frame");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_dropped, 1,
+		    "not run through Rx rules");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_frames, 3, "not an Rx frame");
 	VT_CHECK_EQ(ibv_destroy_flow(sniff), 0, "destroy");
-	VT_CHECK(xmit(e, 1, f, mk_to(f, mac_b, 5)) == 0, "send from end 1");
+	VT_CHECK(vt_svenv_xmit(e, 1, f, mk_to(f, mac_b, 5)) == 0,
+		 "send from end 1");
 	VT_CHECK(drain_all(e, G) == 0, "drain");
 	VT_CHECK_EQ(G[3].n, 0, "no copy without the sniffer");
 	VT_CHECK_EQ(ibv_destroy_flow(norm), 0, "destroy");
@@ -1002,7 +709,7 @@ test_sniffer(void)
 static int
 test_dont_trap(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *dt, *low, *all;
 	uint8_t f[128];
 	int n[NQ];
@@ -1055,7 +762,7 @@ test_dont_trap(void)
 static int
 test_drop(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *drop, *all, *low;
 	struct rule_buf rb;
 	uint8_t f[128];
@@ -1075,7 +782,7 @@ test_drop(void)
 	VT_CHECK_EQ(n[2], 0, "lower priority rule never sees it");
 	VT_CHECK_EQ(n[1], 1, "only the other frame reaches ALL_DEFAULT");
 	VT_CHECK_EQ(G[1].r[0].seq, 2, "ALL_DEFAULT frame");
-	VT_CHECK_EQ(stats(e, 1).rx_dropped, 1, "rx_dropped");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_dropped, 1, "rx_dropped");
 	/* The flow holds its QP. */
 	VT_CHECK_EQ(sv_destroy_qp(e->tx[1].qp), EBUSY, "QP in use by a flow");
 	VT_CHECK_EQ(ibv_destroy_flow(drop), 0, "destroy");
@@ -1092,7 +799,7 @@ test_drop(void)
 static int
 test_tag(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *t1, *t2, *plain;
 	struct rule_buf rb;
 	uint8_t f[128];
@@ -1164,7 +871,7 @@ test_count_shared(void)
 		.counter_desc = IBV_COUNTER_PACKETS,
 		.index = 2,
 	};
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_counters *c;
 	struct ibv_flow *fa, *fb;
 	struct rule_buf rb;
@@ -1224,7 +931,7 @@ test_count_shared(void)
 static int
 test_eexist(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *fl, *same, *other_prio, *dt, *dt2;
 	struct rule_buf rb;
 	uint8_t f[128];
@@ -1300,7 +1007,7 @@ expect_fail(struct ibv_qp *qp, struct ibv_flow_attr *attr, int err)
 static int
 test_invalid(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_qp *hq = NULL;
 	struct ibv_flow *fl;
 	struct ibv_flow_attr *a;
@@ -1397,8 +1104,8 @@ test_invalid(void)
 static int
 test_no_buffer(void)
 {
-	struct env *e = &E;
-	struct rxq dry;
+	struct vt_svenv *e = &E;
+	struct vt_rxq dry;
 	struct ibv_flow *fl;
 	struct got g;
 	uint8_t f[128];
@@ -1406,7 +1113,7 @@ test_no_buffer(void)
 
 	ENV_UP(e);
 	memset(&dry, 0, sizeof(dry));
-	VT_CHECK(rxq_up(e, &dry, 0) == 0, "queue without buffers");
+	VT_CHECK(vt_svenv_rxq_up(e, &dry, 0) == 0, "queue without buffers");
 	fl = flow_dst(dry.hqp, mac_a, 0, 0);
 	VT_CHECK(fl != NULL, "create: errno %d", errno);
 	SEND(e, f, mk_to(f, mac_a, 1));
@@ -1414,16 +1121,17 @@ test_no_buffer(void)
 	COLLECT(e, G, n);
 	VT_CHECK(drain(&dry, &g) == 0, "drain");
 	VT_CHECK_EQ(g.n, 0, "nothing completed");
-	VT_CHECK_EQ(stats(e, 1).rx_no_buffer, 2, "rx_no_buffer");
-	VT_CHECK_EQ(stats(e, 1).rx_unsteered, 0, "steered, not unsteered");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_no_buffer, 2, "rx_no_buffer");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_unsteered, 0,
+		    "steered, not unsteered");
 	/* With a buffer posted the next frame arrives. */
-	VT_CHECK_EQ(post_rx(&dry, 0), 0, "post");
+	VT_CHECK_EQ(vt_svenv_post_rx(&dry, 0), 0, "post");
 	SEND(e, f, mk_to(f, mac_a, 3));
 	COLLECT(e, G, n);
 	VT_CHECK(drain(&dry, &g) == 0, "drain");
 	VT_CHECK_EQ(g.n, 1, "delivered");
 	VT_CHECK_EQ(g.r[0].seq, 3, "the third frame");
-	VT_CHECK_EQ(stats(e, 1).rx_no_buffer, 2, "no new loss");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_no_buffer, 2, "no new loss");
 	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
 	VT_CHECK_EQ(sv_destroy_qp(dry.hqp), 0, "destroy");
 	VT_CHECK_EQ(ibv_destroy_rwq_ind_table(dry.ind), 0, "destroy");
@@ -1439,7 +1147,7 @@ test_no_buffer(void)
 static int
 test_csum_flag(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *fl;
 	uint8_t f[128];
 	uint32_t len;
@@ -1476,7 +1184,7 @@ test_rss_spread(void)
 				IBV_RX_HASH_SRC_PORT_UDP |
 				IBV_RX_HASH_DST_PORT_UDP;
 	struct ibv_rwq_ind_table_init_attr ia = { .log_ind_tbl_size = 2 };
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_wq *wqs[4];
 	struct ibv_rwq_ind_table *ind;
 	struct ibv_qp *hq;
@@ -1490,7 +1198,7 @@ test_rss_spread(void)
 	ia.ind_tbl = wqs;
 	ind = ibv_create_rwq_ind_table(e->ctx[1], &ia);
 	VT_CHECK(ind != NULL, "4-entry table: errno %d", errno);
-	hq = mk_hash_qp(e, ind, fields);
+	hq = vt_svenv_hash_qp(e, ind, fields);
 	VT_CHECK(hq != NULL, "hash QP: errno %d", errno);
 	fl = flow_type(hq, IBV_FLOW_ATTR_ALL_DEFAULT);
 	VT_CHECK(fl != NULL, "create: errno %d", errno);
@@ -1532,7 +1240,7 @@ test_rss_spread(void)
 static int
 test_egress(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct ibv_flow *drop, *count, *all;
 	struct ibv_counters *c;
 	struct rule_buf rb;
@@ -1556,7 +1264,7 @@ test_egress(void)
 	count = ibv_create_flow(e->tx[0].qp, &rb.u.attr);
 	VT_CHECK(drop && count, "egress rules: errno %d", errno);
 	/* Dropped before the wire: end 1 never takes it. */
-	VT_CHECK(xmit(e, 0, f, mk_to(f, mac_b, 1)) == 0, "send");
+	VT_CHECK(vt_svenv_xmit(e, 0, f, mk_to(f, mac_b, 1)) == 0, "send");
 	len = mk_to(f, mac_a, 2);
 	SEND(e, f, len);
 	SEND(e, f, mk_to(f, mac_mc, 3));
@@ -1564,7 +1272,8 @@ test_egress(void)
 	VT_CHECK_EQ(n[0], 2, "counted and unmatched frames are sent");
 	VT_CHECK_EQ(G[0].r[0].seq, 2, "first frame on the wire");
 	VT_CHECK_EQ(G[0].r[1].seq, 3, "second frame on the wire");
-	VT_CHECK_EQ(stats(e, 1).rx_frames, 2, "the dropped one never left");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_frames, 2,
+		    "the dropped one never left");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 2, 0), 0, "read");
 	VT_CHECK_EQ(v[0], 1, "egress packets counted");
 	VT_CHECK_EQ(v[1], len, "egress bytes counted");
@@ -1586,14 +1295,14 @@ test_many_rules(void)
 {
 	static struct ibv_flow *fl[MANY];
 	static const int probe[] = { 0, 1, 2, 499, 500, 998, 999 };
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct rule_buf rb;
 	uint8_t f[128], mac[6] = { 0x02, 0x10, 0, 0, 0, 0 };
 	double t0;
 	int n[NQ], i;
 
 	ENV_UP(e);
-	t0 = now_s();
+	t0 = vt_now_s();
 	for (i = 0; i < MANY; i++) {
 		mac[4] = i >> 8;
 		mac[5] = i & 0xff;
@@ -1624,10 +1333,11 @@ test_many_rules(void)
 			VT_CHECK_EQ((int)(s % 2), i, "queue of frame %u", s);
 		}
 	}
-	VT_CHECK_EQ(stats(e, 1).rx_unsteered, 1, "the stray frame");
+	VT_CHECK_EQ(vt_svenv_stats(e, 1).rx_unsteered, 1, "the stray frame");
 	for (i = 0; i < MANY; i++)
 		VT_CHECK_EQ(ibv_destroy_flow(fl[i]), 0, "destroy %d", i);
-	VT_CHECK(now_s() - t0 < 5.0, "1000 rules took %.1f s", now_s() - t0);
+	VT_CHECK(vt_now_s() - t0 < 5.0, "1000 rules took %.1f s",
+		 vt_now_s() - t0);
 	ENV_DOWN(e);
 	return VT_OK;
 }
@@ -1645,9 +1355,9 @@ static void *
 churn_main(void *arg)
 {
 	struct churn *c = arg;
-	double deadline = now_s() + 3.0;
+	double deadline = vt_now_s() + 3.0;
 
-	while (!atomic_load(&c->stop) && now_s() < deadline &&
+	while (!atomic_load(&c->stop) && vt_now_s() < deadline &&
 	       atomic_load(&c->rounds) < 20000) {
 		struct ibv_flow *fl = flow_dst(c->qp, mac_a, 0, 0);
 
@@ -1661,7 +1371,7 @@ churn_main(void *arg)
 static int
 test_concurrent_churn(void)
 {
-	struct env *e = &E;
+	struct vt_svenv *e = &E;
 	struct churn c;
 	struct ibv_flow *all;
 	pthread_t th;
@@ -1678,8 +1388,8 @@ test_concurrent_churn(void)
 	atomic_init(&c.rounds, 0);
 	VT_CHECK_EQ(pthread_create(&th, NULL, churn_main, &c), 0, "thread");
 	/* Traffic only once the control thread is busy. */
-	deadline = now_s() + 2.0;
-	while (atomic_load(&c.rounds) == 0 && now_s() < deadline)
+	deadline = vt_now_s() + 2.0;
+	while (atomic_load(&c.rounds) == 0 && vt_now_s() < deadline)
 		sched_yield();
 	for (i = 0; i < 10; i++) {
 		for (k = 0; k < 20; k++)
