@@ -1708,6 +1708,22 @@ errors(void)
 			    &act_two_fates[1], "DROP"));
 	CHECK_OK(expect_err("no fate", &attr_in, pat_ok, act_none, EINVAL,
 			    RTE_FLOW_ERROR_TYPE_ACTION, &act_none[0], "fate"));
+	{
+		/* An INDIRECT action whose handle this port never made. */
+		static int not_a_handle;
+		const struct rte_flow_action act_bad_handle[] = {
+			{ .type = RTE_FLOW_ACTION_TYPE_INDIRECT,
+			  .conf = &not_a_handle },
+			{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+			{ .type = RTE_FLOW_ACTION_TYPE_END },
+		};
+
+		CHECK_OK(expect_err("unknown handle", &attr_in, pat_ok,
+				    act_bad_handle, EINVAL,
+				    RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+				    &act_bad_handle[0],
+				    "unknown indirect action handle"));
+	}
 	/* Accepted rules are made, refused ones refused alike. */
 	CHECK_OK(expect_agree("queue", &attr_in, pat_ok, act_ok));
 	CHECK_OK(expect_agree("count drop", &attr_in, pat_ok, act_count_drop));

@@ -404,6 +404,41 @@ vsteer_plan_dv_expressible(const struct vsteer_flow_plan *plan)
 		plan->fate == VSTEER_FATE_DROP);
 }
 
+static bool
+vsteer_handle_known(struct vsteer_flow_priv *fp,
+		    const struct rte_flow_action_handle *handle)
+{
+	const struct rte_flow_action_handle *h;
+
+	if (fp == NULL)
+		return false;
+	TAILQ_FOREACH(h, &fp->handles, next)
+		if (h == handle)
+			return true;
+	return false;
+}
+
+/*
+ * The translator takes an INDIRECT action's conf as the handle; make sure
+ * it is one of ours before a flow uses it.
+ */
+static int
+vsteer_flow_check_handles(struct rte_eth_dev *dev,
+			  const struct rte_flow_action actions[],
+			  struct rte_flow_error *error)
+{
+	const struct rte_flow_action *a;
+
+	for (a = actions; a != NULL && a->type != RTE_FLOW_ACTION_TYPE_END; a++)
+		if (a->type == RTE_FLOW_ACTION_TYPE_INDIRECT &&
+		    !vsteer_handle_known(vsteer_priv(dev)->flow_priv, a->conf))
+			return vsteer_flow_err(error, EINVAL,
+					       RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+					       a,
+					       "unknown indirect action handle");
+	return 0;
+}
+
 /*
  * The one walk validate and create share: translate to verbs (this checks
  * attributes, actions and the pattern), pick the engine, and for the
@@ -421,6 +456,9 @@ vsteer_flow_prepare(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	bool want_dv;
 	int ret;
 
+	ret = vsteer_flow_check_handles(dev, actions, error);
+	if (ret < 0)
+		return ret;
 	vsteer_xlate_ctx_init(dev, &ctx);
 	ret = vsteer_flow_verbs_translate(&ctx, attr, pattern, actions, plan,
 					  error);
@@ -1018,20 +1056,6 @@ vsteer_action_handle_create(struct rte_eth_dev *dev,
 	return h;
 }
 
-static bool
-vsteer_handle_known(struct vsteer_flow_priv *fp,
-		    const struct rte_flow_action_handle *handle)
-{
-	const struct rte_flow_action_handle *h;
-
-	if (fp == NULL)
-		return false;
-	TAILQ_FOREACH(h, &fp->handles, next)
-		if (h == handle)
-			return true;
-	return false;
-}
-
 static int
 vsteer_action_handle_destroy(struct rte_eth_dev *dev,
 			     struct rte_flow_action_handle *handle,
@@ -1071,55 +1095,9 @@ vsteer_action_handle_query(struct rte_eth_dev *dev,
 	return vsteer_count_query(priv, &h->cnt, data, handle, error);
 }
 
-/*
- * The translator takes an INDIRECT action's conf as the handle; make sure
- * it is one of ours before a flow uses it.
- */
-static int
-vsteer_flow_check_handles(struct rte_eth_dev *dev,
-			  const struct rte_flow_action actions[],
-			  struct rte_flow_error *error)
-{
-	const struct rte_flow_action *a;
-
-	for (a = actions; a != NULL && a->type != RTE_FLOW_ACTION_TYPE_END; a++)
-		if (a->type == RTE_FLOW_ACTION_TYPE_INDIRECT &&
-		    !vsteer_handle_known(vsteer_priv(dev)->flow_priv, a->conf))
-			return vsteer_flow_err(error, EINVAL,
-					       RTE_FLOW_ERROR_TYPE_ACTION_CONF,
-					       a,
-					       "unknown indirect action handle");
-	return 0;
-}
-
-static int
-vsteer_flow_validate_op(struct rte_eth_dev *dev,
-			const struct rte_flow_attr *attr,
-			const struct rte_flow_item pattern[],
-			const struct rte_flow_action actions[],
-			struct rte_flow_error *error)
-{
-	int ret = vsteer_flow_check_handles(dev, actions, error);
-
-	if (ret < 0)
-		return ret;
-	return vsteer_flow_validate(dev, attr, pattern, actions, error);
-}
-
-static struct rte_flow *
-vsteer_flow_create_op(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
-		      const struct rte_flow_item pattern[],
-		      const struct rte_flow_action actions[],
-		      struct rte_flow_error *error)
-{
-	if (vsteer_flow_check_handles(dev, actions, error) < 0)
-		return NULL;
-	return vsteer_flow_create(dev, attr, pattern, actions, error);
-}
-
 const struct rte_flow_ops vsteer_flow_ops = {
-	.validate = vsteer_flow_validate_op,
-	.create = vsteer_flow_create_op,
+	.validate = vsteer_flow_validate,
+	.create = vsteer_flow_create,
 	.destroy = vsteer_flow_destroy,
 	.flush = vsteer_flow_flush,
 	.query = vsteer_flow_query,
