@@ -769,7 +769,7 @@ flow_tag_case(uint32_t tag, uint64_t want_flags, uint32_t want_id)
 	struct rte_mbuf *r;
 	uint64_t fl;
 
-	rss = vsteer_rss_get(dev, key, 0, &q0, 1);
+	rss = vsteer_rss_get(dev, key, 0, &q0, 1, 0);
 	VT_CHECK(rss != NULL, "RSS context: %s", rte_strerror(rte_errno));
 	RTE_BUILD_BUG_ON(sizeof(rule) != 20 + 40 + 12);
 	memset(&rule, 0, sizeof(rule));

@@ -426,6 +426,10 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 			 IBV_DEVICE_RAW_IP_CSUM) != 0;
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
 			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
+	priv->dv_ok = is_mlx5dv != 0;
+	priv->devx_ok = is_mlx5dv != 0;
+	priv->verbs_esp_ok = 1;
+	priv->tunnel_qp_ok = 0;
 	/* mlx5: 16 verbs priorities (kernel: ENOMEM above 15). */
 	priv->max_verbs_prio = 15;
 	/* mlx5 takes EGRESS only for IPsec; the man page's device does. */

@@ -102,6 +102,7 @@ struct vsteer_rss {
 	TAILQ_ENTRY(vsteer_rss) next;
 	uint32_t refcnt;
 	uint64_t hash_fields; /* IBV_RX_HASH_* */
+	uint32_t flags;	      /* VSTEER_RSS_* */
 	uint8_t key[VSTEER_RSS_KEY_LEN];
 	struct ibv_rwq_ind_table *ind;
 	struct ibv_qp *qp;
@@ -216,12 +217,16 @@ struct vsteer_priv {
 	struct ibv_port_attr port_attr;
 	/* Capabilities, from queries and probes at start-up. */
 	uint32_t max_verbs_prio;
-	uint32_t rx_csum : 1;  /* IBV_DEVICE_RAW_IP_CSUM */
-	uint32_t tx_csum : 1;  /* IBV_RAW_PACKET_CAP_IP_CSUM */
-	uint32_t tag_ok : 1;   /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
-	uint32_t count_ok : 1; /* ibv_counters */
-	uint32_t egress_ok : 1;
-	uint32_t inner_rss_ok : 1;
+	uint32_t rx_csum : 1;	   /* IBV_DEVICE_RAW_IP_CSUM */
+	uint32_t tx_csum : 1;	   /* IBV_RAW_PACKET_CAP_IP_CSUM */
+	uint32_t tag_ok : 1;	   /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
+	uint32_t count_ok : 1;	   /* ibv_counters */
+	uint32_t egress_ok : 1;	   /* verbs rules with FLAGS_EGRESS */
+	uint32_t inner_rss_ok : 1; /* IBV_RX_HASH_INNER */
+	uint32_t dv_ok : 1;	   /* mlx5dv matchers (an mlx5dv device) */
+	uint32_t devx_ok : 1;	   /* DevX objects: context opened for it */
+	uint32_t verbs_esp_ok : 1; /* IBV_FLOW_SPEC_ESP accepted */
+	uint32_t tunnel_qp_ok : 1; /* hash QPs with tunnel offloads */
 	/* State. */
 	uint32_t started : 1;
 	uint32_t isolated : 1; /* set by the flow ops (flow isolate) */
@@ -316,6 +321,9 @@ vsteer_mr_lkey(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
 }
 
 /* vsteer_rss.c */
+/* vsteer_rss_get() / vsteer_hash_qp_create() flags. A context that
+ * receives tunnel rules or hashes inner headers needs tunnel offloads. */
+#define VSTEER_RSS_TUNNEL (1u << 0)
 /*
  * Get (create or share) the RSS context hashing hash_fields with key over
  * queues[0..queues_n-1]; the indirection table repeats the list up to a
@@ -325,13 +333,15 @@ vsteer_mr_lkey(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
  */
 struct vsteer_rss *
 vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
-	       uint64_t hash_fields, const uint16_t *queues, uint32_t queues_n);
+	       uint64_t hash_fields, const uint16_t *queues, uint32_t queues_n,
+	       uint32_t flags);
 void vsteer_rss_put(struct rte_eth_dev *dev, struct vsteer_rss *rss);
 /* The RAW_PACKET hash QP over ind that RSS contexts and the flow ops' sink
  * attach flows to. Returns NULL with errno set. */
 struct ibv_qp *
 vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
-		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields);
+		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields,
+		      uint32_t flags);
 /* Destroy contexts still referenced (a leak in the caller): logged. */
 void vsteer_rss_flush(struct rte_eth_dev *dev);
 /* RETA = queues round-robin. */

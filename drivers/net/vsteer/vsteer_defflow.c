@@ -243,7 +243,7 @@ vsteer_defflow_rss(struct rte_eth_dev *dev,
 	struct vsteer_priv *priv = vsteer_priv(dev);
 
 	return vsteer_rss_get(dev, priv->rss_key, rule->hash_fields, priv->reta,
-			      priv->reta_size);
+			      priv->reta_size, 0);
 }
 
 static int

@@ -172,7 +172,7 @@ vsteer_sink_get(struct vsteer_priv *priv, struct vsteer_flow_priv *fp)
 	s->ind = ibv_create_rwq_ind_table(priv->ctx, &ind_attr);
 	if (s->ind == NULL)
 		goto error;
-	s->qp = vsteer_hash_qp_create(priv, s->ind, priv->rss_key, 0);
+	s->qp = vsteer_hash_qp_create(priv, s->ind, priv->rss_key, 0, 0);
 	if (s->qp == NULL)
 		goto error;
 	return s->qp;
@@ -568,13 +568,13 @@ vsteer_flow_dest(struct rte_eth_dev *dev, struct rte_flow *flow, uint32_t i)
 
 	switch (plan->fate) {
 	case VSTEER_FATE_QUEUE:
-		flow->rss[i] =
-			vsteer_rss_get(dev, plan->rss_key, 0, plan->queues, 1);
+		flow->rss[i] = vsteer_rss_get(dev, plan->rss_key, 0,
+					      plan->queues, 1, 0);
 		break;
 	case VSTEER_FATE_RSS:
 		flow->rss[i] = vsteer_rss_get(dev, plan->rss_key,
 					      rule->hash_fields, plan->queues,
-					      plan->queue_num);
+					      plan->queue_num, 0);
 		break;
 	default:
 		return vsteer_sink_get(priv, priv->flow_priv);

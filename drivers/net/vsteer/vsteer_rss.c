@@ -30,7 +30,8 @@ vsteer_log2above(uint32_t v)
 
 struct ibv_qp *
 vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
-		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields)
+		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields,
+		      uint32_t flags)
 {
 	struct ibv_qp_init_attr_ex qp_attr;
 
@@ -44,6 +45,7 @@ vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
 	qp_attr.rx_hash_conf.rx_hash_key_len = VSTEER_RSS_KEY_LEN;
 	qp_attr.rx_hash_conf.rx_hash_key = key;
 	qp_attr.rx_hash_conf.rx_hash_fields_mask = hash_fields;
+	RTE_SET_USED(flags); /* VSTEER_RSS_TUNNEL: not yet used */
 	return ibv_create_qp_ex(priv->ctx, &qp_attr);
 }
 
@@ -101,7 +103,7 @@ vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 		return ret;
 	}
 	rss->qp = vsteer_hash_qp_create(priv, rss->ind, rss->key,
-					rss->hash_fields);
+					rss->hash_fields, rss->flags);
 	if (rss->qp == NULL) {
 		ret = -(errno ? errno : EINVAL);
 		DRV_LOG(ERR,
@@ -165,7 +167,8 @@ vsteer_rss_destroy(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 
 struct vsteer_rss *
 vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
-	       uint64_t hash_fields, const uint16_t *queues, uint32_t queues_n)
+	       uint64_t hash_fields, const uint16_t *queues, uint32_t queues_n,
+	       uint32_t flags)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_rss *rss;
@@ -183,7 +186,7 @@ vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	if (hash_fields == 0)
 		queues_n = 1;
 	TAILQ_FOREACH(rss, &priv->rss_list, next) {
-		if (rss->hash_fields == hash_fields &&
+		if (rss->hash_fields == hash_fields && rss->flags == flags &&
 		    rss->queues_n == queues_n &&
 		    memcmp(rss->key, key, VSTEER_RSS_KEY_LEN) == 0 &&
 		    memcmp(rss->queues, queues, queues_n * sizeof(*queues)) ==
@@ -201,6 +204,7 @@ vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	}
 	rss->refcnt = 1;
 	rss->hash_fields = hash_fields;
+	rss->flags = flags;
 	memcpy(rss->key, key, VSTEER_RSS_KEY_LEN);
 	rss->queues_n = queues_n;
 	memcpy(rss->queues, queues, queues_n * sizeof(*queues));
