@@ -1135,6 +1135,224 @@ test_devx_counter(void)
 	return VT_OK;
 }
 
+/* A device of its own, opened through libmlx5's entry point. */
+static int
+dv_dev_add(const char *tag, uint32_t lacks, enum sv_profile profile, char *name,
+	   size_t len, struct ibv_device **dev, struct ibv_device ***list)
+{
+	struct sv_device_opts o = { .profile = profile, .lacks = lacks };
+	char wire[64];
+	int i, n;
+
+	snprintf(wire, sizeof(wire), "mem:%s-%d", tag, (int)getpid());
+	if (softverbs_device_add(wire, &o, name, len) != 0)
+		return -1;
+	*list = sv_get_device_list(&n);
+	*dev = NULL;
+	for (i = 0; *list != NULL && i < n; i++)
+		if (strcmp(sv_get_device_name((*list)[i]), name) == 0)
+			*dev = (*list)[i];
+	return *dev == NULL ? -1 : 0;
+}
+
+/*
+ * DevX contexts: libmlx5 44's mlx5_alloc_context() asks the kernel for a
+ * DevX context whether the caller asked or not, and falls back only when
+ * the kernel refuses it; a DevX command on a context without a DevX uid
+ * finds no DevX method on a device without DevX (EPROTONOSUPPORT).
+ */
+static int
+test_devx_context(void)
+{
+	struct mlx5dv_context_attr da = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibv_device **list, *dev;
+	struct ibv_context *ctx;
+	struct mlx5dv_devx_obj *c;
+	char name[64];
+	uint8_t in[64], out[64];
+	uint32_t id;
+
+	/* A DevX device: every way of opening gives a DevX context. */
+	VT_CHECK(dv_dev_add("dvx", 0, SV_PROFILE_MLX5, name, sizeof(name), &dev,
+			    &list) == 0,
+		 "device");
+	ctx = sv_mlx5dv_open_device(dev, &da);
+	VT_CHECK(ctx != NULL, "open with DEVX: errno %d", errno);
+	c = alloc_counter(ctx, &id);
+	VT_CHECK(c != NULL, "DevX counter: errno %d", errno);
+	VT_CHECK_EQ(sv_mlx5dv_devx_obj_destroy(c), 0, "dealloc");
+	VT_CHECK_EQ(sv_close_device(ctx), 0, "close");
+	ctx = sv_open_device(dev);
+	VT_CHECK(ctx != NULL && sv_ctx(ctx)->devx,
+		 "ibv_open_device() is a DevX context too");
+	VT_CHECK_EQ(sv_close_device(ctx), 0, "close");
+	ctx = sv_mlx5dv_open_device(dev, NULL);
+	VT_CHECK(ctx != NULL && sv_ctx(ctx)->devx, "no attributes");
+	VT_CHECK_EQ(sv_close_device(ctx), 0, "close");
+	/* mlx5_alloc_context(): comp_mask and unknown flags. */
+	da.comp_mask = 1;
+	errno = 0;
+	VT_CHECK(sv_mlx5dv_open_device(dev, &da) == NULL && errno == EINVAL,
+		 "comp_mask: errno %d", errno);
+	da.comp_mask = 0;
+	da.flags = 2;
+	errno = 0;
+	VT_CHECK(sv_mlx5dv_open_device(dev, &da) == NULL && errno == EINVAL,
+		 "unknown flag: errno %d", errno);
+	da.flags = MLX5DV_CONTEXT_FLAGS_DEVX;
+	sv_free_device_list(list);
+	VT_CHECK_EQ(softverbs_device_remove(name), 0, "remove");
+
+	/* No DevX: the flag is refused (mlx5_ib_devx_create()), a plain
+	 * open falls back, and DevX commands find no method. */
+	VT_CHECK(dv_dev_add("dvn", SV_DEV_NO_DEVX, SV_PROFILE_MLX5, name,
+			    sizeof(name), &dev, &list) == 0,
+		 "device without DevX");
+	errno = 0;
+	VT_CHECK(sv_mlx5dv_open_device(dev, &da) == NULL && errno == EINVAL,
+		 "DEVX refused: errno %d", errno);
+	ctx = sv_mlx5dv_open_device(dev, NULL);
+	VT_CHECK(ctx != NULL && !sv_ctx(ctx)->devx, "fallback: errno %d",
+		 errno);
+	errno = 0;
+	VT_CHECK(alloc_counter(ctx, &id) == NULL && errno == EPROTONOSUPPORT,
+		 "ALLOC_FLOW_COUNTER without DevX: errno %d", errno);
+	vsteer_dv_cmd_query_counter(in, 1, false);
+	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(ctx, in, 32, out, 32),
+		    EPROTONOSUPPORT, "general command without DevX");
+	VT_CHECK_EQ(sv_close_device(ctx), 0, "close");
+	ctx = sv_open_device(dev);
+	VT_CHECK(ctx != NULL && !sv_ctx(ctx)->devx, "ibv_open_device()");
+	VT_CHECK_EQ(sv_close_device(ctx), 0, "close");
+	sv_free_device_list(list);
+	VT_CHECK_EQ(softverbs_device_remove(name), 0, "remove");
+
+	/* Not an mlx5 device: libmlx5 says so. */
+	VT_CHECK(dv_dev_add("dvg", 0, SV_PROFILE_GENERIC, name, sizeof(name),
+			    &dev, &list) == 0,
+		 "generic device");
+	errno = 0;
+	VT_CHECK(sv_mlx5dv_open_device(dev, &da) == NULL && errno == EOPNOTSUPP,
+		 "generic: errno %d", errno);
+	ctx = sv_open_device(dev);
+	VT_CHECK(ctx != NULL && !sv_ctx(ctx)->devx, "generic: no DevX");
+	VT_CHECK_EQ(sv_close_device(ctx), 0, "close");
+	sv_free_device_list(list);
+	VT_CHECK_EQ(softverbs_device_remove(name), 0, "remove");
+	return VT_OK;
+}
+
+/* A matcher on end 1 for pattern p, and its rule to queue qi. */
+static struct ibv_flow *
+dv_rule(struct vt_svenv *e, const struct rte_flow_item *p, int qi,
+	struct mlx5dv_flow_matcher **m)
+{
+	static struct vsteer_dv_match dm;
+	struct mlx5dv_flow_action_attr a;
+
+	*m = mk_matcher(e->ctx[1], p, 0, &dm);
+	if (*m == NULL)
+		return NULL;
+	memset(&a, 0, sizeof(a));
+	a.type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+	a.qp = e->q[qi].hqp;
+	return sv_mlx5dv_create_flow(*m, vsteer_dv_params(&dm.value), 1, &a);
+}
+
+/*
+ * raw_fs_is_multicast(): an mlx5dv rule whose outer dmac has the group bit
+ * in value and mask, or whose outer IPv4 dst is in 224.0.0.0/4 in value
+ * and mask (a /32 mask is not: 0xff... is not 0xe...), goes to the
+ * multicast table, after a verbs catch-all at priority 5.
+ */
+static int
+test_dv_mcast(void)
+{
+	static const struct rte_flow_item_eth eth_mc = {
+		.hdr.dst_addr.addr_bytes = { 0x01, 0x00, 0x5e, 0, 0, 1 },
+	};
+	static const struct rte_flow_item_eth eth_m = {
+		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+					     0xff },
+	};
+	struct rte_flow_item_ipv4 ip4 = { .hdr.dst_addr = BE32(0xef010203) };
+	struct rte_flow_item_ipv4 ip4m = { .hdr.dst_addr = BE32(0xffffffff) };
+	struct rte_flow_item p[3] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &eth_mc,
+		  .mask = &eth_m },
+		END_ITEM,
+		END_ITEM,
+	};
+	static const uint8_t ip_mc[4] = { 239, 1, 2, 3 };
+	struct mlx5dv_flow_matcher *m;
+	struct vt_svenv *e = &E;
+	struct ibv_flow *any, *fl;
+	struct ibv_flow_attr *fa;
+	union {
+		struct ibv_flow_attr attr;
+		uint8_t b[sizeof(struct ibv_flow_attr) +
+			  sizeof(struct ibv_flow_spec_eth)];
+	} catchall;
+	struct ibv_flow_spec_eth es;
+	struct rx r;
+	struct fb f;
+
+	ENV_UP(e);
+	memset(&catchall, 0, sizeof(catchall));
+	fa = &catchall.attr;
+	fa->type = IBV_FLOW_ATTR_NORMAL;
+	fa->priority = 5;
+	fa->port = 1;
+	fa->num_of_specs = 1;
+	fa->size = sizeof(catchall);
+	memset(&es, 0, sizeof(es));
+	es.type = IBV_FLOW_SPEC_ETH;
+	es.size = sizeof(es);
+	memcpy(catchall.b + sizeof(*fa), &es, sizeof(es));
+	any = ibv_create_flow(e->q[0].hqp, fa);
+	VT_CHECK(any != NULL, "catch-all: errno %d", errno);
+
+	fl = dv_rule(e, p, 1, &m);
+	VT_CHECK(fl != NULL, "dmac multicast rule: errno %d", errno);
+	mk_udp4(&f, eth_mc.hdr.dst_addr.addr_bytes, ip_a, 53);
+	VT_CHECK(send0(e, &f) == 0, "send");
+	VT_CHECK(collect(e, 0, &r) == 0 && r.n == 1,
+		 "dmac multicast: the catch-all first (%d)", r.n);
+	VT_CHECK(collect(e, 1, &r) == 0 && r.n == 0, "not the matcher");
+	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
+
+	/* IPv4 dst 239.1.2.3/32: not multicast for the kernel. */
+	p[0].spec = NULL;
+	p[0].mask = NULL;
+	p[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	p[1].spec = &ip4;
+	p[1].mask = &ip4m;
+	fl = dv_rule(e, p, 1, &m);
+	VT_CHECK(fl != NULL, "IPv4 /32 rule: errno %d", errno);
+	mk_udp4(&f, mac_a, ip_mc, 53);
+	VT_CHECK(send0(e, &f) == 0, "send");
+	VT_CHECK(collect(e, 1, &r) == 0 && r.n == 1,
+		 "IPv4 mc /32: regular table, priority 0 (%d)", r.n);
+	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
+	/* A mask whose first nibble is 1110 (224.0.0.0/3): multicast. */
+	ip4m.hdr.dst_addr = BE32(0xe0000000);
+	ip4.hdr.dst_addr = BE32(0xe0000000);
+	fl = dv_rule(e, p, 1, &m);
+	VT_CHECK(fl != NULL, "IPv4 224/3 rule: errno %d", errno);
+	VT_CHECK(send0(e, &f) == 0, "send");
+	VT_CHECK(collect(e, 0, &r) == 0 && r.n == 1,
+		 "IPv4 224/3: the catch-all first (%d)", r.n);
+	VT_CHECK(collect(e, 1, &r) == 0 && r.n == 0, "not the matcher");
+	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
+	VT_CHECK_EQ(ibv_destroy_flow(any), 0, "destroy");
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
 static int
 test_flow_errors(void)
 {
@@ -1433,6 +1651,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_dv_device),
 	VT_CASE(test_matcher_errors),
 	VT_CASE(test_devx_counter),
+	VT_CASE(test_devx_context),
+	VT_CASE(test_dv_mcast),
 	VT_CASE(test_flow_errors),
 	VT_CASE(test_traffic),
 	VT_CASE(test_egress),

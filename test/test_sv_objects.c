@@ -38,14 +38,14 @@ struct tdev {
 };
 
 static int
-tdev_open(struct tdev *d, const char *wire, enum sv_profile profile)
+tdev_open_opts(struct tdev *d, const char *wire,
+	       const struct sv_device_opts *opts)
 {
-	struct sv_device_opts opts = { .profile = profile };
 	struct ibv_device **list;
 	int i, n, rc;
 
 	memset(d, 0, sizeof(*d));
-	rc = softverbs_device_add(wire, &opts, d->name, sizeof(d->name));
+	rc = softverbs_device_add(wire, opts, d->name, sizeof(d->name));
 	if (rc != 0)
 		return rc;
 	list = sv_get_device_list(&n);
@@ -59,6 +59,14 @@ tdev_open(struct tdev *d, const char *wire, enum sv_profile profile)
 		return ENODEV;
 	d->pd = sv_alloc_pd(d->ctx);
 	return d->pd == NULL ? errno : 0;
+}
+
+static int
+tdev_open(struct tdev *d, const char *wire, enum sv_profile profile)
+{
+	struct sv_device_opts opts = { .profile = profile };
+
+	return tdev_open_opts(d, wire, &opts);
 }
 
 /* Everything the case created must be gone for this to succeed. */
@@ -1051,6 +1059,185 @@ static int
 test_hash_qp_mlx5(void)
 {
 	return hash_qp_rules(SV_PROFILE_MLX5, "mem:objhm");
+}
+
+/* The attributes of a hash QP over ind hashing fields. */
+static void
+hash_attr(struct ibv_qp_init_attr_ex *a, struct tdev *d,
+	  struct ibv_rwq_ind_table *ind, uint64_t fields)
+{
+	static uint8_t key[40] = { 1 };
+
+	memset(a, 0, sizeof(*a));
+	a->qp_type = IBV_QPT_RAW_PACKET;
+	a->comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE |
+		       IBV_QP_INIT_ATTR_RX_HASH;
+	a->pd = d->pd;
+	a->rwq_ind_tbl = ind;
+	a->rx_hash_conf.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+	a->rx_hash_conf.rx_hash_key_len = 40;
+	a->rx_hash_conf.rx_hash_key = key;
+	a->rx_hash_conf.rx_hash_fields_mask = fields;
+}
+
+#define F_INNER_V4 (IBV_RX_HASH_INNER | F_V4)
+
+/*
+ * Tunnel offloads on hash QPs: mlx5 refuses inner hashing without them
+ * (create_rss_raw_qp_tir(), EOPNOTSUPP) and takes the flag through
+ * mlx5dv_create_qp() only where the device has stateless tunnel offloads
+ * (process_vendor_flags(): EINVAL); libmlx5's own checks come first.
+ */
+static int
+test_hash_qp_tunnel(void)
+{
+	static const struct sv_device_opts notun = {
+		.profile = SV_PROFILE_MLX5,
+		.lacks = SV_DEV_NO_TUNNEL_OFFLOADS,
+	};
+	struct mlx5dv_qp_init_attr dv = {
+		.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+		.create_flags = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS,
+	};
+	struct ibv_rwq_ind_table_init_attr ia;
+	struct ibv_rwq_ind_table *ind;
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_cq_ex *cq;
+	struct ibv_wq *wq;
+	struct ibv_qp *qp;
+	struct tdev d;
+	int pass;
+
+#define QP_FAILS(call, err, what)                                          \
+	do {                                                               \
+		errno = 0;                                                 \
+		VT_CHECK((call) == NULL && errno == (err), "%s: errno %d", \
+			 what, errno);                                     \
+	} while (0)
+	for (pass = 0; pass < 3; pass++) {
+		static const char *const wires[] = { "mem:objtm", "mem:objtn",
+						     "mem:objtg" };
+
+		if (pass == 1)
+			VT_CHECK_EQ(tdev_open_opts(&d, wires[1], &notun), 0,
+				    "open");
+		else
+			VT_CHECK_EQ(tdev_open(&d, wires[pass],
+					      pass == 0 ? SV_PROFILE_MLX5 :
+							  SV_PROFILE_GENERIC),
+				    0, "open");
+		cq = mk_cq(&d, 4);
+		wq = mk_wq(&d, cq, 4, 1);
+		memset(&ia, 0, sizeof(ia));
+		ia.ind_tbl = &wq;
+		ind = ibv_create_rwq_ind_table(d.ctx, &ia);
+		VT_CHECK(ind != NULL, "table");
+		hash_attr(&a, &d, ind, F_INNER_V4);
+		if (pass == 2) {
+			/* The man page's device hashes inner headers as
+			 * asked; it is no mlx5 device for libmlx5. */
+			qp = ibv_create_qp_ex(d.ctx, &a);
+			VT_CHECK(qp != NULL, "generic inner: errno %d", errno);
+			VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv),
+				 EOPNOTSUPP, "generic mlx5dv_create_qp");
+		} else {
+			QP_FAILS(ibv_create_qp_ex(d.ctx, &a), EOPNOTSUPP,
+				 "inner without tunnel offloads");
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, NULL),
+				 EOPNOTSUPP, "mlx5dv_create_qp, no flag");
+		}
+		if (pass == 1) {
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "no tunnel caps");
+			hash_attr(&a, &d, ind, F_V4);
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "no tunnel caps, outer fields");
+			qp = sv_mlx5dv_create_qp(d.ctx, &a, NULL);
+			VT_CHECK(qp != NULL && !sv_qp(qp)->tunnel,
+				 "no flag: errno %d", errno);
+			VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+		}
+		if (pass == 0) {
+			qp = sv_mlx5dv_create_qp(d.ctx, &a, &dv);
+			VT_CHECK(qp != NULL && sv_qp(qp)->tunnel,
+				 "inner with tunnel offloads: errno %d", errno);
+			VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+			/* Tunnel rules hash outer headers: the flag alone. */
+			hash_attr(&a, &d, ind, F_V4);
+			qp = sv_mlx5dv_create_qp(d.ctx, &a, &dv);
+			VT_CHECK(qp != NULL && sv_qp(qp)->tunnel,
+				 "outer with tunnel offloads: errno %d", errno);
+			VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+			/* libmlx5 create_qp(): unknown flags, contradicting
+			 * scatter flags, DC on a non-DRIVER QP, comp_mask. */
+			dv.create_flags = 1u << 15;
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "unknown flag");
+			dv.create_flags =
+				MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
+				MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "scatter both ways");
+			dv.create_flags = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
+			dv.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_DC;
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "DC on a raw packet QP");
+			dv.comp_mask = 1u << 10;
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "unknown comp_mask");
+			dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
+			/* The kernel: flags a hash QP cannot have. */
+			dv.create_flags = MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "scatter to CQE on a hash QP");
+			dv.create_flags =
+				MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
+			QP_FAILS(sv_mlx5dv_create_qp(d.ctx, &a, &dv), EINVAL,
+				 "credit mode on a raw packet QP");
+			dv.create_flags =
+				MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC;
+			qp = sv_mlx5dv_create_qp(d.ctx, &a, &dv);
+			VT_CHECK(qp != NULL && !sv_qp(qp)->tunnel,
+				 "self loopback: errno %d", errno);
+			VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+			dv.create_flags = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
+		}
+		VT_CHECK_EQ(ibv_destroy_rwq_ind_table(ind), 0, "ind");
+		VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "wq");
+		VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "cq");
+		VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	}
+#undef QP_FAILS
+	return VT_OK;
+}
+
+/* Device options: ranges and the mlx5-only bits (softverbs.h). */
+static int
+test_device_opts(void)
+{
+	struct sv_device_opts o;
+	char name[64];
+
+	memset(&o, 0, sizeof(o));
+	o.profile = SV_PROFILE_MLX5;
+	o.flow_prios = 17;
+	VT_CHECK_EQ(softverbs_device_add("mem:objopt", &o, name, sizeof(name)),
+		    EINVAL, "17 priorities on mlx5");
+	o.flow_prios = 0;
+	o.lacks = 1u << 20;
+	VT_CHECK_EQ(softverbs_device_add("mem:objopt", &o, name, sizeof(name)),
+		    EINVAL, "unknown lacks bit");
+	o.profile = SV_PROFILE_GENERIC;
+	o.lacks = SV_DEV_NO_DEVX;
+	VT_CHECK_EQ(softverbs_device_add("mem:objopt", &o, name, sizeof(name)),
+		    EINVAL, "lacks on the generic profile");
+	o.lacks = 0;
+	o.flow_prios = 4096;
+	VT_CHECK_EQ(softverbs_device_add("mem:objopt", &o, name, sizeof(name)),
+		    0, "4096 generic priorities");
+	VT_CHECK_EQ(softverbs_device_remove(name), 0, "remove");
+	return VT_OK;
 }
 
 /* ---- send QPs ---- */
@@ -2076,6 +2263,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_ind_table),
 	VT_CASE(test_hash_qp_generic),
 	VT_CASE(test_hash_qp_mlx5),
+	VT_CASE(test_hash_qp_tunnel),
+	VT_CASE(test_device_opts),
 	VT_CASE(test_qp_state_machine),
 	VT_CASE(test_send_wire),
 	VT_CASE(test_send_immediate_errors),

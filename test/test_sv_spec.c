@@ -1968,6 +1968,63 @@ test_spec_errors_common(void)
 }
 
 /* What only the mlx5 profile (rdma-core 44 + mlx5 kernel) refuses. */
+/*
+ * uverbs kern_spec_to_ib_spec_filter(): a VXLAN tunnel_id value or mask of
+ * 2^24 or more (host order) is EINVAL, for any driver and before the
+ * driver parses a spec; it used to be masked to 24 bits here, so that a
+ * rule matched what it did not say.
+ */
+static int
+test_spec_vxlan_vni_bits(void)
+{
+	struct ibv_flow_spec_tunnel vx;
+	struct ibv_flow_spec_esp esp = sp_esp(IBV_FLOW_SPEC_ESP);
+	struct {
+		struct ibv_flow_spec_tunnel s;
+		uint32_t more[2]; /* rdma-core's longer filters */
+	} big;
+	struct sv_actions a;
+	struct sv_match m;
+	struct chain c;
+
+	vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0x123456, 0xffffff);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &vx, sizeof(vx));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "24-bit VNI");
+	vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0x123456, 0x1ffffff);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &vx, sizeof(vx));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "mask bit 24");
+	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic mask bit 24");
+	vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0x80000001, 0xffffff);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &vx, sizeof(vx));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "value bit 31");
+	/* A value bit outside the mask is the value check's, not the mask's:
+	 * it still names a VNI the device cannot have. */
+	vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0x1000000, 0);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &vx, sizeof(vx));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "value bit 24, no mask");
+	/* The longer layout puts the mask half-way through the filters. */
+	memset(&big, 0, sizeof(big));
+	big.s.type = IBV_FLOW_SPEC_VXLAN_TUNNEL;
+	big.s.size = sizeof(big);
+	memcpy((uint8_t *)&big + 8 + 8, &(uint32_t){ htonl(0x1000000) }, 4);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &big, sizeof(big));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL,
+		    "mask bit 24, longer spec");
+	/* uverbs converts every spec before mlx5 parses one: a bad VNI after
+	 * an ESP spec is still EINVAL, not the ESP's EOPNOTSUPP. */
+	vx = sp_vxlan(IBV_FLOW_SPEC_VXLAN_TUNNEL, 0x123456, 0xff000000);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &esp, sizeof(esp));
+	ch_add(&c, &vx, sizeof(vx));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "esp then bad VNI");
+	return VT_OK;
+}
+
 static int
 test_spec_errors_mlx5(void)
 {
@@ -2009,16 +2066,30 @@ test_spec_errors_mlx5(void)
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EOPNOTSUPP, "gre flags");
 	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic gre flags");
 
+	/* parse_flow_attr(): current mlx5 kernels refuse the ESP spec
+	 * whatever it matches, alone or behind the IPv4 spec the driver
+	 * writes; the man page's device takes it. */
 	esp.mask.seq = htonl(1);
 	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 	ch_add(&c, &esp, sizeof(esp));
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EOPNOTSUPP, "esp seq");
 	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic esp seq");
 	esp.mask.seq = 0;
-	esp.mask.spi = htonl(0xffff0000);
+	esp.val.spi = htonl(0x1000);
+	esp.mask.spi = htonl(0xffffffff);
 	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 	ch_add(&c, &esp, sizeof(esp));
-	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "esp spi");
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EOPNOTSUPP, "esp spi");
+	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic esp spi");
+	ip.val.proto = 50;
+	ip.mask.proto = 0xff;
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &ip, sizeof(ip));
+	ch_add(&c, &esp, sizeof(esp));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EOPNOTSUPP, "ipv4 / esp spi");
+	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic ipv4 / esp");
+	ip.val.proto = 0;
+	ip.mask.proto = 0;
 
 	/* is_valid_ethertype(): with an IP spec, ether_type all or nothing. */
 	eth.val.ether_type = htons(0x0800);
@@ -2164,6 +2235,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_spec_actions),
 	VT_CASE(test_spec_errors_common),
 	VT_CASE(test_spec_errors_mlx5),
+	VT_CASE(test_spec_vxlan_vni_bits),
 	VT_CASE(test_spec_layout),
 	{ NULL, NULL },
 };

@@ -14,6 +14,7 @@
  * every frame sent, then drains the receive queues.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -1288,6 +1289,348 @@ test_egress(void)
 	return VT_OK;
 }
 
+/* NORMAL rule with an IPv4 dst first (IPV4 or IPV4_EXT), mask given. */
+static struct ibv_flow *
+flow_ip_first(struct ibv_qp *qp, bool ext, const uint8_t dip[4], uint32_t mask,
+	      uint16_t prio, uint32_t flags)
+{
+	struct ibv_flow_spec_ipv4_ext x;
+	struct ibv_flow_spec_ipv4 s;
+	struct rule_buf rb;
+
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, prio, flags);
+	if (ext) {
+		memset(&x, 0, sizeof(x));
+		x.type = IBV_FLOW_SPEC_IPV4_EXT;
+		x.size = sizeof(x);
+		memcpy(&x.val.dst_ip, dip, 4);
+		x.mask.dst_ip = htonl(mask);
+		x.val.dst_ip &= x.mask.dst_ip;
+		rb_put(&rb, &x, sizeof(x));
+	} else {
+		memset(&s, 0, sizeof(s));
+		s.type = IBV_FLOW_SPEC_IPV4;
+		s.size = sizeof(s);
+		memcpy(&s.val.dst_ip, dip, 4);
+		s.mask.dst_ip = htonl(mask);
+		s.val.dst_ip &= s.mask.dst_ip;
+		rb_put(&rb, &s, sizeof(s));
+	}
+	return ibv_create_flow(qp, &rb.u.attr);
+}
+
+/* Everything, at prio: ETH with an empty mask. */
+static struct ibv_flow *
+flow_any(struct ibv_qp *qp, uint16_t prio)
+{
+	static const uint8_t zero6[6];
+	struct rule_buf rb;
+
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, prio, 0);
+	rb_eth_dst(&rb, zero6, zero6);
+	return ibv_create_flow(qp, &rb.u.attr);
+}
+
+static const uint8_t ip_mc[4] = { 239, 1, 2, 3 };
+
+/*
+ * The mlx5 multicast table (get_flow_table(), flow_is_multicast_only()):
+ * each clause of the kernel's test, against a catch-all at a worse
+ * priority that a rule of the regular tables beats.
+ */
+static int
+test_mcast_table(void)
+{
+	static const uint8_t not_group[6] = {
+		0xfe, 0xff, 0xff, 0xff, 0xff, 0xff
+	};
+	struct vt_svenv *e = &E;
+	struct ibv_flow *any, *mc, *ctl;
+	struct rule_buf rb;
+	uint8_t f[128];
+	int n[NQ];
+
+	ENV_UP(e);
+	any = flow_any(e->q[1].hqp, 5);
+	VT_CHECK(any != NULL, "catch-all: errno %d", errno);
+
+	/* ETH first, group bit in value and mask: after priority 5. */
+	mc = flow_dst(e->q[0].hqp, mac_mc, 0, 0);
+	VT_CHECK(mc != NULL, "ETH multicast: errno %d", errno);
+	SEND(e, f, mk_to(f, mac_mc, 1));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[1], 1, "priority 5 catch-all first");
+	VT_CHECK_EQ(n[0], 0, "multicast-only rule at priority 0");
+	/* Without the catch-all, the multicast table still takes it. */
+	VT_CHECK_EQ(ibv_destroy_flow(any), 0, "destroy");
+	SEND(e, f, mk_to(f, mac_mc, 2));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[0], 1, "multicast table");
+	any = flow_any(e->q[1].hqp, 5);
+	VT_CHECK(any != NULL, "catch-all: errno %d", errno);
+	/* DONT_TRAP: the regular table 2p, a copy before priority 5. */
+	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
+	mc = flow_dst(e->q[0].hqp, mac_mc, 0, IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
+	VT_CHECK(mc != NULL, "DONT_TRAP: errno %d", errno);
+	SEND(e, f, mk_to(f, mac_mc, 3));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[0], 1, "DONT_TRAP copy at priority 0");
+	VT_CHECK_EQ(n[1], 1, "then the catch-all");
+	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
+	/* Group bit in the value only (mask without it): regular table. */
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	rb_eth_dst(&rb, (const uint8_t[6]){ 0, 0, 0x5e, 0, 0, 1 }, not_group);
+	ctl = ibv_create_flow(e->q[2].hqp, &rb.u.attr);
+	VT_CHECK(ctl != NULL, "mask without group bit: errno %d", errno);
+	SEND(e, f, mk_to(f, mac_mc, 4));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[2], 1, "priority 0 of the regular table wins");
+	VT_CHECK_EQ(n[1], 0, "catch-all");
+	VT_CHECK_EQ(ibv_destroy_flow(ctl), 0, "destroy");
+
+	/* IPv4 first with a multicast dst, whatever the mask, IPV4 or
+	 * IPV4_EXT: the multicast table. */
+	mc = flow_ip_first(e->q[0].hqp, false, ip_mc, 0xffffffff, 0, 0);
+	VT_CHECK(mc != NULL, "IPv4 multicast: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_mc, 1, 2, 5));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[1], 1, "IPV4 mc: catch-all first");
+	VT_CHECK_EQ(n[0], 0, "IPV4 mc: priority 0 ignored");
+	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
+	mc = flow_ip_first(e->q[0].hqp, true, ip_mc, 0xf0000000, 0, 0);
+	VT_CHECK(mc != NULL, "IPV4_EXT 224/4: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_mc, 1, 2, 6));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[1], 1, "IPV4_EXT 224/4: catch-all first");
+	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
+	/* The same IPv4 match behind an ETH spec: regular table. */
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	rb_eth_dst(&rb, mac_a, ff6);
+	rb_ipv4(&rb, NULL, ip_mc);
+	ctl = ibv_create_flow(e->q[2].hqp, &rb.u.attr);
+	VT_CHECK(ctl != NULL, "ETH / IPv4 mc: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_mc, 1, 2, 7));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[2], 1, "IPv4 not first: priority 0 wins");
+	VT_CHECK_EQ(ibv_destroy_flow(ctl), 0, "destroy");
+	/* A unicast IPv4 dst first: regular table. */
+	ctl = flow_ip_first(e->q[2].hqp, false, ip_3, 0xffffffff, 0, 0);
+	VT_CHECK(ctl != NULL, "IPv4 unicast: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_3, 1, 2, 8));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[2], 1, "IPv4 unicast first: priority 0 wins");
+	VT_CHECK_EQ(ibv_destroy_flow(ctl), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(any), 0, "destroy");
+
+	/* One table: among multicast-only rules, creation order, not
+	 * priority; an identical match at another priority is the same
+	 * entry. */
+	mc = flow_dst(e->q[0].hqp, mac_mc, 7, 0);
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	rb_eth_dst(&rb, mac_mc, ff6);
+	rb_ipv4(&rb, NULL, ip_2);
+	ctl = ibv_create_flow(e->q[2].hqp, &rb.u.attr);
+	VT_CHECK(mc != NULL && ctl != NULL, "create: errno %d", errno);
+	SEND(e, f, mk_to(f, mac_mc, 9));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[0], 1, "the older rule (priority 7) wins");
+	VT_CHECK_EQ(n[2], 0, "the narrower priority-0 rule");
+	errno = 0;
+	VT_CHECK(flow_dst(e->q[3].hqp, mac_mc, 3, 0) == NULL && errno == EEXIST,
+		 "same match at priority 3, other QP: one entry (errno %d)",
+		 errno);
+	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(ctl), 0, "destroy");
+	/* Control, regular table: the same pair by priority. */
+	mc = flow_dst(e->q[0].hqp, mac_a, 7, 0);
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, 0);
+	rb_eth_dst(&rb, mac_a, ff6);
+	rb_ipv4(&rb, NULL, ip_2);
+	ctl = ibv_create_flow(e->q[2].hqp, &rb.u.attr);
+	any = flow_dst(e->q[3].hqp, mac_a, 3, 0);
+	VT_CHECK(mc && ctl && any, "create: errno %d", errno);
+	SEND(e, f, mk_to(f, mac_a, 10));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[2], 1, "unicast: priority 0 wins");
+	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(ctl), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(any), 0, "destroy");
+	/* Priorities beyond the device's are refused before the table is
+	 * chosen (mlx5_ib_create_flow(): ENOMEM). */
+	errno = 0;
+	VT_CHECK(flow_dst(e->q[0].hqp, mac_mc, 16, 0) == NULL &&
+			 errno == ENOMEM,
+		 "multicast rule at priority 16: errno %d", errno);
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
+/* The generic profile (the man page) has no multicast table. */
+static const struct sv_device_opts generic_opts = {
+	.profile = SV_PROFILE_GENERIC,
+};
+static const struct vt_svenv_cfg generic_cfg = {
+	.link_prefix = "svsteerg",
+	.nq = NQ,
+	.nbuf = NBUF,
+	.rx_cqe = 256,
+	.tx_wr = NTXBUF,
+	.tx_slots = NTXBUF,
+	.rss_key = rss_key,
+	.pump = true,
+	.opts1 = &generic_opts,
+};
+
+static int
+test_mcast_generic(void)
+{
+	struct vt_svenv *e = &E;
+	struct ibv_flow *any, *mc;
+	uint8_t f[128];
+	int n[NQ];
+
+	VT_CHECK(vt_svenv_up(e, &generic_cfg) == 0, "set-up: errno %d", errno);
+	any = flow_any(e->q[1].hqp, 5);
+	mc = flow_dst(e->q[0].hqp, mac_mc, 0, 0);
+	VT_CHECK(any && mc, "create: errno %d", errno);
+	SEND(e, f, mk_to(f, mac_mc, 1));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[0], 1, "priority 0 wins on the man page's device");
+	VT_CHECK_EQ(n[1], 0, "catch-all");
+	VT_CHECK_EQ(ibv_destroy_flow(mc), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(any), 0, "destroy");
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
+/* Egress on the mlx5 profile: current kernels take a NORMAL egress rule
+ * without an IPsec action (is_valid_esp_aes_gcm() is gone); not with
+ * ALL_DEFAULT / MC_DEFAULT (mlx5_ib_create_flow(): EINVAL); kernels that
+ * took IPsec egress rules only refused it (SV_DEV_NO_VERBS_EGRESS). A
+ * multicast-only egress rule goes to the egress multicast table. */
+static const struct sv_device_opts no_egress_opts = {
+	.profile = SV_PROFILE_MLX5,
+	.lacks = SV_DEV_NO_VERBS_EGRESS,
+};
+static const struct vt_svenv_cfg no_egress_cfg = {
+	.link_prefix = "svsteere",
+	.nq = 1,
+	.nbuf = NBUF,
+	.rx_cqe = 256,
+	.tx_wr = NTXBUF,
+	.tx_slots = NTXBUF,
+	.rss_key = rss_key,
+	.pump = true,
+	.opts1 = &no_egress_opts,
+};
+
+/* Frames end 0 has taken off the wire (end 0 is pumped by polling its
+ * send CQ, which is empty between sends). */
+static uint64_t
+rx0(struct vt_svenv *e)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		ibv_poll_cq(e->tx[0].cq, 1, &wc);
+	return vt_svenv_stats(e, 0).rx_frames;
+}
+
+static int
+test_egress_mlx5(void)
+{
+	struct vt_svenv *e = &E;
+	struct ibv_flow *allow, *drop;
+	struct rule_buf rb;
+	uint64_t before;
+	uint8_t f[128];
+
+	ENV_UP(e);
+	errno = 0;
+	rb_init(&rb, IBV_FLOW_ATTR_ALL_DEFAULT, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	VT_CHECK(ibv_create_flow(e->tx[1].qp, &rb.u.attr) == NULL &&
+			 errno == EINVAL,
+		 "egress ALL_DEFAULT: errno %d", errno);
+	/* Unicast: a DROP at priority 0 beats an allowing rule at 3. */
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 3, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	rb_eth_dst(&rb, (const uint8_t[6]){ 0 }, (const uint8_t[6]){ 0 });
+	allow = ibv_create_flow(e->tx[1].qp, &rb.u.attr);
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	rb_eth_dst(&rb, mac_a, ff6);
+	rb_drop(&rb);
+	drop = ibv_create_flow(e->tx[1].qp, &rb.u.attr);
+	VT_CHECK(allow && drop, "egress rules: errno %d", errno);
+	before = rx0(e);
+	VT_CHECK(vt_svenv_xmit(e, 1, f, mk_to(f, mac_a, 1)) == 0, "send");
+	VT_CHECK_EQ(rx0(e), before, "dropped before the wire");
+	VT_CHECK_EQ(ibv_destroy_flow(drop), 0, "destroy");
+	/* Multicast-only: after priority 3, so the allowing rule wins. */
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	rb_eth_dst(&rb, mac_mc, ff6);
+	rb_drop(&rb);
+	drop = ibv_create_flow(e->tx[1].qp, &rb.u.attr);
+	VT_CHECK(drop != NULL, "egress multicast drop: errno %d", errno);
+	VT_CHECK(vt_svenv_xmit(e, 1, f, mk_to(f, mac_mc, 2)) == 0, "send");
+	VT_CHECK_EQ(rx0(e), before + 1, "multicast drop after priority 3");
+	VT_CHECK_EQ(ibv_destroy_flow(allow), 0, "destroy");
+	VT_CHECK(vt_svenv_xmit(e, 1, f, mk_to(f, mac_mc, 3)) == 0, "send");
+	VT_CHECK_EQ(rx0(e), before + 1, "dropped once alone");
+	VT_CHECK_EQ(ibv_destroy_flow(drop), 0, "destroy");
+	ENV_DOWN(e);
+
+	VT_CHECK(vt_svenv_up(e, &no_egress_cfg) == 0, "set-up: errno %d",
+		 errno);
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, 0, IBV_FLOW_ATTR_FLAGS_EGRESS);
+	rb_eth_dst(&rb, mac_a, ff6);
+	rb_drop(&rb);
+	errno = 0;
+	VT_CHECK(ibv_create_flow(e->tx[1].qp, &rb.u.attr) == NULL &&
+			 errno == EINVAL,
+		 "kernel without verbs egress: errno %d", errno);
+	/* Ingress rules are not concerned. */
+	drop = flow_dst(e->q[0].hqp, mac_a, 0, 0);
+	VT_CHECK(drop != NULL, "ingress rule: errno %d", errno);
+	VT_CHECK_EQ(ibv_destroy_flow(drop), 0, "destroy");
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
+/* sv_device_opts.flow_prios: 8 models kernels with 8 bypass priorities
+ * (mlx5_ib_create_flow(): ENOMEM above); generic: EINVAL above. */
+static const struct sv_device_opts prio8_opts = {
+	.profile = SV_PROFILE_MLX5,
+	.flow_prios = 8,
+};
+static const struct vt_svenv_cfg prio8_cfg = {
+	.link_prefix = "svsteerp",
+	.nq = 1,
+	.nbuf = NBUF,
+	.rx_cqe = 256,
+	.tx_wr = NTXBUF,
+	.tx_slots = NTXBUF,
+	.rss_key = rss_key,
+	.pump = true,
+	.opts1 = &prio8_opts,
+};
+
+static int
+test_flow_prios_option(void)
+{
+	struct vt_svenv *e = &E;
+	struct ibv_flow *fl;
+
+	VT_CHECK(vt_svenv_up(e, &prio8_cfg) == 0, "set-up: errno %d", errno);
+	fl = flow_dst(e->q[0].hqp, mac_a, 7, 0);
+	VT_CHECK(fl != NULL, "priority 7 of 8: errno %d", errno);
+	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	errno = 0;
+	VT_CHECK(flow_dst(e->q[0].hqp, mac_a, 8, 0) == NULL && errno == ENOMEM,
+		 "priority 8 of 8: errno %d", errno);
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
 /* 1000 rules of one mask (one hash table): each frame finds its own. */
 #define MANY 1000
 static int
@@ -1426,6 +1769,10 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_csum_flag),
 	VT_CASE(test_rss_spread),
 	VT_CASE(test_egress),
+	VT_CASE(test_mcast_table),
+	VT_CASE(test_mcast_generic),
+	VT_CASE(test_egress_mlx5),
+	VT_CASE(test_flow_prios_option),
 	VT_CASE(test_many_rules),
 	VT_CASE(test_concurrent_churn),
 	{ NULL, NULL },

@@ -8,7 +8,7 @@
 /*
  * Two softverbs devices on an in-memory link, for tests that send and
  * receive real frames: end 0 (generic profile) and end 1 (mlx5 profile,
- * as rdma-core + the mlx5 kernel). Each end has a PD and a raw packet
+ * as rdma-core + the mlx5 kernel, or cfg->opts1). Each end has a PD and a raw packet
  * send QP; end 1 has cfg->nq receive queues, each a WQ on a CQ-ex behind
  * a 1-entry indirection table and a hash QP, ready for flow rules.
  *
@@ -44,6 +44,8 @@ struct vt_svenv_cfg {
 	unsigned int tx_slots;	 /* send buffers, used in turn */
 	const uint8_t *rss_key;	 /* SV_RSS_KEY_LEN bytes, for hash QPs */
 	bool pump;		 /* create an empty CQ-ex on end 1 */
+	/* End 1's device options; NULL: the mlx5 profile's defaults. */
+	const struct sv_device_opts *opts1;
 };
 
 struct vt_rxq {
@@ -232,6 +234,7 @@ vt_svenv_up(struct vt_svenv *e, const struct vt_svenv_cfg *cfg)
 	unsigned int i;
 
 	memset(e, 0, sizeof(*e));
+	memset(&opts, 0, sizeof(opts));
 	e->cfg = cfg;
 	if (cfg->nq > VT_SVENV_MAXQ)
 		return -1;
@@ -240,6 +243,8 @@ vt_svenv_up(struct vt_svenv *e, const struct vt_svenv_cfg *cfg)
 	for (i = 0; i < 2; i++) {
 		/* End 0 generic, end 1 as rdma-core + the mlx5 kernel. */
 		opts.profile = i == 0 ? SV_PROFILE_GENERIC : SV_PROFILE_MLX5;
+		if (i == 1 && cfg->opts1 != NULL)
+			opts = *cfg->opts1;
 		if (softverbs_device_add(link, &opts, e->name[i],
 					 sizeof(e->name[i])) != 0)
 			return -1;

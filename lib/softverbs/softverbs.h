@@ -39,8 +39,31 @@ enum sv_profile {
 	SV_PROFILE_MLX5 = 1,
 };
 
+/*
+ * What a modelled mlx5 device or kernel lacks (sv_device_opts.lacks); every
+ * bit is a configuration that exists in the field, so that a test can show
+ * the driver adapting to it.
+ */
+/* No DevX: firmware without user contexts (log_max_uctx = 0). */
+#define SV_DEV_NO_DEVX (1u << 0)
+/* No stateless tunnel offloads (tunnel_stateless_vxlan/gre/geneve_rx). */
+#define SV_DEV_NO_TUNNEL_OFFLOADS (1u << 1)
+/* Kernels that refused verbs egress rules without an IPsec flow action
+ * (the first is_valid_esp_aes_gcm(); briefly again in 2022, until
+ * "RDMA/mlx5: Fix flow steering egress flow"). */
+#define SV_DEV_NO_VERBS_EGRESS (1u << 2)
+#define SV_DEV_LACKS_ALL \
+	(SV_DEV_NO_DEVX | SV_DEV_NO_TUNNEL_OFFLOADS | SV_DEV_NO_VERBS_EGRESS)
+
 struct sv_device_opts {
 	enum sv_profile profile;
+	/*
+	 * Verbs flow priorities (ibv_flow_attr.priority 0 .. n - 1); 0 takes
+	 * the profile's: 16 on mlx5 (current kernels), 4096 on generic. mlx5
+	 * accepts 1 to 16 (8 models kernels with 8 bypass priorities).
+	 */
+	uint32_t flow_prios;
+	uint32_t lacks; /* SV_DEV_NO_*, mlx5 profile only */
 };
 
 /*
@@ -101,8 +124,24 @@ int sv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		struct ibv_qp_init_attr *init_attr);
 int sv_destroy_qp(struct ibv_qp *qp);
 
-/* libmlx5 exported entry points (devices with the mlx5 profile). */
+/*
+ * libmlx5 exported entry points (devices with the mlx5 profile).
+ *
+ * DevX: as libmlx5 44 (mlx5_alloc_context()), every context of a device
+ * that offers DevX is a DevX context, whether opened with
+ * sv_open_device() or sv_mlx5dv_open_device(), with or without
+ * MLX5DV_CONTEXT_FLAGS_DEVX; on a device without DevX
+ * (SV_DEV_NO_DEVX), asking for the flag fails (EINVAL, the kernel's
+ * mlx5_ib_devx_create()) and the DevX calls fail with EPROTONOSUPPORT.
+ */
 bool sv_mlx5dv_is_supported(struct ibv_device *device);
+struct ibv_context *sv_mlx5dv_open_device(struct ibv_device *device,
+					  struct mlx5dv_context_attr *attr);
+/* Hash QPs hashing inner headers need MLX5DV_QP_CREATE_TUNNEL_OFFLOADS
+ * (EOPNOTSUPP through ibv_create_qp_ex() on the mlx5 profile). */
+struct ibv_qp *sv_mlx5dv_create_qp(struct ibv_context *context,
+				   struct ibv_qp_init_attr_ex *qp_attr,
+				   struct mlx5dv_qp_init_attr *mlx5_qp_attr);
 int sv_mlx5dv_query_device(struct ibv_context *ctx,
 			   struct mlx5dv_context *attrs_out);
 struct mlx5dv_flow_matcher *

@@ -73,6 +73,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		     char *name, size_t name_len)
 {
 	enum sv_profile profile = SV_PROFILE_GENERIC;
+	uint32_t prios = 0, lacks = 0;
 	char devname[IBV_SYSFS_NAME_MAX];
 	struct sv_dev_node *node;
 	struct sv_device *dev;
@@ -87,7 +88,19 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		    opts->profile != SV_PROFILE_MLX5)
 			return EINVAL;
 		profile = opts->profile;
+		prios = opts->flow_prios;
+		lacks = opts->lacks;
 	}
+	/* mlx5_ib has at most 16 bypass priorities; the lacks bits name
+	 * mlx5 features. */
+	if (prios > (profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 + 1u :
+						  SV_MAX_PRIO + 1u) ||
+	    (lacks & ~SV_DEV_LACKS_ALL) ||
+	    (lacks != 0 && profile != SV_PROFILE_MLX5))
+		return EINVAL;
+	if (prios == 0)
+		prios = profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 + 1 :
+						     SV_MAX_PRIO + 1;
 	if (strncmp(wire, "if:", 3) == 0 && wire[3] != '\0') {
 		n = snprintf(devname, sizeof(devname), "soft:%s", wire + 3);
 	} else if (strncmp(wire, "mem:", 4) == 0 && wire[4] != '\0') {
@@ -130,8 +143,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->ibdev.node_type = IBV_NODE_CA;
 	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
 	dev->caps.profile = profile;
-	dev->caps.max_priority = profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 :
-							      SV_MAX_PRIO;
+	dev->caps.max_priority = prios - 1;
+	dev->lacks = lacks;
 	dev->port.dev = dev;
 	dev->port.port_num = 1;
 	dev->port.wire = w;
@@ -452,7 +465,7 @@ sv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 }
 
 struct ibv_context *
-sv_open_device(struct ibv_device *device)
+sv_open(struct ibv_device *device, bool devx)
 {
 	struct sv_context *ctx;
 	struct sv_device *dev;
@@ -475,6 +488,7 @@ sv_open_device(struct ibv_device *device)
 	pthread_mutex_unlock(&sv_devices_lock);
 
 	ctx->dev = dev;
+	ctx->devx = devx;
 	pthread_mutex_init(&ctx->lock, NULL);
 	atomic_init(&ctx->nobjs, 0);
 	ctx->next_qpn = 1;
@@ -508,6 +522,26 @@ sv_open_device(struct ibv_device *device)
 	v->attach_counters_point_flow = sv_attach_counters_point_flow;
 	v->read_counters = sv_read_counters;
 	return &v->context;
+}
+
+/*
+ * ibv_open_device() through libmlx5 44: mlx5_alloc_context() asks the
+ * kernel for a DevX context even when the caller did not, and falls back
+ * to a plain one when the kernel refuses (a device without DevX).
+ */
+struct ibv_context *
+sv_open_device(struct ibv_device *device)
+{
+	struct sv_device *dev;
+	bool devx = false;
+
+	pthread_mutex_lock(&sv_devices_lock);
+	dev = sv_find_by_ibdev(device);
+	if (dev != NULL)
+		devx = dev->caps.profile == SV_PROFILE_MLX5 &&
+		       sv_dev_has(dev, SV_DEV_NO_DEVX);
+	pthread_mutex_unlock(&sv_devices_lock);
+	return sv_open(device, devx);
 }
 
 int

@@ -10,6 +10,12 @@
  * libmlx5 does for a device that is not its own.
  *
  * What is checked, and where rdma-core 44 and the mlx5 kernel check it:
+ *   open     mlx5dv_open_device(): not an mlx5 device EOPNOTSUPP; a
+ *            comp_mask or a flag other than MLX5DV_CONTEXT_FLAGS_DEVX
+ *            EINVAL (mlx5_alloc_context()); DEVX on a device without
+ *            DevX EINVAL (the kernel's mlx5_ib_devx_create(): "0 means
+ *            not supported"). Without the flag libmlx5 asks for DevX
+ *            anyway and falls back, so only the device decides.
  *   matcher  type NORMAL only, else EOPNOTSUPP; comp_mask within
  *            MLX5DV_FLOW_MATCHER_MASK_FT_TYPE, else EOPNOTSUPP (libmlx5);
  *            ft_type together with flags, flags other than EGRESS, an
@@ -26,7 +32,14 @@
  *            the matcher mask is EINVAL (mlx5 core check_valid_spec); a
  *            tag of 2^24 or more is EINVAL; an ingress rule needs a
  *            destination QP, DROP or DEFAULT_MISS (EINVAL)
- *   DevX     ALLOC_FLOW_COUNTER through obj_create, QUERY_FLOW_COUNTER
+ *   DevX     a context without a DevX uid exists only on a device
+ *            without DevX, where the kernel registers no DevX method
+ *            (devx_is_supported()) and the ioctl finds none:
+ *            EPROTONOSUPPORT (ib_uverbs_cmd_verbs()). (On a DevX device
+ *            such a context would get EINVAL from devx_get_uid(); libmlx5
+ *            44 never makes one.) Matchers and flows need no DevX, a
+ *            COUNTERS_DEVX action needs a DevX counter.
+ *            ALLOC_FLOW_COUNTER through obj_create, QUERY_FLOW_COUNTER
  *            through obj_query; DEALLOC by obj_destroy, EBUSY while a flow
  *            counts in it. Commands of the wrong class for the entry point
  *            are EINVAL (the kernel's devx_is_obj_*_cmd checks: so
@@ -35,8 +48,10 @@
  *
  * Rules join the port's table (sv_steer.c) as NORMAL rules at the matcher
  * priority, so verbs and mlx5dv rules interleave by priority as in the
- * kernel's BYPASS tables. DEFAULT_MISS traps the frame without delivering
- * it (the kernel's own tables, which would take it, do not exist here).
+ * kernel's BYPASS tables; a rule raw_fs_is_multicast() finds multicast goes
+ * to the multicast table instead, as a verbs rule would. DEFAULT_MISS
+ * traps the frame without delivering it (the kernel's own tables, which
+ * would take it, do not exist here).
  */
 
 #include <errno.h>
@@ -101,6 +116,64 @@ sv_mlx5dv_is_supported(struct ibv_device *device)
 		return false;
 	return sv_container_of(device, struct sv_device, ibdev)->caps.profile ==
 	       SV_PROFILE_MLX5;
+}
+
+struct ibv_context *
+sv_mlx5dv_open_device(struct ibv_device *device,
+		      struct mlx5dv_context_attr *attr)
+{
+	const struct sv_device *dev;
+	bool devx;
+
+	if (!sv_mlx5dv_is_supported(device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	dev = sv_container_of(device, struct sv_device, ibdev);
+	devx = sv_dev_has(dev, SV_DEV_NO_DEVX);
+	if (attr != NULL) {
+		if (attr->comp_mask != 0 ||
+		    (attr->flags & ~(uint32_t)MLX5DV_CONTEXT_FLAGS_DEVX)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		if ((attr->flags & MLX5DV_CONTEXT_FLAGS_DEVX) && !devx) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	return sv_open(device, devx);
+}
+
+/* 0 when the context may issue DevX commands (see the file comment). */
+static int
+sv_dv_devx_ok(struct ibv_context *context)
+{
+	return sv_ctx(context)->devx ? 0 : EPROTONOSUPPORT;
+}
+
+/* raw_fs_is_multicast(): an outer dmac whose value and mask both have the
+ * group bit, or an outer IPv4 destination whose value and mask are both in
+ * 224.0.0.0/4 (sic: a /32 mask is not), puts the rule in the multicast
+ * table. value is the rule's buffer, len its bytes. */
+static bool
+sv_dv_is_multicast(const struct sv_dv_matcher *m, const void *value, size_t len)
+{
+	uint8_t v[VSTEER_PRM_SECT_BYTES];
+	const uint8_t *mk = m->mask;
+	uint32_t ipv, ipm;
+
+	if (!(m->criteria & (1u << VSTEER_PRM_CRIT_OUTER_BIT)))
+		return false;
+	memset(v, 0, sizeof(v));
+	memcpy(v, value, len < sizeof(v) ? len : sizeof(v));
+	if ((vsteer_prm_cbytes(v, VSTEER_PRM_L24_DMAC_OFF)[0] & 1) &&
+	    (vsteer_prm_cbytes(mk, VSTEER_PRM_L24_DMAC_OFF)[0] & 1))
+		return true;
+	ipv = VSTEER_PRM_GET(v, VSTEER_PRM_OUTER, VSTEER_PRM_L24_DST_IPV4);
+	ipm = VSTEER_PRM_GET(mk, VSTEER_PRM_OUTER, VSTEER_PRM_L24_DST_IPV4);
+	return (ipv & 0xf0000000) == 0xe0000000 &&
+	       (ipm & 0xf0000000) == 0xe0000000;
 }
 
 int
@@ -379,6 +452,8 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	flow->rule.type = IBV_FLOW_ATTR_NORMAL;
 	flow->rule.flags = m->flags;
 	flow->rule.qp = acts.qp;
+	flow->rule.mcast = sv_dv_is_multicast(m, match_value->match_buf,
+					      match_value->match_sz);
 	flow->matcher = m;
 	flow->counter = acts.counter;
 	flow->qp = acts.qp;
@@ -470,6 +545,11 @@ sv_mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
 	}
 	if (!sv_dv_ctx_ok(context)) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* devx_get_uid() comes before the command's class. */
+	if (sv_dv_devx_ok(context) != 0) {
+		errno = sv_dv_devx_ok(context);
 		return NULL;
 	}
 	op = sv_dv_opcode(in, inlen);
@@ -592,6 +672,8 @@ sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 		return EINVAL;
 	if (!sv_dv_ctx_ok(context))
 		return EOPNOTSUPP;
+	if (sv_dv_devx_ok(context) != 0)
+		return sv_dv_devx_ok(context);
 	op = sv_dv_opcode(in, inlen);
 	if (op == 0)
 		return EINVAL;

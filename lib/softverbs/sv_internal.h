@@ -18,12 +18,13 @@
  *   sv_cq.c       CQ and CQ-ex (start/next/end_poll, wc_read_*), sv_cq_push
  *   sv_wq.c       WQ (post_wq_recv), RWQ indirection tables, sv_wq_deliver
  *   sv_qp.c       QPs (hash QPs, raw-packet send QPs), state machine,
- *                 post_send
+ *                 post_send, mlx5dv_create_qp
  *   sv_steer.c    the rule table per port and direction, ibv_create_flow /
  *                 ibv_destroy_flow, the rx pump and the tx egress hook
  *   sv_counters.c ibv_counters objects
  *   sv_toeplitz.c Toeplitz hash and the rx_hash_fields input
- *   sv_dv.c       mlx5dv matchers, flows and DevX flow counters
+ *   sv_dv.c       mlx5dv_open_device, mlx5dv matchers, flows and DevX
+ *                 flow counters
  *   sv_parse.c, sv_spec.c, sv_fte.c: see sv_key.h
  *   sv_wire_*.c   see sv_wire.h
  */
@@ -58,7 +59,10 @@
 #define SV_RSS_KEY_LEN 40
 #define SV_MAX_PRIO_MLX5 15 /* kernel: priority > 15 -> ENOMEM */
 #define SV_MAX_PRIO 0xfff   /* generic profile */
-#define SV_RX_BATCH 32	    /* frames pulled per pump */
+/* Steering level of the mlx5 multicast table: after every priority
+ * (MLX5_IB_FLOW_MCAST_PRIO is the last bypass priority). */
+#define SV_LEVEL_MCAST (((uint64_t)SV_MAX_PRIO + 1) << 1)
+#define SV_RX_BATCH 32 /* frames pulled per pump */
 /* IBV_RX_HASH_* fields a hash QP may select (rss_caps). */
 #define SV_RX_HASH_FIELDS                                                     \
 	(IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 | \
@@ -78,6 +82,9 @@ struct sv_rule {
 	enum ibv_flow_attr_type type;
 	uint32_t flags;	  /* IBV_FLOW_ATTR_FLAGS_* */
 	struct sv_qp *qp; /* destination (hash QP); NULL: none */
+	/* In the mlx5 multicast table, whatever its priority (the kernel's
+	 * flow_is_multicast_only() / raw_fs_is_multicast()). */
+	bool mcast;
 	/* Owned by sv_steer.c. */
 	void *tbl_;
 	TAILQ_ENTRY(sv_rule) link_;
@@ -109,6 +116,7 @@ struct sv_device {
 	struct ibv_device ibdev; /* name = "soft:<if>" / "mem:<l>.<e>" */
 	TAILQ_ENTRY(sv_device) next;
 	struct sv_caps caps;
+	uint32_t lacks; /* SV_DEV_NO_* */
 	int open_count;
 	struct sv_port port; /* one physical port, number 1 */
 };
@@ -132,6 +140,7 @@ struct sv_context {
 	struct sv_mr *mrs[SV_MAX_MR];
 	uint8_t mr_gen[SV_MAX_MR];
 	atomic_int nobjs;  /* live objects: close_device -> EBUSY */
+	bool devx;	   /* has a DevX uid (mlx5_ib_ucontext.devx_uid) */
 	uint32_t next_qpn; /* QP, WQ and table numbers (lock) */
 	/* Live objects per kind, against the SV_MAX_* limits (lock). */
 	int n_pd, n_cq, n_wq, n_qp;
@@ -242,6 +251,7 @@ struct sv_qp {
 	struct sv_pd *pd;
 	enum sv_qp_kind kind;
 	uint8_t port_num;
+	bool tunnel; /* MLX5DV_QP_CREATE_TUNNEL_OFFLOADS */
 	/* hash QP */
 	struct sv_ind *ind;
 	uint8_t hash_key[SV_RSS_KEY_LEN];
@@ -263,6 +273,14 @@ sv_qp(struct ibv_qp *qp)
 
 struct ibv_qp *
 sv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
+/* True when the device offers what the bit names (SV_DEV_NO_*). */
+static inline bool
+sv_dev_has(const struct sv_device *dev, uint32_t no_bit)
+{
+	return !(dev->lacks & no_bit);
+}
+/* Open a context; devx: with a DevX uid. */
+struct ibv_context *sv_open(struct ibv_device *device, bool devx);
 int sv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		 struct ibv_send_wr **bad_wr);
 

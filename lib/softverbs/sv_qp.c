@@ -11,6 +11,15 @@
  *   - send QPs: a send queue whose WRs go to the wire (ibv_post_send(3)).
  * There is no receive queue inside a QP: receive through WQs.
  *
+ * mlx5dv_create_qp(3) creates the same two shapes with mlx5 creation
+ * flags; MLX5DV_QP_CREATE_TUNNEL_OFFLOADS is the one that matters to
+ * steering: the mlx5 kernel refuses a hash QP over inner headers without
+ * it (create_rss_raw_qp_tir(): "Tunnel offloads must be set for inner
+ * RSS", EOPNOTSUPP). For tunnel rules it refuses nothing: what the flag
+ * changes on hardware (tunneled_offload_en in the TIR: checksum and packet
+ * type of the inner headers in the CQE) softverbs does not report, so a
+ * tunnel QP delivers exactly what a plain one does.
+ *
  * The send queue is processed synchronously: ibv_post_send() builds the
  * frames of the whole WR list, sends them in one batch and writes the
  * completions. Send queue slots are freed when their completion is read
@@ -117,7 +126,8 @@ sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 #define SV_HASH_UDP (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
 
 static struct ibv_qp *
-sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
+		  bool tunnel)
 {
 	const struct ibv_rx_hash_conf *h = &attr->rx_hash_conf;
 	uint64_t fields = h->rx_hash_fields_mask;
@@ -150,6 +160,12 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* create_rss_raw_qp_tir(): inner hashing needs tunnel offloads. */
+	if (ctx->dev->caps.profile == SV_PROFILE_MLX5 &&
+	    (fields & IBV_RX_HASH_INNER) && !tunnel) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	ind = sv_container_of(attr->rwq_ind_tbl, struct sv_ind, ind);
 	/* One mlx5 TIR hashes one L3 family and one L4 protocol, and
 	 * without fields it can only lead to a single-entry table. */
@@ -164,6 +180,7 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 	if (qp == NULL)
 		return NULL;
 	qp->ind = ind;
+	qp->tunnel = tunnel;
 	memcpy(qp->hash_key, h->rx_hash_key, SV_RSS_KEY_LEN);
 	qp->hash_fields = fields;
 	atomic_fetch_add(&ind->usecnt, 1);
@@ -214,10 +231,12 @@ sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 	return &qp->qp;
 }
 
-struct ibv_qp *
-sv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
+static struct ibv_qp *
+sv_create_qp_common(struct ibv_context *context,
+		    struct ibv_qp_init_attr_ex *attr, bool tunnel)
 {
 	struct sv_context *ctx;
+	struct ibv_qp *qp;
 
 	if (context == NULL || attr == NULL) {
 		errno = EINVAL;
@@ -242,8 +261,96 @@ sv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
 	}
 	if (attr->comp_mask &
 	    (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
-		return sv_create_hash_qp(ctx, attr);
-	return sv_create_send_qp(ctx, attr);
+		return sv_create_hash_qp(ctx, attr, tunnel);
+	qp = sv_create_send_qp(ctx, attr);
+	if (qp != NULL)
+		sv_qp(qp)->tunnel = tunnel;
+	return qp;
+}
+
+struct ibv_qp *
+sv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
+{
+	return sv_create_qp_common(context, attr, false);
+}
+
+/* mlx5dv creation flags rdma-core 44 knows (MLX5DV_QP_CREATE_SUP_FLAGS)
+ * and the vendor comp_mask bits it takes (MLX5_DV_CREATE_QP_SUP_COMP_MASK). */
+#define SV_DV_QP_FLAGS                                 \
+	(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |            \
+	 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC | \
+	 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC | \
+	 MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |     \
+	 MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE |       \
+	 MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE |   \
+	 MLX5DV_QP_CREATE_SIG_PIPELINING)
+#define SV_DV_QP_COMP_MASK                          \
+	(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | \
+	 MLX5DV_QP_INIT_ATTR_MASK_DC |              \
+	 MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |  \
+	 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
+
+struct ibv_qp *
+sv_mlx5dv_create_qp(struct ibv_context *context,
+		    struct ibv_qp_init_attr_ex *attr,
+		    struct mlx5dv_qp_init_attr *dv)
+{
+	bool hash, tunnel = false;
+	uint32_t fl = 0;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* libmlx5: not one of its devices. */
+	if (sv_ctx(context)->dev->caps.profile != SV_PROFILE_MLX5) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	hash = attr->comp_mask &
+	       (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH);
+	if (dv != NULL) {
+		/* libmlx5 create_qp(): the vendor attributes first. */
+		if ((dv->comp_mask & ~(uint64_t)SV_DV_QP_COMP_MASK) ||
+		    ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC) &&
+		     attr->qp_type != IBV_QPT_DRIVER)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)
+			fl = dv->create_flags;
+		if ((fl & ~(uint32_t)SV_DV_QP_FLAGS) ||
+		    ((fl & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
+		     (fl & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))) {
+			errno = EINVAL;
+			return NULL;
+		}
+		/* The ibv_wr_* send API is not offered (see above). */
+		if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+	/*
+	 * The kernel's process_vendor_flags(): tunnel offloads need the
+	 * device's tunnel_stateless caps and scatter-to-CQE and credit mode
+	 * do not apply to a hash QP; a flag left over is EINVAL.
+	 */
+	if (fl & MLX5DV_QP_CREATE_TUNNEL_OFFLOADS) {
+		if (attr->qp_type != IBV_QPT_RAW_PACKET ||
+		    !sv_dev_has(sv_ctx(context)->dev,
+				SV_DEV_NO_TUNNEL_OFFLOADS)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		tunnel = true;
+	}
+	if ((fl & MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE) ||
+	    (hash && (fl & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sv_create_qp_common(context, attr, tunnel);
 }
 
 struct ibv_qp *

@@ -445,9 +445,10 @@ sv_cc_esp(struct sv_cc *cc, int layer, const struct ibv_flow_spec_esp *s)
 {
 	int rc;
 
-	/* mlx5 fs.c (kernels that match ESP through verbs): a seq mask is
-	 * EOPNOTSUPP; only the SPI reaches the hardware. */
-	if (cc->mlx5 && s->mask.seq != 0)
+	/* mlx5 fs.c parse_flow_attr(): "case IB_FLOW_SPEC_ESP: return
+	 * -EOPNOTSUPP" since IPsec steering left mlx5_ib; the SPI is matched
+	 * through a matcher (misc_parameters.outer_esp_spi) instead. */
+	if (cc->mlx5)
 		return EOPNOTSUPP;
 	rc = sv_put(cc, SV_KF(esp_spi), &s->val.spi, &s->mask.spi, 4);
 	if (rc == 0)
@@ -463,12 +464,7 @@ sv_cc_vxlan(struct sv_cc *cc, const struct ibv_flow_spec_tunnel *s)
 	uint32_t v = s->val.tunnel_id, mk = s->mask.tunnel_id;
 	int rc;
 
-	/* mlx5 fs.c: vxlan_vni is a 24-bit field taken from
-	 * ntohl(tunnel_id); the high byte is dropped. */
-	if (cc->mlx5) {
-		v &= htonl(0x00ffffff);
-		mk &= htonl(0x00ffffff);
-	}
+	/* A VNI above 24 bits never reaches here on mlx5 (sv_spec_scan). */
 	rc = sv_put_tunnel(cc, SV_TUN_VXLAN);
 	if (rc == 0)
 		rc = sv_put(cc, SV_KF(vni), &v, &mk, 4);
@@ -632,7 +628,7 @@ sv_cc_spec(struct sv_cc *cc, const uint8_t *p, uint32_t type, uint16_t size,
  * gathers what is_valid_ethertype() needs.
  */
 static int
-sv_spec_scan(const struct ibv_flow_attr *attr,
+sv_spec_scan(const struct ibv_flow_attr *attr, bool mlx5,
 	     struct sv_etype_scan scan[SV_NLAYER])
 {
 	const uint8_t *p = (const uint8_t *)(attr + 1);
@@ -662,6 +658,17 @@ sv_spec_scan(const struct ibv_flow_attr *attr,
 			return EOPNOTSUPP;
 		if (base == IBV_FLOW_SPEC_ACTION_COUNT && ++ncount > 1)
 			return EINVAL;
+		/* uverbs kern_spec_to_ib_spec_filter(), before the driver
+		 * sees any spec: a tunnel_id value or mask of 2^24 or more
+		 * (host order) is EINVAL. */
+		if (mlx5 && base == IBV_FLOW_SPEC_VXLAN_TUNNEL) {
+			struct ibv_flow_spec_tunnel t;
+
+			sv_spec_load(p, size, &d, &t);
+			if (ntohl(t.val.tunnel_id) >= (UINT32_C(1) << 24) ||
+			    ntohl(t.mask.tunnel_id) >= (UINT32_C(1) << 24))
+				return EINVAL;
+		}
 		if (base == IBV_FLOW_SPEC_ETH) {
 			struct ibv_flow_spec_eth eth;
 
@@ -739,7 +746,7 @@ sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
 	cc.mlx5 = caps->profile == SV_PROFILE_MLX5;
 	cc.attr_type = attr->type;
 
-	rc = sv_spec_scan(attr, scan);
+	rc = sv_spec_scan(attr, cc.mlx5, scan);
 	if (rc != 0)
 		return rc;
 	if (cc.mlx5 && (!sv_mlx5_ethertype_ok(&scan[SV_OUTER]) ||

@@ -19,6 +19,17 @@
  * between rules of different masks, so overlapping rules at one priority
  * resolve deterministically to the one created first.
  *
+ * The multicast table (mlx5 profile): the kernel's get_flow_table() puts a
+ * NORMAL rule that flow_is_multicast_only() accepts, and that is not
+ * DONT_TRAP, in one table, MLX5_IB_FLOW_MCAST_PRIO, after every priority,
+ * whatever its own priority: a rule whose first spec is an outer ETH with
+ * the group bit set in both dst_mac value and mask, or an outer IPv4 (IPV4
+ * or IPV4_EXT, which rdma-core sends as IPV4) whose dst_ip value is in
+ * 224.0.0.0/4, whatever its mask. Such rules share one level: among them
+ * only creation order counts, and identical matches merge across
+ * priorities. Egress rules follow the same rule (egress_prios[MCAST]).
+ * mlx5dv rules go there on raw_fs_is_multicast() (sv_dv.c).
+ *
  * A frame is classified as follows:
  *  1. every SNIFFER rule gets a copy (once per destination QP);
  *  2. NORMAL rules are walked in order: every matching DONT_TRAP rule
@@ -45,6 +56,7 @@
  * rules follow the same rule per (type, priority).
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,10 +141,13 @@ sv_order_lt(const struct sv_ref *a, const struct sv_ref *b)
 	return a->level < b->level || (a->level == b->level && a->seq < b->seq);
 }
 
-/* Level of a NORMAL rule: priority, then DONT_TRAP before trapping. */
+/* Level of a NORMAL rule: priority, then DONT_TRAP before trapping; the
+ * multicast table after all of them. */
 static inline uint64_t
 sv_normal_level(const struct sv_rule *r)
 {
+	if (r->mcast)
+		return SV_LEVEL_MCAST;
 	return ((uint64_t)r->priority << 1) |
 	       !(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
 }
@@ -850,6 +865,32 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 	return send;
 }
 
+/* The kernel's flow_is_multicast_only(), on a compiled chain. */
+static bool
+sv_flow_is_multicast_only(const struct ibv_flow_attr *attr)
+{
+	const uint8_t *p = (const uint8_t *)(attr + 1);
+	enum ibv_flow_spec_type type;
+
+	if (attr->type != IBV_FLOW_ATTR_NORMAL || attr->num_of_specs < 1)
+		return false;
+	memcpy(&type, p, sizeof(type));
+	if (type == IBV_FLOW_SPEC_IPV4 || type == IBV_FLOW_SPEC_IPV4_EXT) {
+		struct ibv_flow_spec_ipv4 v4;
+
+		/* dst_ip sits at the same offset in both specs. */
+		memcpy(&v4, p, sizeof(v4));
+		return (ntohl(v4.val.dst_ip) & 0xf0000000) == 0xe0000000;
+	}
+	if (type == IBV_FLOW_SPEC_ETH) {
+		struct ibv_flow_spec_eth eth;
+
+		memcpy(&eth, p, sizeof(eth));
+		return (eth.mask.dst_mac[0] & 1) && (eth.val.dst_mac[0] & 1);
+	}
+	return false;
+}
+
 /* Flags that rdma-core 44 defines (bit 0 is deprecated). */
 #define SV_FLOW_FLAGS \
 	(IBV_FLOW_ATTR_FLAGS_DONT_TRAP | IBV_FLOW_ATTR_FLAGS_EGRESS)
@@ -906,6 +947,12 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 		errno = rc;
 		return NULL;
 	}
+	/* Kernels that took egress rules only with an IPsec action (see
+	 * SV_DEV_NO_VERBS_EGRESS): is_valid_spec() -> EINVAL. */
+	if (egress && !sv_dev_has(dev, SV_DEV_NO_VERBS_EGRESS)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	/* "Flow tag isn't allowed in leftovers"; no tag on sent frames;
 	 * completions carry 24 bits of tag. */
 	if (act.has_tag && (egress || act.tag >= (UINT32_C(1) << 24) ||
@@ -938,6 +985,9 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 	flow->rule.type = attr->type;
 	flow->rule.flags = attr->flags;
 	flow->rule.qp = egress ? NULL : qp;
+	flow->rule.mcast = dev->caps.profile == SV_PROFILE_MLX5 &&
+			   !(attr->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP) &&
+			   sv_flow_is_multicast_only(attr);
 	flow->port = port;
 	flow->qp = qp;
 	/* Binding freezes the counters' attach points (EBUSY after). */
