@@ -6,6 +6,11 @@
  * In-process ethdev tests of net_vsteer: two ports on the two ends of an
  * in-memory softverbs link (no privileges needed), driven through the
  * ethdev API as an application would.
+ *
+ * Built twice: with the softverbs glue (dev=mem:...), and with
+ * VT_RDMA_GLUE, where the same softverbs devices are shown to the driver as
+ * rdma-core devices and driven through the rdma-core glue, whose libibverbs
+ * and libmlx5 calls vt_rdma_shim.c forwards to softverbs.
  */
 
 #include <errno.h>
@@ -30,8 +35,12 @@
 #include <rte_udp.h>
 
 #include "softverbs.h"
+#include "sv_internal.h"
 #include "vsteer.h"
 #include "vt_test.h"
+#ifdef VT_RDMA_GLUE
+#include "vt_rdma.h"
+#endif
 
 #define NB_MBUF 4095
 #define POLL_ROUNDS 16 /* rx_burst rounds before "nothing came" */
@@ -39,6 +48,9 @@
 
 static char link_a[32];
 static uint16_t p0, p1;
+#ifdef VT_RDMA_GLUE
+static char rdma_base[PATH_MAX];
+#endif
 static struct rte_mempool *pool;
 static struct rte_ether_addr mac0, mac1;
 
@@ -339,6 +351,18 @@ test_bad_devargs(void)
 		  "profile= applies to softverbs" },
 		{ "dev=mem:x,flow_engine=turbo", "flow_engine=turbo" },
 		{ "dev=mem:x,mac=01:00:00:00:00:01", "mac=01:00:00:00:00:01" },
+		{ "dev=mem:x,sv_flow_prios=4",
+		  "the driver needs 8 or 16 verbs priorities" },
+		{ "dev=mem:x,sv_flow_prios=17",
+		  "sv_flow_prios=17: expected 1 to 16 on the mlx5 profile" },
+		{ "dev=mem:x,sv_flow_prios=0",
+		  "expected a number of priorities from 1 to 4096" },
+		{ "dev=mem:x,profile=generic,sv_devx=0",
+		  "sv_devx= models an mlx5 device" },
+		{ "dev=mem:x,sv_tunnel_offloads=2",
+		  "sv_tunnel_offloads=2: expected 0 or 1" },
+		{ "dev=nosuch,sv_verbs_egress=0",
+		  "sv_verbs_egress= applies to softverbs devices" },
 		{ "port=1", "dev= is required" },
 	};
 	char log[4096];
@@ -369,12 +393,24 @@ test_lifecycle_repeatable(void)
 	char args[64], devname[64];
 	uint16_t port;
 	int round, ret;
+#ifdef VT_RDMA_GLUE
+	char link[48];
 
+	/* rdma-core devices exist before the port and outlive it. */
+	snprintf(link, sizeof(link), "%s-life", link_a);
+	snprintf(args, sizeof(args), "dev=%sa", link);
+	snprintf(devname, sizeof(devname), "mem:%s.0", link);
+#else
 	snprintf(args, sizeof(args), "dev=mem:%s-life", link_a);
 	snprintf(devname, sizeof(devname), "mem:%s-life.0", link_a);
+#endif
 	for (round = 0; round < 2; round++) {
 		int i;
 
+#ifdef VT_RDMA_GLUE
+		VT_CHECK_EQ(vt_rdma_pair(link, 0, 0, 0, link, rdma_base), 0,
+			    "devices");
+#endif
 		VT_CHECK_EQ(rte_vdev_init("net_vsteer2", args), 0, "probe");
 		VT_CHECK(sv_device_exists(devname), "no %s", devname);
 		VT_CHECK_EQ(rte_eth_dev_get_port_by_name("net_vsteer2", &port),
@@ -394,6 +430,11 @@ test_lifecycle_repeatable(void)
 		VT_CHECK_EQ(rte_eth_dev_close(port), 0, "close");
 		/* The device closes only with every object gone (EBUSY
 		 * otherwise), and only then can it be removed. */
+#ifdef VT_RDMA_GLUE
+		VT_CHECK_EQ(vt_rdma_pair_remove(link, link), 0,
+			    "%s not removable after close: objects leaked",
+			    devname);
+#endif
 		VT_CHECK(!sv_device_exists(devname),
 			 "%s still exists after close: objects leaked",
 			 devname);
@@ -903,8 +944,14 @@ test_promisc_allmulti(void)
 	VT_CHECK_EQ(delivered(&mac1), 1, "own MAC");
 	unsteered = xstat(p1, "rx_unsteered_packets");
 	VT_CHECK_EQ(delivered(&other_mac), 0, "other MAC without promisc");
+#ifndef VT_RDMA_GLUE
+	/* rdma-core has no such counter: 0 through its glue. */
 	VT_CHECK_EQ(xstat(p1, "rx_unsteered_packets"), unsteered + 1,
 		    "the drop is counted as unsteered");
+#else
+	VT_CHECK_EQ(xstat(p1, "rx_unsteered_packets"), 0, "no such counter");
+	RTE_SET_USED(unsteered);
+#endif
 	VT_CHECK_EQ(delivered(&bcast), 1, "broadcast");
 	VT_CHECK_EQ(delivered(&v6mc), 1, "IPv6 multicast");
 	VT_CHECK_EQ(delivered(&mc), 0, "multicast without all-multicast");
@@ -1197,6 +1244,512 @@ test_tx_error_recovery(void)
 	return VT_OK;
 }
 
+/* ---- What the device can do: the probes, and their consequences ---- */
+
+static struct vsteer_priv *
+priv_of(uint16_t port)
+{
+	return rte_eth_devices[port].data->dev_private;
+}
+
+#ifdef VT_RDMA_GLUE
+/* What the rdma-core glue took from sysfs and libmlx5: the MAC address of
+ * the bound netdev, a DevX context, memory registered through it. */
+static int
+test_rdma_glue_sysfs(void)
+{
+	struct vsteer_priv *pv = priv_of(p0);
+	uint8_t mac[6];
+
+	VT_CHECK(pv->glue == &vsteer_glue_rdma, "the rdma-core glue");
+	VT_CHECK_EQ(softverbs_port_mac(pv->ctx, 1, mac), 0, "device MAC");
+	VT_CHECK(memcmp(mac, mac0.addr_bytes, 6) == 0,
+		 "port MAC from <ibdev_path>/device/net/*/address");
+	VT_CHECK(sv_ctx(pv->ctx)->devx, "opened for DevX");
+	VT_CHECK(vt_rdma_calls.dv_open_devx >= 2, "mlx5dv_open_device(DEVX)");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 64, NULL, 0, 0), 0, "p0");
+	VT_CHECK(vt_rdma_calls.reg_mr > 0, "mempools registered through it");
+	return VT_OK;
+}
+#endif
+
+/* Two ports (a sends, b receives) on a link of their own, the device made
+ * with softverbs options: through the softverbs glue (devargs), or in the
+ * rdma build as rdma-core devices (the options set on the device). */
+struct vt_pair {
+	char link[48];
+	uint16_t a, b;
+};
+
+static int
+vt_pair_open(struct vt_pair *pp, const char *tag, int generic, uint32_t prios,
+	     uint32_t lacks)
+{
+	char args[2][192];
+	unsigned int i;
+
+	/* What a failed case left behind must not fail the next one. */
+	rte_vdev_uninit("net_vsteer_pa");
+	rte_vdev_uninit("net_vsteer_pb");
+	snprintf(pp->link, sizeof(pp->link), "%s-%s", link_a, tag);
+#ifdef VT_RDMA_GLUE
+	if (vt_rdma_pair(pp->link, generic, prios, lacks, pp->link,
+			 rdma_base) != 0)
+		return -1;
+	for (i = 0; i < 2; i++)
+		snprintf(args[i], sizeof(args[i]), "dev=%s%c", pp->link,
+			 'a' + i);
+#else
+	for (i = 0; i < 2; i++) {
+		char prio[32] = "";
+
+		if (prios != 0)
+			snprintf(prio, sizeof(prio), ",sv_flow_prios=%u",
+				 prios);
+		snprintf(args[i], sizeof(args[i]), "dev=mem:%s%s%s%s%s%s",
+			 pp->link, generic ? ",profile=generic" : "", prio,
+			 (lacks & SV_DEV_NO_DEVX) ? ",sv_devx=0" : "",
+			 (lacks & SV_DEV_NO_TUNNEL_OFFLOADS) ?
+				 ",sv_tunnel_offloads=0" :
+				 "",
+			 (lacks & SV_DEV_NO_VERBS_EGRESS) ?
+				 ",sv_verbs_egress=0" :
+				 "");
+	}
+#endif
+	if (rte_vdev_init("net_vsteer_pa", args[0]) != 0 ||
+	    rte_vdev_init("net_vsteer_pb", args[1]) != 0 ||
+	    rte_eth_dev_get_port_by_name("net_vsteer_pa", &pp->a) != 0 ||
+	    rte_eth_dev_get_port_by_name("net_vsteer_pb", &pp->b) != 0)
+		return -1;
+	return 0;
+}
+
+/* Close both ports; the devices go only if nothing was left in them. */
+static int
+vt_pair_close(struct vt_pair *pp)
+{
+	int ret = 0;
+
+	rte_eth_dev_stop(pp->a);
+	rte_eth_dev_stop(pp->b);
+	if (rte_eth_dev_close(pp->a) != 0 || rte_eth_dev_close(pp->b) != 0)
+		ret = -1;
+	rte_vdev_uninit("net_vsteer_pa");
+	rte_vdev_uninit("net_vsteer_pb");
+#ifdef VT_RDMA_GLUE
+	if (vt_rdma_pair_remove(pp->link, pp->link) != 0)
+		ret = -1;
+#endif
+	return ret;
+}
+
+/*
+ * The probes answer what the device does, whatever glue drives it: each
+ * modelled device against the bits the driver found, and the context it
+ * opened (DevX or not).
+ */
+static int
+test_probe_caps(void)
+{
+	static const struct {
+		const char *tag;
+		int generic;
+		uint32_t prios, lacks;
+		int dv, devx, tunnel, inner, esp, egress;
+		uint32_t max_prio;
+	} c[] = {
+		{ "mlx5", 0, 0, 0, 1, 1, 1, 1, 0, 1, 15 },
+		{ "gen", 1, 0, 0, 0, 0, 0, 1, 1, 1, 15 },
+		{ "nodevx", 0, 0, SV_DEV_NO_DEVX, 1, 0, 1, 1, 0, 1, 15 },
+		{ "notun", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS, 1, 1, 0, 0, 0, 1,
+		  15 },
+		{ "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 1, 1, 1, 1, 0, 0, 15 },
+		{ "p8", 0, 8, 0, 1, 1, 1, 1, 0, 1, 7 },
+		{ "g12", 1, 12, 0, 0, 0, 0, 1, 1, 1, 7 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(c); i++) {
+		struct vsteer_priv *pv;
+		struct vt_pair pp;
+#ifdef VT_RDMA_GLUE
+		struct vt_rdma_calls before = vt_rdma_calls;
+#endif
+
+		VT_CHECK_EQ(vt_pair_open(&pp, c[i].tag, c[i].generic,
+					 c[i].prios, c[i].lacks),
+			    0, "%s: probe", c[i].tag);
+		pv = priv_of(pp.a);
+		VT_CHECK_EQ(pv->dv_ok, c[i].dv, "%s: dv_ok", c[i].tag);
+		VT_CHECK_EQ(pv->devx_ok, c[i].devx, "%s: devx_ok", c[i].tag);
+		VT_CHECK_EQ(sv_ctx(pv->ctx)->devx, c[i].devx,
+			    "%s: the context's DevX uid", c[i].tag);
+		VT_CHECK_EQ(pv->tunnel_qp_ok, c[i].tunnel, "%s: tunnel_qp_ok",
+			    c[i].tag);
+		VT_CHECK_EQ(pv->inner_rss_ok, c[i].inner, "%s: inner_rss_ok",
+			    c[i].tag);
+		VT_CHECK_EQ(pv->verbs_esp_ok, c[i].esp, "%s: verbs_esp_ok",
+			    c[i].tag);
+		VT_CHECK_EQ(pv->egress_ok, c[i].egress, "%s: egress_ok",
+			    c[i].tag);
+		VT_CHECK_EQ(pv->max_verbs_prio, c[i].max_prio,
+			    "%s: max_verbs_prio", c[i].tag);
+#ifdef VT_RDMA_GLUE
+		/* Through libmlx5 as DPDK mlx5 does: DevX asked for on
+		 * mlx5dv devices, a plain open where it is refused. */
+		VT_CHECK_EQ(vt_rdma_calls.dv_open_devx - before.dv_open_devx,
+			    c[i].dv ? 2 : 0, "%s: mlx5dv_open_device(DEVX)",
+			    c[i].tag);
+		VT_CHECK_EQ(vt_rdma_calls.open_device - before.open_device,
+			    c[i].devx ? 0 : 2, "%s: ibv_open_device()",
+			    c[i].tag);
+		VT_CHECK(!c[i].tunnel || vt_rdma_calls.dv_qp_tunnel >
+						 before.dv_qp_tunnel,
+			 "%s: tunnel QP through mlx5dv_create_qp()", c[i].tag);
+#endif
+		VT_CHECK_EQ(vt_pair_close(&pp), 0, "%s: close", c[i].tag);
+	}
+	return VT_OK;
+}
+
+/*
+ * 8 verbs priorities (older mlx5 kernels): 2 levels of 3 sub-priorities,
+ * one for applications, the last for the default flows, which still work
+ * and still lose to every application rule.
+ */
+static int
+test_eight_priorities(void)
+{
+	const struct rte_flow_attr at0 = { .ingress = 1, .priority = 0 };
+	const struct rte_flow_attr at1 = { .ingress = 1, .priority = 1 };
+	const struct rte_flow_item_udp udp = { .hdr.dst_port = RTE_BE16(53) };
+	const struct rte_flow_item_udp udp_m = { .hdr.dst_port =
+							 RTE_BE16(0xffff) };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp, .mask = &udp_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action_queue q1 = { .index = 1 };
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_ether_addr mb;
+	struct rte_flow_error err;
+	struct vsteer_defflow *df;
+	struct rte_flow *fl;
+	struct rte_mbuf *r;
+	struct vt_pair pp;
+	unsigned int n = 0;
+
+	VT_CHECK_EQ(vt_pair_open(&pp, "eight", 0, 8, 0), 0, "probe");
+	VT_CHECK_EQ(priv_of(pp.b)->max_verbs_prio, 7, "8 priorities found");
+	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
+	VT_CHECK_EQ(port_up(pp.b, 2, 0, 64, NULL, 0, 0), 0, "b");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(pp.b), 0, "promisc off");
+	VT_CHECK_EQ(rte_eth_macaddr_get(pp.b, &mb), 0, "mac");
+	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(pp.b, &at1, pat, act, &err), -ENOTSUP,
+		    "priority 1 of one level");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, "type");
+	VT_CHECK(err.message != NULL &&
+			 strstr(err.message, "1 levels available (0 to 0)"),
+		 "message: %s", err.message ? err.message : "(none)");
+	TAILQ_FOREACH(df, &priv_of(pp.b)->defflows, next) {
+		VT_CHECK(df->attr->priority >= 3 && df->attr->priority <= 5,
+			 "default flow at verbs priority %u, not level 1",
+			 df->attr->priority);
+		n++;
+	}
+	VT_CHECK(n > 0, "default flows installed");
+	fl = rte_flow_create(pp.b, &at0, pat, act, &err);
+	VT_CHECK(fl != NULL, "priority 0: %s",
+		 err.message ? err.message : "(none)");
+	/* The rule beats the default flows; the rest still arrives. */
+	VT_CHECK_EQ(send_one(pp.a, udp_frame(pool, &mb, 0x0a000001, 0x0a000002,
+					     1000, 53, 80, 1)),
+		    0, "send to UDP 53");
+	VT_CHECK_EQ(recv_n(pp.b, 1, &r, 1), 1, "queue 1 by the rule");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(send_one(pp.a, udp_frame(pool, &mb, 0x0a000001, 0x0a000002,
+					     1000, 54, 80, 2)),
+		    0, "send to UDP 54");
+	VT_CHECK_EQ(recv_n(pp.b, 0, &r, 1), 1, "queue 0 by the default flow");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(rte_flow_destroy(pp.b, fl, &err), 0, "destroy");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
+}
+
+/* Egress rules where the device takes them (probed), refused with the
+ * attribute named where it does not. */
+static int
+test_egress_probe(void)
+{
+	const struct rte_flow_attr out = { .egress = 1 };
+	const struct rte_flow_item_eth eth = { .hdr.dst_addr = mac1 };
+	const struct rte_flow_item_eth eth_m = { .hdr.dst_addr.addr_bytes = {
+							 0xff, 0xff, 0xff, 0xff,
+							 0xff, 0xff } };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth, .mask = &eth_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action qact[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *fl;
+	struct rte_mbuf *r;
+	struct vt_pair pp;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK(priv_of(p0)->egress_ok, "mlx5 kernels take egress rules");
+	memset(&err, 0, sizeof(err));
+	fl = rte_flow_create(p0, &out, pat, act, &err);
+	VT_CHECK(fl != NULL, "egress drop: %s",
+		 err.message ? err.message : "(none)");
+	VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 64, 1)), 0, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 0, "dropped on the way out");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_query(p0, fl, qact, &qc, &err), 0, "query");
+	VT_CHECK_EQ(qc.hits, 1, "counted");
+	VT_CHECK_EQ(rte_flow_destroy(p0, fl, &err), 0, "destroy");
+	VT_CHECK_EQ(delivered(&mac1), 1, "sent once the rule is gone");
+
+	VT_CHECK_EQ(vt_pair_open(&pp, "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS), 0,
+		    "probe");
+	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
+	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(pp.a, &out, pat, act, &err), -ENOTSUP,
+		    "egress on a kernel without verbs egress");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, "type");
+	VT_CHECK(err.message != NULL &&
+			 strstr(err.message, "egress not supported"),
+		 "message: %s", err.message ? err.message : "(none)");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
+}
+
+/* The first RSS context whose fields include want (NULL if none). */
+static struct vsteer_rss *
+rss_with(uint16_t port, uint64_t want)
+{
+	struct vsteer_rss *rss;
+
+	TAILQ_FOREACH(rss, &priv_of(port)->rss_list, next)
+		if ((rss->hash_fields & want) == want)
+			return rss;
+	return NULL;
+}
+
+/*
+ * Hash QPs that receive tunnel rules or hash inner headers are made with
+ * mlx5dv_create_qp() and MLX5DV_QP_CREATE_TUNNEL_OFFLOADS where the device
+ * has them: what softverbs records on the QP it made. Without the flag,
+ * mlx5 refuses inner hashing.
+ */
+static int
+test_tunnel_hash_qp(void)
+{
+	const uint64_t v4 = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4;
+	const uint8_t key[40] = { 7 };
+	const uint16_t q0 = 0;
+	struct rte_eth_dev *dev;
+	struct vsteer_rss *rss;
+	struct vt_pair pp;
+
+	VT_CHECK_EQ(port_up(p1, 2, 0, 64, NULL, 0, 0), 0, "p1");
+	dev = &rte_eth_devices[p1];
+	rss = vsteer_rss_get(dev, key, v4, &q0, 1, VSTEER_RSS_TUNNEL);
+	VT_CHECK(rss != NULL, "tunnel context: %s", rte_strerror(rte_errno));
+	VT_CHECK(sv_qp(rss->qp)->tunnel, "tunnel rules: a tunnel QP");
+	vsteer_rss_put(dev, rss);
+	rss = vsteer_rss_get(dev, key, v4 | IBV_RX_HASH_INNER, &q0, 1, 0);
+	VT_CHECK(rss != NULL, "inner context: %s", rte_strerror(rte_errno));
+	VT_CHECK(sv_qp(rss->qp)->tunnel, "inner fields imply tunnel offloads");
+	vsteer_rss_put(dev, rss);
+	rss = vsteer_rss_get(dev, key, v4, &q0, 1, 0);
+	VT_CHECK(rss != NULL, "plain context: %s", rte_strerror(rte_errno));
+	VT_CHECK(!sv_qp(rss->qp)->tunnel, "no tunnel: a plain QP");
+	vsteer_rss_put(dev, rss);
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+
+	/* A device without tunnel offloads: tunnel rules on a plain QP,
+	 * inner hashing refused by the device. */
+	VT_CHECK_EQ(vt_pair_open(&pp, "notun", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS),
+		    0, "probe");
+	VT_CHECK_EQ(port_up(pp.b, 1, 0, 64, NULL, 0, 0), 0, "b");
+	dev = &rte_eth_devices[pp.b];
+	rss = vsteer_rss_get(dev, key, v4, &q0, 1, VSTEER_RSS_TUNNEL);
+	VT_CHECK(rss != NULL && !sv_qp(rss->qp)->tunnel,
+		 "tunnel rules without the offloads: a plain QP");
+	vsteer_rss_put(dev, rss);
+	rte_log_set_level_pattern("pmd.net.vsteer*", RTE_LOG_CRIT);
+	rss = vsteer_rss_get(dev, key, v4 | IBV_RX_HASH_INNER, &q0, 1, 0);
+	rte_log_set_level_pattern("pmd.net.vsteer*", RTE_LOG_NOTICE);
+	VT_CHECK(rss == NULL && rte_errno == EOPNOTSUPP,
+		 "inner hashing refused: %s", rte_strerror(rte_errno));
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
+}
+
+/* Outer Ethernet/IPv4/UDP 4789/VXLAN, inner Ethernet/IPv4 isip -> idip/UDP. */
+static struct rte_mbuf *
+vxlan_frame(const struct rte_ether_addr *dst, uint32_t isip, uint32_t idip)
+{
+	const uint16_t len = 14 + 20 + 8 + 8 + 14 + 20 + 8 + 10;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	uint8_t *p, *vx;
+	int layer;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(p, 0, len);
+	for (layer = 0; layer < 2; layer++) {
+		uint16_t left =
+			(uint16_t)(len - (p - rte_pktmbuf_mtod(m, uint8_t *)));
+
+		eth = (struct rte_ether_hdr *)p;
+		eth->dst_addr = *dst;
+		eth->src_addr = mac0;
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+		ip = (struct rte_ipv4_hdr *)(eth + 1);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16(left - sizeof(*eth));
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_UDP;
+		ip->src_addr = rte_cpu_to_be_32(layer ? isip : 0x0a010001);
+		ip->dst_addr = rte_cpu_to_be_32(layer ? idip : 0x0a010002);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		udp->src_port = RTE_BE16(1111);
+		udp->dst_port = layer ? RTE_BE16(2222) : RTE_BE16(4789);
+		udp->dgram_len =
+			rte_cpu_to_be_16(left - sizeof(*eth) - sizeof(*ip));
+		vx = (uint8_t *)(udp + 1);
+		if (layer == 0)
+			vx[0] = 0x08; /* VNI 0, valid */
+		p = vx + 8;
+	}
+	return m;
+}
+
+/*
+ * Inner RSS through rte_flow (VXLAN, RSS level 2): each frame on the queue
+ * the Toeplitz hash of its inner addresses picks (rte_softrss), through a
+ * hash QP with tunnel offloads; refused at validation where the device
+ * cannot hash inner headers.
+ */
+static int
+test_inner_rss_flow(void)
+{
+	static const uint16_t queues[4] = { 0, 1, 2, 3 };
+	uint8_t key[40];
+	const struct rte_flow_attr at = { .ingress = 1 };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN },
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_rss rss = {
+		.level = 2,
+		.types = RTE_ETH_RSS_IPV4,
+		.key_len = sizeof(key),
+		.key = key,
+		.queue_num = 4,
+		.queue = queues,
+	};
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	unsigned int per_q[4] = { 0 }, i;
+	struct rte_flow_error err;
+	struct vsteer_rss *ctx;
+	struct rte_flow *fl;
+	struct vt_pair pp;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)(0x6d + 29 * i);
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 4, 0, 128, NULL, 0, 0), 0, "p1");
+	memset(&err, 0, sizeof(err));
+	fl = rte_flow_create(p1, &at, pat, act, &err);
+	VT_CHECK(fl != NULL, "inner RSS rule: %s",
+		 err.message ? err.message : "(none)");
+	ctx = rss_with(p1, IBV_RX_HASH_INNER);
+	VT_CHECK(ctx != NULL && sv_qp(ctx->qp)->tunnel,
+		 "the rule's hash QP has tunnel offloads");
+	for (i = 0; i < 32; i++) {
+		uint32_t isip = 0xc0a80000 + i * 7919, idip = 0xc0a90001;
+		union rte_thash_tuple t;
+		struct rte_mbuf *r = NULL;
+		int found = -1, round;
+		uint16_t q;
+
+		memset(&t, 0, sizeof(t));
+		t.v4.src_addr = isip;
+		t.v4.dst_addr = idip;
+		q = queues[rte_softrss((uint32_t *)&t, RTE_THASH_V4_L3_LEN, key) %
+			   4];
+		VT_CHECK_EQ(send_one(p0, vxlan_frame(&mac1, isip, idip)), 0,
+			    "send");
+		for (round = 0; round < POLL_ROUNDS && found < 0; round++) {
+			uint16_t k;
+
+			for (k = 0; k < 4 && found < 0; k++)
+				if (rte_eth_rx_burst(p1, k, &r, 1) == 1)
+					found = k;
+		}
+		VT_CHECK(found >= 0, "frame %u not received", i);
+		rte_pktmbuf_free(r);
+		VT_CHECK_EQ(found, q, "frame %u (inner %08x) on its queue", i,
+			    isip);
+		per_q[found]++;
+	}
+	for (i = 0; i < 4; i++)
+		VT_CHECK(per_q[i] > 0, "queue %u got none of 32", i);
+	VT_CHECK_EQ(rte_flow_destroy(p1, fl, &err), 0, "destroy");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+
+	VT_CHECK_EQ(vt_pair_open(&pp, "notun2", 0, 0,
+				 SV_DEV_NO_TUNNEL_OFFLOADS),
+		    0, "probe");
+	VT_CHECK_EQ(port_up(pp.b, 4, 0, 64, NULL, 0, 0), 0, "b");
+	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(pp.b, &at, pat, act, &err), -ENOTSUP,
+		    "inner RSS without tunnel offloads");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION_CONF, "type");
+	VT_CHECK(err.message != NULL &&
+			 strstr(err.message, "level 2 (inner) not supported"),
+		 "message: %s", err.message ? err.message : "(none)");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
 	/* clang-format off */
 	VT_CASE(test_bad_devargs),
@@ -1216,6 +1769,14 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_volume_restart),
 	VT_CASE(test_forward_pingpong),
 	VT_CASE(test_tx_error_recovery),
+#ifdef VT_RDMA_GLUE
+	VT_CASE(test_rdma_glue_sysfs),
+#endif
+	VT_CASE(test_probe_caps),
+	VT_CASE(test_eight_priorities),
+	VT_CASE(test_egress_probe),
+	VT_CASE(test_tunnel_hash_qp),
+	VT_CASE(test_inner_rss_flow),
 	{ NULL, NULL },
 	/* clang-format on */
 };
@@ -1245,9 +1806,10 @@ main(int argc, char **argv)
 	snprintf(link_a, sizeof(link_a), "t%d", (int)getpid());
 	ret = rte_eal_init((int)RTE_DIM(eal) - 1, eal);
 	if (ret < 0) {
+		/* Nothing here needs privileges: a failure is a failure. */
 		fprintf(stderr, "EAL init failed: %s\n",
 			rte_strerror(rte_errno));
-		return 77;
+		return 1;
 	}
 	pool = rte_pktmbuf_pool_create("test_pool", NB_MBUF, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
@@ -1255,12 +1817,30 @@ main(int argc, char **argv)
 		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+#ifdef VT_RDMA_GLUE
+	/* The two ends, shown as rdma-core devices <link_a>a and b: the
+	 * ports take their MAC addresses from the devices' sysfs. */
+	ret = vt_rdma_base(rdma_base, sizeof(rdma_base));
+	if (ret == 0)
+		ret = vt_rdma_pair(link_a, 0, 0, 0, link_a, rdma_base);
+	if (ret != 0) {
+		fprintf(stderr, "rdma-core devices: %s\n", strerror(ret));
+		return 1;
+	}
+	snprintf(args, sizeof(args), "dev=%sa", link_a);
+	ret = rte_vdev_init("net_vsteer0", args);
+	snprintf(args, sizeof(args), "dev=%sb", link_a);
+	if (ret == 0)
+		ret = rte_vdev_init("net_vsteer1", args);
+#else
 	snprintf(args, sizeof(args), "dev=mem:%s", link_a);
-	if (rte_vdev_init("net_vsteer0", args) != 0 ||
-	    rte_vdev_init("net_vsteer1", args) != 0 ||
-	    rte_eth_dev_get_port_by_name("net_vsteer0", &p0) != 0 ||
+	ret = rte_vdev_init("net_vsteer0", args);
+	if (ret == 0)
+		ret = rte_vdev_init("net_vsteer1", args);
+#endif
+	if (ret != 0 || rte_eth_dev_get_port_by_name("net_vsteer0", &p0) != 0 ||
 	    rte_eth_dev_get_port_by_name("net_vsteer1", &p1) != 0) {
-		fprintf(stderr, "cannot probe net_vsteer on mem:%s\n", link_a);
+		fprintf(stderr, "cannot probe net_vsteer on %s\n", link_a);
 		return 1;
 	}
 	rte_eth_macaddr_get(p0, &mac0);
@@ -1274,6 +1854,13 @@ main(int argc, char **argv)
 	}
 	rte_vdev_uninit("net_vsteer0");
 	rte_vdev_uninit("net_vsteer1");
+#ifdef VT_RDMA_GLUE
+	if (vt_rdma_pair_remove(link_a, link_a) != 0) {
+		fprintf(stderr, "devices not removable: objects leaked\n");
+		ret = 1;
+	}
+	vt_rdma_base_remove(rdma_base);
+#endif
 	rte_mempool_free(pool);
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();

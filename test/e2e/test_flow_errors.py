@@ -8,7 +8,8 @@ nothing is left behind: `flow list 0` is empty and `flow dump 0 all`
 shows no rule. The limits hold exactly: priorities 0 to 3 are taken
 (verbs priority 3 * priority + sub-priority), 4 is not; queue 3 of 4 is
 taken, 4 is not. Then the same for what only the mlx5dv matcher engine
-refuses (flow_engine=dv)."""
+refuses (flow_engine=dv), and for egress on a kernel that refused verbs
+egress rules (sv_verbs_egress=0)."""
 
 import re
 
@@ -54,8 +55,10 @@ COMMON = [
      ENOTSUP),
     ("transfer pattern eth / end actions queue index 1 / end",
      7, "transfer field", "transfer not supported", ENOTSUP),
-    ("egress pattern eth / ipv4 / end actions drop / end",
-     6, "egress field", "egress not supported by the device", ENOTSUP),
+    ("egress pattern eth / ipv4 / end actions queue index 1 / end",
+     16, "specific action",
+     "QUEUE action: not supported on egress rules (only DROP and COUNT)",
+     ENOTSUP),
     ("ingress pattern eth / ipv4 / end actions drop / mark id 3 / end",
      16, "specific action", "MARK action: cannot be combined with DROP",
      EINVAL),
@@ -70,6 +73,13 @@ COMMON = [
      "types ipv4-udp l3-src-only l3-dst-only end / end",
      15, "action configuration",
      "RSS action: L3_SRC_ONLY and L3_DST_ONLY are exclusive", EINVAL),
+]
+
+# A kernel that refused verbs egress rules (softverbs sv_verbs_egress=0):
+# the driver's probe finds it, the rule is refused on the attribute.
+NO_EGRESS = [
+    ("egress pattern eth / ipv4 / end actions drop / end",
+     6, "egress field", "egress not supported by the device", ENOTSUP),
 ]
 
 DV_ONLY = [
@@ -143,6 +153,10 @@ def main(args):
         with e2e.Testpmd(args.pmd, net.vdev(extra="flow_engine=dv"),
                          rxq=QUEUES, txq=QUEUES, testpmd=args.testpmd) as tp:
             check_refused(tp, DV_ONLY)
+            e2e.check_eq(tp.quit(), 0, "testpmd exit status")
+        with e2e.Testpmd(args.pmd, net.vdev(extra="sv_verbs_egress=0"),
+                         rxq=QUEUES, txq=QUEUES, testpmd=args.testpmd) as tp:
+            check_refused(tp, NO_EGRESS)
             e2e.check_eq(tp.quit(), 0, "testpmd exit status")
 
 

@@ -6,7 +6,7 @@
  * net_vsteer: probe, devargs, removal and log types.
  *
  *   --vdev net_vsteer0,dev=<name>[,port=<n>][,profile=...][,flow_engine=...]
- *                     [,mac=<addr>]
+ *                     [,mac=<addr>][,sv_...=...]
  *
  * dev=mlx5_0        an rdma-core device (libibverbs/libmlx5);
  * dev=soft:<if>     softverbs on a Linux interface (needs CAP_NET_RAW);
@@ -23,11 +23,22 @@
  *                   device is an mlx5dv device.
  * mac=<addr>        the port's initial unicast address instead of the
  *                   device's (what mac_addr_set would do after probe).
+ * sv_flow_prios=<n> softverbs devices only: verbs flow priorities of the
+ *                   device (mlx5: 1 to 16, default 16; 8 models an older
+ *                   kernel).
+ * sv_devx=0, sv_tunnel_offloads=0, sv_verbs_egress=0
+ *                   softverbs mlx5 devices only: a device without DevX,
+ *                   without tunnel offloads, or a kernel that refuses
+ *                   verbs egress rules.
+ *
+ * What the device can do is asked from the device, never from which glue
+ * drives it: queries, and probes at start-up (vsteer_probe_caps()).
  */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +51,6 @@
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
 
-#include "softverbs.h"
 #include "vsteer.h"
 
 RTE_LOG_REGISTER_DEFAULT(vsteer_logtype, NOTICE);
@@ -54,11 +64,23 @@ RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_tx, tx, NOTICE);
 #define VSTEER_ARG_PROFILE "profile"
 #define VSTEER_ARG_FLOW_ENGINE "flow_engine"
 #define VSTEER_ARG_MAC "mac"
+#define VSTEER_ARG_SV_FLOW_PRIOS "sv_flow_prios"
+#define VSTEER_ARG_SV_DEVX "sv_devx"
+#define VSTEER_ARG_SV_TUNNEL "sv_tunnel_offloads"
+#define VSTEER_ARG_SV_EGRESS "sv_verbs_egress"
 
 static const char *const vsteer_valid_args[] = {
-	VSTEER_ARG_DEV,		VSTEER_ARG_PORT, VSTEER_ARG_PROFILE,
-	VSTEER_ARG_FLOW_ENGINE, VSTEER_ARG_MAC,	 NULL,
+	VSTEER_ARG_DEV,	      VSTEER_ARG_PORT,
+	VSTEER_ARG_PROFILE,   VSTEER_ARG_FLOW_ENGINE,
+	VSTEER_ARG_MAC,	      VSTEER_ARG_SV_FLOW_PRIOS,
+	VSTEER_ARG_SV_DEVX,   VSTEER_ARG_SV_TUNNEL,
+	VSTEER_ARG_SV_EGRESS, NULL,
 };
+
+/* mlx5_ib has at most 16 bypass priorities; the man page sets no limit
+ * (softverbs: 4096). */
+#define VSTEER_SV_PRIOS_MLX5 16
+#define VSTEER_SV_PRIOS_GENERIC 4096
 
 #define VSTEER_SOFT_PREFIX "soft:"
 #define VSTEER_MEM_PREFIX "mem:"
@@ -73,8 +95,9 @@ struct vsteer_args {
 	char dev[64];
 	unsigned long port;
 	int port_given;
-	int profile; /* enum sv_profile */
-	int profile_given;
+	struct vsteer_soft_opts soft;
+	const char *soft_key;	 /* a softverbs-only devarg given, or NULL */
+	const char *sv_mlx5_key; /* an sv_ devarg of the mlx5 model, or NULL */
 	enum vsteer_engine_arg engine;
 	struct rte_ether_addr mac;
 	int mac_given;
@@ -84,7 +107,7 @@ struct vsteer_args {
 static int
 vsteer_args_unknown(const char *name, const char *key)
 {
-	char list[128] = "";
+	char list[192] = "";
 	size_t off = 0;
 	unsigned int i;
 
@@ -93,6 +116,58 @@ vsteer_args_unknown(const char *name, const char *key)
 				i ? ", " : "", vsteer_valid_args[i]);
 	INIT_LOG(ERR, "%s: unknown devarg '%s'; valid: %s", name, key, list);
 	return -EINVAL;
+}
+
+/* sv_devx=0 and friends: 0 models a device without the feature. */
+static int
+vsteer_arg_feature(const char *name, const char *key, const char *val,
+		   struct vsteer_args *a)
+{
+	uint32_t off;
+
+	if (strcmp(val, "0") == 0) {
+		off = 1;
+	} else if (strcmp(val, "1") == 0) {
+		off = 0;
+	} else {
+		INIT_LOG(ERR, "%s: %s=%s: expected 0 or 1", name, key, val);
+		return -EINVAL;
+	}
+	/* The kvargs keys go away with the list: keep the constants. */
+	if (strcmp(key, VSTEER_ARG_SV_DEVX) == 0) {
+		a->soft.no_devx = off;
+		a->sv_mlx5_key = VSTEER_ARG_SV_DEVX;
+	} else if (strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0) {
+		a->soft.no_tunnel = off;
+		a->sv_mlx5_key = VSTEER_ARG_SV_TUNNEL;
+	} else {
+		a->soft.no_egress = off;
+		a->sv_mlx5_key = VSTEER_ARG_SV_EGRESS;
+	}
+	a->soft_key = a->sv_mlx5_key;
+	return 0;
+}
+
+/* What needs every devarg: the softverbs model is one device. */
+static int
+vsteer_args_check_soft(const char *name, const struct vsteer_args *a)
+{
+	uint32_t max = a->soft.generic ? VSTEER_SV_PRIOS_GENERIC :
+					 VSTEER_SV_PRIOS_MLX5;
+
+	if (a->sv_mlx5_key != NULL && a->soft.generic) {
+		INIT_LOG(ERR,
+			 "%s: %s= models an mlx5 device: not with profile=generic",
+			 name, a->sv_mlx5_key);
+		return -EINVAL;
+	}
+	if (a->soft.flow_prios > max) {
+		INIT_LOG(ERR, "%s: %s=%u: expected 1 to %u on the %s profile",
+			 name, VSTEER_ARG_SV_FLOW_PRIOS, a->soft.flow_prios,
+			 max, a->soft.generic ? "generic" : "mlx5");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int
@@ -104,7 +179,6 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->port = 1;
-	a->profile = SV_PROFILE_MLX5;
 	a->engine = VSTEER_ENGINE_AUTO;
 	if (params == NULL || params[0] == '\0') {
 		INIT_LOG(ERR,
@@ -164,16 +238,33 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 			a->port_given = 1;
 		} else if (strcmp(key, VSTEER_ARG_PROFILE) == 0) {
 			if (strcmp(val, "generic") == 0) {
-				a->profile = SV_PROFILE_GENERIC;
-			} else if (strcmp(val, "mlx5") == 0) {
-				a->profile = SV_PROFILE_MLX5;
-			} else {
+				a->soft.generic = 1;
+			} else if (strcmp(val, "mlx5") != 0) {
 				INIT_LOG(ERR,
 					 "%s: profile=%s: expected generic or mlx5",
 					 name, val);
 				ret = -EINVAL;
 			}
-			a->profile_given = 1;
+			a->soft_key = VSTEER_ARG_PROFILE;
+		} else if (strcmp(key, VSTEER_ARG_SV_FLOW_PRIOS) == 0) {
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(val, &end, 10);
+			if (errno != 0 || *end != '\0' || val[0] == '-' ||
+			    n < 1 || n > VSTEER_SV_PRIOS_GENERIC) {
+				INIT_LOG(ERR,
+					 "%s: %s=%s: expected a number of priorities from 1 to %u",
+					 name, key, val,
+					 VSTEER_SV_PRIOS_GENERIC);
+				ret = -EINVAL;
+			}
+			a->soft.flow_prios = (uint32_t)n;
+			a->soft_key = VSTEER_ARG_SV_FLOW_PRIOS;
+		} else if (strcmp(key, VSTEER_ARG_SV_DEVX) == 0 ||
+			   strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0 ||
+			   strcmp(key, VSTEER_ARG_SV_EGRESS) == 0) {
+			ret = vsteer_arg_feature(name, key, val, a);
 		} else if (strcmp(key, VSTEER_ARG_FLOW_ENGINE) == 0) {
 			if (strcmp(val, "auto") == 0) {
 				a->engine = VSTEER_ENGINE_AUTO;
@@ -199,6 +290,8 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 			a->mac_given = 1;
 		}
 	}
+	if (ret == 0)
+		ret = vsteer_args_check_soft(name, a);
 	rte_kvargs_free(kv);
 	if (ret == 0 && a->dev[0] == '\0') {
 		INIT_LOG(ERR,
@@ -277,7 +370,7 @@ vsteer_soft_create(const char *name, const struct vsteer_args *a, char *out,
 		}
 		snprintf(wire, sizeof(wire), "mem:%s", link);
 	}
-	ret = vsteer_soft_device_add(wire, a->profile, out, out_len);
+	ret = vsteer_soft_device_add(wire, &a->soft, out, out_len);
 	if (ret == 0)
 		return 0;
 	if (ret == EBUSY)
@@ -296,16 +389,23 @@ vsteer_soft_create(const char *name, const struct vsteer_args *a, char *out,
 	return -ret;
 }
 
-/* Open the named device of glue; one error line on failure. */
+/*
+ * Open the named device of glue; one error line on failure. An mlx5dv
+ * device is opened for DevX, as DPDK mlx5 does (mlx5_open_device()): DevX
+ * objects (the matchers' flow counters) need a context with a DevX uid
+ * (the kernel's devx_get_uid()). Where DevX is refused, a plain context
+ * still does everything else: *devx says which it is.
+ */
 static struct ibv_context *
 vsteer_open(const char *name, const struct vsteer_glue *glue, const char *ibdev,
-	    const char *shown, int *is_mlx5dv)
+	    const char *shown, int *is_mlx5dv, int *devx)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
 	char found[256];
 	int n = 0, i;
 
+	*devx = 0;
 	list = glue->get_device_list(&n);
 	if (list == NULL)
 		n = 0;
@@ -322,7 +422,25 @@ vsteer_open(const char *name, const struct vsteer_glue *glue, const char *ibdev,
 		return NULL;
 	}
 	*is_mlx5dv = glue->dv_is_supported(list[i]);
-	ctx = glue->open_device(list[i]);
+	if (*is_mlx5dv) {
+		struct mlx5dv_context_attr dv_attr;
+
+		memset(&dv_attr, 0, sizeof(dv_attr));
+		dv_attr.flags = MLX5DV_CONTEXT_FLAGS_DEVX;
+		errno = 0;
+		ctx = glue->dv_open_device(list[i], &dv_attr);
+		if (ctx != NULL)
+			*devx = 1;
+		else
+			INIT_LOG(INFO,
+				 "%s: %s offers no DevX (%s): flow counters through verbs",
+				 name, shown,
+				 strerror(errno ? errno : ENOTSUP));
+	}
+	if (ctx == NULL) {
+		errno = 0;
+		ctx = glue->open_device(list[i]);
+	}
 	if (ctx == NULL) {
 		rte_errno = errno ? errno : ENODEV;
 		INIT_LOG(ERR, "%s: open %s device %s: %s", name, glue->name,
@@ -332,14 +450,185 @@ vsteer_open(const char *name, const struct vsteer_glue *glue, const char *ibdev,
 	return ctx;
 }
 
-/* Capabilities that no query reports: ask the device by trying. */
+/* Objects the steering probes attach their rules to: a hash QP over an
+ * indirection table of one WQ that is never made ready (what it would
+ * receive is discarded). */
+struct vsteer_scratch {
+	struct ibv_cq_ex *cq;
+	struct ibv_wq *wq;
+	struct ibv_rwq_ind_table *ind;
+	struct ibv_qp *qp;
+};
+
 static void
-vsteer_probe_caps(struct vsteer_priv *priv)
+vsteer_scratch_free(struct vsteer_priv *priv, struct vsteer_scratch *sc)
+{
+	if (sc->qp != NULL)
+		priv->glue->destroy_qp(sc->qp);
+	if (sc->ind != NULL)
+		ibv_destroy_rwq_ind_table(sc->ind);
+	if (sc->wq != NULL)
+		ibv_destroy_wq(sc->wq);
+	if (sc->cq != NULL)
+		priv->glue->destroy_cq(ibv_cq_ex_to_cq(sc->cq));
+	memset(sc, 0, sizeof(*sc));
+}
+
+static int
+vsteer_scratch_init(struct vsteer_priv *priv, struct vsteer_scratch *sc)
 {
 	struct ibv_cq_init_attr_ex cq_attr;
+	struct ibv_wq_init_attr wq_attr;
+	struct ibv_rwq_ind_table_init_attr ind_attr;
+
+	memset(sc, 0, sizeof(*sc));
+	memset(&cq_attr, 0, sizeof(cq_attr));
+	cq_attr.cqe = 1;
+	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
+	sc->cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	if (sc->cq == NULL)
+		goto err;
+	memset(&wq_attr, 0, sizeof(wq_attr));
+	wq_attr.wq_type = IBV_WQT_RQ;
+	wq_attr.max_wr = 1;
+	wq_attr.max_sge = 1;
+	wq_attr.pd = priv->pd;
+	wq_attr.cq = ibv_cq_ex_to_cq(sc->cq);
+	sc->wq = ibv_create_wq(priv->ctx, &wq_attr);
+	if (sc->wq == NULL)
+		goto err;
+	memset(&ind_attr, 0, sizeof(ind_attr));
+	ind_attr.log_ind_tbl_size = 0;
+	ind_attr.ind_tbl = &sc->wq;
+	sc->ind = ibv_create_rwq_ind_table(priv->ctx, &ind_attr);
+	if (sc->ind == NULL)
+		goto err;
+	/* A tunnel QP where the device makes one: tunnel_qp_ok. */
+	if (priv->dv_ok) {
+		priv->tunnel_qp_ok = 1;
+		sc->qp = vsteer_hash_qp_create(priv, sc->ind, priv->rss_key, 0,
+					       VSTEER_RSS_TUNNEL);
+		if (sc->qp == NULL)
+			priv->tunnel_qp_ok = 0;
+	}
+	if (sc->qp == NULL)
+		sc->qp = vsteer_hash_qp_create(priv, sc->ind, priv->rss_key, 0,
+					       0);
+	if (sc->qp == NULL)
+		goto err;
+	return 0;
+err : {
+	int ret = -(errno ? errno : ENOTSUP);
+
+	vsteer_scratch_free(priv, sc);
+	return ret;
+}
+}
+
+/* A verbs rule that matches no frame: ETH dst 00:00:00:00:00:00 exactly,
+ * then whatever the probe needs, laid out as ibv_create_flow(3) wants. */
+struct vsteer_probe_rule {
+	union {
+		struct ibv_flow_attr attr;
+		uint8_t buf[sizeof(struct ibv_flow_attr) +
+			    sizeof(struct ibv_flow_spec_eth) +
+			    sizeof(struct ibv_flow_spec_ipv4_ext) +
+			    sizeof(struct ibv_flow_spec_esp)];
+	};
+};
+
+static void
+vsteer_probe_rule_add(struct vsteer_probe_rule *r, const void *spec,
+		      uint16_t size)
+{
+	memcpy(r->buf + r->attr.size, spec, size);
+	r->attr.size += size;
+	r->attr.num_of_specs++;
+}
+
+static void
+vsteer_probe_rule_init(const struct vsteer_priv *priv,
+		       struct vsteer_probe_rule *r, uint16_t priority,
+		       uint32_t flags, bool esp)
+{
+	struct ibv_flow_spec_eth eth;
+	struct ibv_flow_spec_ipv4_ext ipv4;
+	struct ibv_flow_spec_esp esp_spec;
+
+	memset(r, 0, sizeof(*r));
+	r->attr.type = IBV_FLOW_ATTR_NORMAL;
+	r->attr.priority = priority;
+	r->attr.port = priv->port_num;
+	r->attr.flags = flags;
+	r->attr.size = sizeof(r->attr);
+	memset(&eth, 0, sizeof(eth));
+	eth.type = IBV_FLOW_SPEC_ETH;
+	eth.size = sizeof(eth);
+	memset(eth.mask.dst_mac, 0xff, sizeof(eth.mask.dst_mac));
+	vsteer_probe_rule_add(r, &eth, sizeof(eth));
+	if (!esp)
+		return;
+	/* ESP is IP protocol 50, as the translator writes it. */
+	memset(&ipv4, 0, sizeof(ipv4));
+	ipv4.type = IBV_FLOW_SPEC_IPV4_EXT;
+	ipv4.size = sizeof(ipv4);
+	ipv4.val.proto = IPPROTO_ESP;
+	ipv4.mask.proto = 0xff;
+	vsteer_probe_rule_add(r, &ipv4, sizeof(ipv4));
+	memset(&esp_spec, 0, sizeof(esp_spec));
+	esp_spec.type = IBV_FLOW_SPEC_ESP;
+	esp_spec.size = sizeof(esp_spec);
+	esp_spec.val.spi = RTE_BE32(1);
+	esp_spec.mask.spi = RTE_BE32(UINT32_MAX);
+	vsteer_probe_rule_add(r, &esp_spec, sizeof(esp_spec));
+}
+
+/* Can the device install the rule? 0 or the errno it answered. */
+static int
+vsteer_probe_rule_try(struct vsteer_priv *priv, struct ibv_qp *qp,
+		      struct vsteer_probe_rule *r)
+{
+	struct ibv_flow *flow;
+	int ret;
+
+	errno = 0;
+	flow = ibv_create_flow(qp, &r->attr);
+	if (flow == NULL)
+		return errno ? errno : ENOTSUP;
+	ret = ibv_destroy_flow(flow);
+	if (ret != 0)
+		INIT_LOG(WARNING, "%s: destroy probe flow: %s",
+			 priv->ibdev_name, strerror(ret));
+	return 0;
+}
+
+/*
+ * Capabilities that no query reports: ask the device by trying, as DPDK
+ * mlx5 does. The rules match no frame and live for the probe only.
+ *   tag_ok, count_ok  a CQ-ex reading flow tags, an ibv_counters;
+ *   tunnel_qp_ok      a hash QP with tunnel offloads (mlx5dv);
+ *   inner_rss_ok      a hash QP hashing inner headers (rss_caps offered);
+ *   max_verbs_prio    16 or 8 verbs priorities (flow_verbs_discover_
+ *                     priorities(): a rule at 15, else at 7; older mlx5
+ *                     kernels have 8, ENOMEM above);
+ *   verbs_esp_ok      a rule with IBV_FLOW_SPEC_ESP (current mlx5 kernels
+ *                     refuse it: EOPNOTSUPP);
+ *   egress_ok         a rule with IBV_FLOW_ATTR_FLAGS_EGRESS.
+ * Returns 0, or a negative errno when the device cannot steer at all.
+ */
+static int
+vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
+{
+	static const uint16_t vprio[] = { 8, 16 };
+	struct ibv_cq_init_attr_ex cq_attr;
 	struct ibv_counters_init_attr cnt_attr;
+	struct vsteer_probe_rule rule;
+	struct vsteer_scratch sc;
 	struct ibv_counters *cnt;
 	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	unsigned int i;
+	int ret;
 
 	memset(&cq_attr, 0, sizeof(cq_attr));
 	cq_attr.cqe = 1;
@@ -355,6 +644,55 @@ vsteer_probe_caps(struct vsteer_priv *priv)
 		priv->count_ok = 1;
 		ibv_destroy_counters(cnt);
 	}
+	ret = vsteer_scratch_init(priv, &sc);
+	if (ret != 0) {
+		INIT_LOG(ERR,
+			 "%s: %s: cannot make a receive hash QP (WQ, indirection table, RSS QP): %s",
+			 name, priv->ibdev_name, strerror(-ret));
+		return ret;
+	}
+	if (priv->dev_attr.rss_caps.rx_hash_fields_mask & IBV_RX_HASH_INNER) {
+		qp = vsteer_hash_qp_create(priv, sc.ind, priv->rss_key,
+					   IBV_RX_HASH_INNER |
+						   IBV_RX_HASH_SRC_IPV4 |
+						   IBV_RX_HASH_DST_IPV4,
+					   VSTEER_RSS_TUNNEL);
+		if (qp != NULL) {
+			priv->inner_rss_ok = 1;
+			priv->glue->destroy_qp(qp);
+		}
+	}
+	priv->max_verbs_prio = 0;
+	for (i = 0; i < RTE_DIM(vprio); i++) {
+		vsteer_probe_rule_init(priv, &rule, vprio[i] - 1, 0, false);
+		ret = vsteer_probe_rule_try(priv, sc.qp, &rule);
+		if (ret != 0)
+			break;
+		priv->max_verbs_prio = vprio[i] - 1;
+	}
+	if (i == 0) {
+		INIT_LOG(ERR,
+			 "%s: %s: a verbs flow rule at priority %u: %s (%s)",
+			 name, priv->ibdev_name, vprio[0] - 1, strerror(ret),
+			 ret == EPERM || ret == EACCES ?
+				 "raw packet flows need CAP_NET_RAW" :
+				 "the driver needs 8 or 16 verbs priorities");
+		vsteer_scratch_free(priv, &sc);
+		return -ret;
+	}
+	vsteer_probe_rule_init(priv, &rule, 0, 0, true);
+	ret = vsteer_probe_rule_try(priv, sc.qp, &rule);
+	priv->verbs_esp_ok = ret == 0;
+	vsteer_probe_rule_init(priv, &rule, 0, IBV_FLOW_ATTR_FLAGS_EGRESS,
+			       false);
+	priv->egress_ok = vsteer_probe_rule_try(priv, sc.qp, &rule) == 0;
+	vsteer_scratch_free(priv, &sc);
+	INIT_LOG(DEBUG,
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d",
+		 name, priv->max_verbs_prio + 1, priv->devx_ok,
+		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
+		 priv->egress_ok);
+	return 0;
 }
 
 static uint16_t
@@ -378,7 +716,7 @@ vsteer_ibv_mtu_bytes(enum ibv_mtu mtu)
 
 static int
 vsteer_priv_init(const char *name, struct vsteer_priv *priv,
-		 const struct vsteer_args *a, int is_mlx5dv)
+		 const struct vsteer_args *a, int is_mlx5dv, int devx)
 {
 	const struct ibv_rss_caps *rc;
 	uint64_t fields;
@@ -415,7 +753,6 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	rc = &priv->dev_attr.rss_caps;
 	fields = rc->rx_hash_fields_mask;
 	priv->rss_hf_supported = vsteer_rss_hf_supported(fields);
-	priv->inner_rss_ok = (fields & IBV_RX_HASH_INNER) != 0;
 	priv->ind_tbl_max = rc->max_rwq_indirection_table_size;
 	if (priv->ind_tbl_max == 0)
 		priv->ind_tbl_max = 1;
@@ -427,14 +764,7 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
 			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
 	priv->dv_ok = is_mlx5dv != 0;
-	priv->devx_ok = is_mlx5dv != 0;
-	priv->verbs_esp_ok = 1;
-	priv->tunnel_qp_ok = 0;
-	/* mlx5: 16 verbs priorities (kernel: ENOMEM above 15). */
-	priv->max_verbs_prio = 15;
-	/* mlx5 takes EGRESS only for IPsec; the man page's device does. */
-	priv->egress_ok = priv->glue == &vsteer_glue_soft &&
-			  priv->profile == SV_PROFILE_GENERIC;
+	priv->devx_ok = devx != 0;
 	priv->min_mtu = RTE_ETHER_MIN_MTU;
 	priv->max_mtu = RTE_MAX(vsteer_ibv_mtu_bytes(priv->port_attr.max_mtu),
 				(uint16_t)RTE_ETHER_MTU);
@@ -457,8 +787,7 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 		priv->flow_engine_auto = 1;
 		break;
 	}
-	vsteer_probe_caps(priv);
-	return 0;
+	return vsteer_probe_caps(name, priv);
 }
 
 static int
@@ -474,7 +803,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	char soft_name[64] = "";
 	const char *ibdev;
 	uint8_t mac[RTE_ETHER_ADDR_LEN];
-	int is_mlx5dv = 0;
+	int is_mlx5dv = 0, devx = 0;
 	int ret;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
@@ -494,15 +823,15 @@ vsteer_probe(struct rte_vdev_device *vdev)
 		ibdev = soft_name;
 	} else {
 		glue = &vsteer_glue_rdma;
-		if (a.profile_given) {
+		if (a.soft_key != NULL) {
 			INIT_LOG(ERR,
-				 "%s: profile= applies to softverbs devices (soft:, mem:), not to %s",
-				 name, a.dev);
+				 "%s: %s= applies to softverbs devices (soft:, mem:), not to %s",
+				 name, a.soft_key, a.dev);
 			return -EINVAL;
 		}
 		ibdev = a.dev;
 	}
-	ctx = vsteer_open(name, glue, ibdev, a.dev, &is_mlx5dv);
+	ctx = vsteer_open(name, glue, ibdev, a.dev, &is_mlx5dv, &devx);
 	if (ctx == NULL) {
 		ret = -rte_errno;
 		goto err;
@@ -525,11 +854,12 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	priv->glue = glue;
 	priv->ctx = ctx;
 	priv->pd = pd;
-	priv->profile = a.profile;
 	snprintf(priv->ibdev_name, sizeof(priv->ibdev_name), "%s", ibdev);
 	TAILQ_INIT(&priv->rss_list);
 	TAILQ_INIT(&priv->defflows);
-	ret = vsteer_priv_init(name, priv, &a, is_mlx5dv);
+	/* The probes' hash QPs take the key too. */
+	memcpy(priv->rss_key, vsteer_rss_key_default, VSTEER_RSS_KEY_LEN);
+	ret = vsteer_priv_init(name, priv, &a, is_mlx5dv, devx);
 	if (ret != 0)
 		goto err;
 	ret = glue->port_mac(ctx, priv->port_num, mac);
@@ -552,7 +882,6 @@ vsteer_probe(struct rte_vdev_device *vdev)
 		memcpy(eth_dev->data->mac_addrs[0].addr_bytes, mac,
 		       RTE_ETHER_ADDR_LEN);
 	vsteer_mr_init(priv);
-	memcpy(priv->rss_key, vsteer_rss_key_default, VSTEER_RSS_KEY_LEN);
 	vsteer_reta_default(eth_dev);
 	/* Port counters start from zero for this port. */
 	if (vsteer_port_counters_read(priv, &priv->cnt_base) != 0)
@@ -606,5 +935,9 @@ RTE_PMD_REGISTER_PARAM_STRING(net_vsteer, VSTEER_ARG_DEV
 			      "=<mlx5_0|soft:ifname|mem:link> " VSTEER_ARG_PORT
 			      "=<int> " VSTEER_ARG_PROFILE
 			      "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
-			      "=<auto|verbs|dv> " VSTEER_ARG_MAC "=<mac addr>");
+			      "=<auto|verbs|dv> " VSTEER_ARG_MAC
+			      "=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS
+			      "=<1-16> " VSTEER_ARG_SV_DEVX
+			      "=<0|1> " VSTEER_ARG_SV_TUNNEL
+			      "=<0|1> " VSTEER_ARG_SV_EGRESS "=<0|1>");
 RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");

@@ -208,21 +208,21 @@ struct vsteer_priv {
 	uint8_t port_num;    /* 1-based */
 	char ibdev_name[64]; /* ibv_get_device_name() */
 	char soft_name[64];  /* softverbs device to remove, or "" */
-	int profile;	     /* softverbs profile (enum sv_profile) */
 	enum vsteer_flow_engine flow_engine;
 	/* flow_engine=auto: rules the matcher path cannot express fall back
 	 * to verbs instead of failing. */
 	uint32_t flow_engine_auto : 1;
 	struct ibv_device_attr_ex dev_attr;
 	struct ibv_port_attr port_attr;
-	/* Capabilities, from queries and probes at start-up. */
-	uint32_t max_verbs_prio;
+	/* Capabilities, from queries and probes at start-up (vsteer.c:
+	 * vsteer_probe_caps(); none from which glue is linked). */
+	uint32_t max_verbs_prio;   /* highest verbs flow priority: 7 or 15 */
 	uint32_t rx_csum : 1;	   /* IBV_DEVICE_RAW_IP_CSUM */
 	uint32_t tx_csum : 1;	   /* IBV_RAW_PACKET_CAP_IP_CSUM */
 	uint32_t tag_ok : 1;	   /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
 	uint32_t count_ok : 1;	   /* ibv_counters */
 	uint32_t egress_ok : 1;	   /* verbs rules with FLAGS_EGRESS */
-	uint32_t inner_rss_ok : 1; /* IBV_RX_HASH_INNER */
+	uint32_t inner_rss_ok : 1; /* hash QPs over IBV_RX_HASH_INNER */
 	uint32_t dv_ok : 1;	   /* mlx5dv matchers (an mlx5dv device) */
 	uint32_t devx_ok : 1;	   /* DevX objects: context opened for it */
 	uint32_t verbs_esp_ok : 1; /* IBV_FLOW_SPEC_ESP accepted */
@@ -258,6 +258,15 @@ vsteer_priv(const struct rte_eth_dev *dev)
 {
 	return dev->data->dev_private;
 }
+
+/* softverbs device model: the devargs of soft: and mem: devices. */
+struct vsteer_soft_opts {
+	uint32_t generic : 1;	/* profile=generic, else mlx5 */
+	uint32_t no_devx : 1;	/* sv_devx=0 */
+	uint32_t no_tunnel : 1; /* sv_tunnel_offloads=0 */
+	uint32_t no_egress : 1; /* sv_verbs_egress=0 */
+	uint32_t flow_prios;	/* sv_flow_prios=, 0: the profile's */
+};
 
 /* vsteer_ethdev.c */
 extern const struct eth_dev_ops vsteer_dev_ops;
@@ -322,7 +331,10 @@ vsteer_mr_lkey(struct vsteer_priv *priv, struct vsteer_mr_hit *hit,
 
 /* vsteer_rss.c */
 /* vsteer_rss_get() / vsteer_hash_qp_create() flags. A context that
- * receives tunnel rules or hashes inner headers needs tunnel offloads. */
+ * receives tunnel rules or hashes inner headers needs tunnel offloads:
+ * such hash QPs are made with mlx5dv_create_qp() and
+ * MLX5DV_QP_CREATE_TUNNEL_OFFLOADS where the device offers it
+ * (priv->tunnel_qp_ok). Hash fields with IBV_RX_HASH_INNER imply it. */
 #define VSTEER_RSS_TUNNEL (1u << 0)
 /*
  * Get (create or share) the RSS context hashing hash_fields with key over
@@ -379,15 +391,8 @@ void vsteer_flow_close(struct rte_eth_dev *dev);
 
 /* vsteer_glue_soft.c: softverbs-only entry points. */
 /* Create the softverbs device on wire ("if:<name>" / "mem:<link>"). */
-int vsteer_soft_device_add(const char *wire, int profile, char *name,
-			   size_t name_len);
+int vsteer_soft_device_add(const char *wire, const struct vsteer_soft_opts *o,
+			   char *name, size_t name_len);
 int vsteer_soft_device_remove(const char *name);
-int vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
-			      struct vsteer_port_counters *c);
-
-/* vsteer_glue_rdma.c: rdma-core-only entry points. */
-/* Port counters from sysfs hw_counters (out_of_buffer only). */
-int vsteer_rdma_port_counters(const char *ibdev, uint8_t port,
-			      struct vsteer_port_counters *c);
 
 #endif /* VSTEER_H */

@@ -489,9 +489,7 @@ int
 vsteer_port_counters_read(struct vsteer_priv *priv,
 			  struct vsteer_port_counters *c)
 {
-	if (priv->glue == &vsteer_glue_soft)
-		return vsteer_soft_port_counters(priv->ctx, priv->port_num, c);
-	return vsteer_rdma_port_counters(priv->ibdev_name, priv->port_num, c);
+	return priv->glue->port_counters(priv->ctx, priv->port_num, c);
 }
 
 /* Device counters since the last reset (0 when unavailable). */

@@ -12,7 +12,8 @@
  * ibv_post_wq_recv, ibv_start_poll, ...) dispatch through the objects' own
  * function pointers and need no entry here.
  *
- * Semantics and errno are those of the rdma-core function of the same name.
+ * Semantics and errno are those of the rdma-core function of the same name;
+ * port_mac and port_counters are the driver's own (sysfs on rdma-core).
  */
 
 #include <stdbool.h>
@@ -20,6 +21,8 @@
 
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
+
+struct vsteer_port_counters;
 
 struct vsteer_glue {
 	const char *name; /* "rdma-core" or "softverbs" */
@@ -47,8 +50,16 @@ struct vsteer_glue {
 	/* Port's Ethernet address (rdma-core: from the bound netdev). */
 	int (*port_mac)(struct ibv_context *context, uint8_t port,
 			uint8_t mac[6]);
+	/* Device-level counters of a port; 0 or a negative errno. */
+	int (*port_counters)(struct ibv_context *context, uint8_t port,
+			     struct vsteer_port_counters *c);
 	/* mlx5dv */
 	bool (*dv_is_supported)(struct ibv_device *device);
+	struct ibv_context *(*dv_open_device)(struct ibv_device *device,
+					      struct mlx5dv_context_attr *attr);
+	struct ibv_qp *(*dv_create_qp)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *qp_attr,
+				       struct mlx5dv_qp_init_attr *mlx5_qp_attr);
 	struct mlx5dv_flow_matcher *(*dv_create_flow_matcher)(
 		struct ibv_context *context,
 		struct mlx5dv_flow_matcher_attr *attr);

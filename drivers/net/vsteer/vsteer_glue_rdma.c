@@ -138,14 +138,15 @@ vsteer_sysfs_read(const char *path, char *buf, size_t len)
 
 /*
  * The port's MAC is the address of the netdev bound to the IB device:
- * /sys/class/infiniband/<dev>/device/net/<ifname>, the one whose dev_port
- * is port - 1 (several netdevs share a PCI function on multi-port
- * devices).
+ * <ibdev_path>/device/net/<ifname> (ibdev_path is the device's sysfs
+ * directory as libibverbs found it, /sys/class/infiniband/<dev>), the one
+ * whose dev_port is port - 1 (several netdevs share a PCI function on
+ * multi-port devices).
  */
 static int
 vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
 {
-	char dir[256], path[1024], buf[64];
+	char dir[IBV_SYSFS_PATH_MAX + 16], path[1024], buf[64];
 	char only[256] = "";
 	unsigned int nifs = 0;
 	struct rte_ether_addr ea;
@@ -153,8 +154,8 @@ vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
 	DIR *d;
 	int found = 0;
 
-	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/device/net",
-		 ibv_get_device_name(context->device));
+	snprintf(dir, sizeof(dir), "%s/device/net",
+		 context->device->ibdev_path);
 	d = opendir(dir);
 	if (d == NULL)
 		return ENODEV;
@@ -189,6 +190,23 @@ static bool
 vsteer_rdma_dv_is_supported(struct ibv_device *device)
 {
 	return mlx5dv_is_supported(device);
+}
+
+/* DevX needs a context opened for it (the kernel's devx_get_uid()); libmlx5
+ * answers EINVAL when the device has no DevX. */
+static struct ibv_context *
+vsteer_rdma_dv_open_device(struct ibv_device *device,
+			   struct mlx5dv_context_attr *attr)
+{
+	return mlx5dv_open_device(device, attr);
+}
+
+static struct ibv_qp *
+vsteer_rdma_dv_create_qp(struct ibv_context *context,
+			 struct ibv_qp_init_attr_ex *qp_attr,
+			 struct mlx5dv_qp_init_attr *mlx5_qp_attr)
+{
+	return mlx5dv_create_qp(context, qp_attr, mlx5_qp_attr);
 }
 
 static struct mlx5dv_flow_matcher *
@@ -240,6 +258,28 @@ vsteer_rdma_devx_general_cmd(struct ibv_context *context, const void *in,
 	return mlx5dv_devx_general_cmd(context, in, inlen, out, outlen);
 }
 
+/*
+ * Drops for lack of receive buffers: the port's out_of_buffer hardware
+ * counter (mlx5 exposes it in sysfs). The other counters have no portable
+ * source and stay 0.
+ */
+static int
+vsteer_rdma_port_counters(struct ibv_context *context, uint8_t port,
+			  struct vsteer_port_counters *c)
+{
+	char path[IBV_SYSFS_PATH_MAX + 64], buf[64];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(path, sizeof(path), "%s/ports/%u/hw_counters/out_of_buffer",
+		 context->device->ibdev_path, port);
+	ret = vsteer_sysfs_read(path, buf, sizeof(buf));
+	if (ret != 0)
+		return -ret;
+	c->rx_no_buffer = strtoull(buf, NULL, 0);
+	return 0;
+}
+
 const struct vsteer_glue vsteer_glue_rdma = {
 	.name = "rdma-core",
 	.get_device_list = vsteer_rdma_get_device_list,
@@ -258,7 +298,10 @@ const struct vsteer_glue vsteer_glue_rdma = {
 	.modify_qp = vsteer_rdma_modify_qp,
 	.destroy_qp = vsteer_rdma_destroy_qp,
 	.port_mac = vsteer_rdma_port_mac,
+	.port_counters = vsteer_rdma_port_counters,
 	.dv_is_supported = vsteer_rdma_dv_is_supported,
+	.dv_open_device = vsteer_rdma_dv_open_device,
+	.dv_create_qp = vsteer_rdma_dv_create_qp,
 	.dv_create_flow_matcher = vsteer_rdma_dv_create_flow_matcher,
 	.dv_destroy_flow_matcher = vsteer_rdma_dv_destroy_flow_matcher,
 	.dv_create_flow = vsteer_rdma_dv_create_flow,
@@ -267,26 +310,3 @@ const struct vsteer_glue vsteer_glue_rdma = {
 	.devx_obj_destroy = vsteer_rdma_devx_obj_destroy,
 	.devx_general_cmd = vsteer_rdma_devx_general_cmd,
 };
-
-/*
- * Drops for lack of receive buffers: the port's out_of_buffer hardware
- * counter (mlx5 exposes it in sysfs). The other counters have no portable
- * source and stay 0.
- */
-int
-vsteer_rdma_port_counters(const char *ibdev, uint8_t port,
-			  struct vsteer_port_counters *c)
-{
-	char path[256], buf[64];
-	int ret;
-
-	memset(c, 0, sizeof(*c));
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/%u/hw_counters/out_of_buffer",
-		 ibdev, port);
-	ret = vsteer_sysfs_read(path, buf, sizeof(buf));
-	if (ret != 0)
-		return -ret;
-	c->rx_no_buffer = strtoull(buf, NULL, 0);
-	return 0;
-}

@@ -43,53 +43,7 @@ vsteer_soft_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
 	return softverbs_port_mac(context, port, mac);
 }
 
-const struct vsteer_glue vsteer_glue_soft = {
-	.name = "softverbs",
-	.get_device_list = sv_get_device_list,
-	.free_device_list = sv_free_device_list,
-	.get_device_name = sv_get_device_name,
-	.open_device = sv_open_device,
-	.close_device = sv_close_device,
-	.query_device = sv_query_device,
-	.query_device_ex = vsteer_soft_query_device_ex,
-	.query_port = sv_query_port,
-	.alloc_pd = sv_alloc_pd,
-	.dealloc_pd = sv_dealloc_pd,
-	.reg_mr = sv_reg_mr,
-	.dereg_mr = sv_dereg_mr,
-	.destroy_cq = sv_destroy_cq,
-	.modify_qp = sv_modify_qp,
-	.destroy_qp = sv_destroy_qp,
-	.port_mac = vsteer_soft_port_mac,
-	.dv_is_supported = sv_mlx5dv_is_supported,
-	.dv_create_flow_matcher = sv_mlx5dv_create_flow_matcher,
-	.dv_destroy_flow_matcher = sv_mlx5dv_destroy_flow_matcher,
-	.dv_create_flow = sv_mlx5dv_create_flow,
-	.devx_obj_create = sv_mlx5dv_devx_obj_create,
-	.devx_obj_query = sv_mlx5dv_devx_obj_query,
-	.devx_obj_destroy = sv_mlx5dv_devx_obj_destroy,
-	.devx_general_cmd = sv_mlx5dv_devx_general_cmd,
-};
-
-int
-vsteer_soft_device_add(const char *wire, int profile, char *name,
-		       size_t name_len)
-{
-	struct sv_device_opts opts;
-
-	memset(&opts, 0, sizeof(opts));
-	opts.profile = profile == SV_PROFILE_GENERIC ? SV_PROFILE_GENERIC :
-						       SV_PROFILE_MLX5;
-	return softverbs_device_add(wire, &opts, name, name_len);
-}
-
-int
-vsteer_soft_device_remove(const char *name)
-{
-	return softverbs_device_remove(name);
-}
-
-int
+static int
 vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
 			  struct vsteer_port_counters *c)
 {
@@ -109,4 +63,56 @@ vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
 	c->tx_frames = st.tx_frames;
 	c->tx_errors = st.tx_errors;
 	return 0;
+}
+
+const struct vsteer_glue vsteer_glue_soft = {
+	.name = "softverbs",
+	.get_device_list = sv_get_device_list,
+	.free_device_list = sv_free_device_list,
+	.get_device_name = sv_get_device_name,
+	.open_device = sv_open_device,
+	.close_device = sv_close_device,
+	.query_device = sv_query_device,
+	.query_device_ex = vsteer_soft_query_device_ex,
+	.query_port = sv_query_port,
+	.alloc_pd = sv_alloc_pd,
+	.dealloc_pd = sv_dealloc_pd,
+	.reg_mr = sv_reg_mr,
+	.dereg_mr = sv_dereg_mr,
+	.destroy_cq = sv_destroy_cq,
+	.modify_qp = sv_modify_qp,
+	.destroy_qp = sv_destroy_qp,
+	.port_mac = vsteer_soft_port_mac,
+	.port_counters = vsteer_soft_port_counters,
+	.dv_is_supported = sv_mlx5dv_is_supported,
+	.dv_open_device = sv_mlx5dv_open_device,
+	.dv_create_qp = sv_mlx5dv_create_qp,
+	.dv_create_flow_matcher = sv_mlx5dv_create_flow_matcher,
+	.dv_destroy_flow_matcher = sv_mlx5dv_destroy_flow_matcher,
+	.dv_create_flow = sv_mlx5dv_create_flow,
+	.devx_obj_create = sv_mlx5dv_devx_obj_create,
+	.devx_obj_query = sv_mlx5dv_devx_obj_query,
+	.devx_obj_destroy = sv_mlx5dv_devx_obj_destroy,
+	.devx_general_cmd = sv_mlx5dv_devx_general_cmd,
+};
+
+int
+vsteer_soft_device_add(const char *wire, const struct vsteer_soft_opts *o,
+		       char *name, size_t name_len)
+{
+	struct sv_device_opts opts;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.profile = o->generic ? SV_PROFILE_GENERIC : SV_PROFILE_MLX5;
+	opts.flow_prios = o->flow_prios;
+	opts.lacks = (o->no_devx ? SV_DEV_NO_DEVX : 0) |
+		     (o->no_tunnel ? SV_DEV_NO_TUNNEL_OFFLOADS : 0) |
+		     (o->no_egress ? SV_DEV_NO_VERBS_EGRESS : 0);
+	return softverbs_device_add(wire, &opts, name, name_len);
+}
+
+int
+vsteer_soft_device_remove(const char *name)
+{
+	return softverbs_device_remove(name);
 }

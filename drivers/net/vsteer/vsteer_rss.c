@@ -45,7 +45,18 @@ vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
 	qp_attr.rx_hash_conf.rx_hash_key_len = VSTEER_RSS_KEY_LEN;
 	qp_attr.rx_hash_conf.rx_hash_key = key;
 	qp_attr.rx_hash_conf.rx_hash_fields_mask = hash_fields;
-	RTE_SET_USED(flags); /* VSTEER_RSS_TUNNEL: not yet used */
+	/* As DPDK mlx5 (mlx5_ibv_hrxq_new()): tunnel offloads through
+	 * mlx5dv_create_qp(); mlx5 refuses inner hashing without them. */
+	if (hash_fields & IBV_RX_HASH_INNER)
+		flags |= VSTEER_RSS_TUNNEL;
+	if ((flags & VSTEER_RSS_TUNNEL) && priv->tunnel_qp_ok) {
+		struct mlx5dv_qp_init_attr dv_attr;
+
+		memset(&dv_attr, 0, sizeof(dv_attr));
+		dv_attr.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
+		dv_attr.create_flags = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
+		return priv->glue->dv_create_qp(priv->ctx, &qp_attr, &dv_attr);
+	}
 	return ibv_create_qp_ex(priv->ctx, &qp_attr);
 }
 
@@ -185,6 +196,11 @@ vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	/* The kernel refuses a hash QP without fields over several queues. */
 	if (hash_fields == 0)
 		queues_n = 1;
+	/* What vsteer_hash_qp_create() will do, so that equal QPs share. */
+	if (hash_fields & IBV_RX_HASH_INNER)
+		flags |= VSTEER_RSS_TUNNEL;
+	if (!priv->tunnel_qp_ok)
+		flags &= ~VSTEER_RSS_TUNNEL;
 	TAILQ_FOREACH(rss, &priv->rss_list, next) {
 		if (rss->hash_fields == hash_fields && rss->flags == flags &&
 		    rss->queues_n == queues_n &&
