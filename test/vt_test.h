@@ -65,7 +65,19 @@ struct vt_case {
 #f, f \
 	}
 
-/* Run every case, or only those whose name contains argv[1]. */
+/* Is the case named by one of the filters argv[1..argc-1]? */
+static inline int
+vt_selected(const char *name, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strstr(name, argv[i]) != NULL)
+			return 1;
+	return argc <= 1;
+}
+
+/* Run every case, or only those whose name contains one of argv[1..]. */
 static inline int
 vt_main(int argc, char **argv, const struct vt_case *cases)
 {
@@ -75,7 +87,7 @@ vt_main(int argc, char **argv, const struct vt_case *cases)
 	for (c = cases; c->name != NULL; c++) {
 		int rc;
 
-		if (argc > 1 && strstr(c->name, argv[1]) == NULL)
+		if (!vt_selected(c->name, argc, argv))
 			continue;
 		rc = c->fn();
 		if (rc == VT_OK) {
