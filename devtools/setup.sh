@@ -3,9 +3,11 @@
 # Copyright(c) 2026 The vsteer authors
 #
 # Install what vsteer needs on Debian 12 and fetch the DPDK driver-SDK
-# headers that Debian's libdpdk-dev leaves out. Idempotent: a second run
-# with everything present only checks and returns. Run it as root, or as a
-# user who may use sudo (asked only when something must be installed).
+# headers that Debian's libdpdk-dev leaves out, with DPDK's own PRM layout
+# (drivers/common/mlx5/mlx5_prm.h, which a test checks include/vsteer_prm.h
+# against). Idempotent: a second run with everything present only checks
+# and returns. Run it as root, or as a user who may use sudo (asked only
+# when something must be installed).
 #
 # usage: devtools/setup.sh [sdk-dir]   (default: build-sdk)
 set -eu
@@ -47,17 +49,18 @@ if [ -n "$missing" ]; then
 		--no-install-recommends $missing >/dev/null
 fi
 
-# DPDK built with enable_driver_sdk=true already installs the headers.
+# DPDK built with enable_driver_sdk=true already installs the headers;
+# mlx5_prm.h comes from the source package either way.
 inc=$(pkg-config --variable=includedir libdpdk)
 if [ -f "$inc/ethdev_driver.h" ] || [ -f "$inc/dpdk/ethdev_driver.h" ]; then
 	echo "setup: driver-SDK headers installed with DPDK"
-	mkdir -p "$SDK_DIR"
-	exit 0
 fi
+mkdir -p "$SDK_DIR"
 
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 stamp="$SDK_DIR/.version"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ] &&
+	[ -f "$SDK_DIR/mlx5_prm.h" ]; then
 	exit 0
 fi
 
@@ -89,12 +92,12 @@ if [ -z "$tarball" ]; then
 	echo "setup: no DPDK source tarball downloaded" >&2
 	exit 1
 fi
-mkdir -p "$SDK_DIR"
-# Only the five headers, nothing else from DPDK lands in the tree.
+# Only these six headers, nothing else from DPDK lands in the tree.
 tar -xf "$tarball" -C "$work" --wildcards \
 	'*/lib/ethdev/ethdev_driver.h' '*/lib/ethdev/ethdev_vdev.h' \
 	'*/lib/eal/include/dev_driver.h' '*/lib/eal/include/bus_driver.h' \
-	'*/drivers/bus/vdev/bus_vdev_driver.h'
+	'*/drivers/bus/vdev/bus_vdev_driver.h' \
+	'*/drivers/common/mlx5/mlx5_prm.h'
 find "$work" -name '*.h' -exec cp {} "$SDK_DIR"/ \;
 echo "$ver" >"$stamp"
-echo "setup: driver-SDK headers of DPDK $ver in $SDK_DIR"
+echo "setup: driver-SDK headers and mlx5_prm.h of DPDK $ver in $SDK_DIR"

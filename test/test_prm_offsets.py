@@ -1,0 +1,384 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vsteer authors
+"""include/vsteer_prm.h against DPDK's own drivers/common/mlx5/mlx5_prm.h
+(of the installed DPDK version, fetched by devtools/setup.sh), computed
+independently: each struct mlx5_ifc_<name>_bits is read as the PRM
+defines it (a sequence of "u8 field[bits]" and nested struct / union
+members), every field's bit offset and width are summed from it, and
+each VSTEER_PRM_* #define that names a field must equal what DPDK's
+header says: the fte_match_param sections, the fields of
+fte_match_set_lyr_2_4, misc, misc2 (MPLS entries, metadata registers)
+and misc3 that vsteer uses, the match_criteria_enable bits, and the flow
+counter commands (opcodes, mailboxes, traffic counters)."""
+
+import argparse
+import os
+import re
+import sys
+
+# (our #define without _OFF/_LEN, DPDK path "struct.field[.field...]").
+# For "+a+b" paths the field is a and b adjacent (a 48-bit MAC view).
+FIELDS = [
+    # fte_match_set_lyr_2_4 (outer_headers, inner_headers)
+    ("L24_SMAC_47_16", "fte_match_set_lyr_2_4.smac_47_16"),
+    ("L24_SMAC_15_0", "fte_match_set_lyr_2_4.smac_15_0"),
+    ("L24_ETHERTYPE", "fte_match_set_lyr_2_4.ethertype"),
+    ("L24_DMAC_47_16", "fte_match_set_lyr_2_4.dmac_47_16"),
+    ("L24_DMAC_15_0", "fte_match_set_lyr_2_4.dmac_15_0"),
+    ("L24_FIRST_PRIO", "fte_match_set_lyr_2_4.first_prio"),
+    ("L24_FIRST_CFI", "fte_match_set_lyr_2_4.first_cfi"),
+    ("L24_FIRST_VID", "fte_match_set_lyr_2_4.first_vid"),
+    ("L24_IP_PROTOCOL", "fte_match_set_lyr_2_4.ip_protocol"),
+    ("L24_IP_DSCP", "fte_match_set_lyr_2_4.ip_dscp"),
+    ("L24_IP_ECN", "fte_match_set_lyr_2_4.ip_ecn"),
+    ("L24_CVLAN_TAG", "fte_match_set_lyr_2_4.cvlan_tag"),
+    ("L24_SVLAN_TAG", "fte_match_set_lyr_2_4.svlan_tag"),
+    ("L24_FRAG", "fte_match_set_lyr_2_4.frag"),
+    ("L24_IP_VERSION", "fte_match_set_lyr_2_4.ip_version"),
+    ("L24_TCP_FLAGS", "fte_match_set_lyr_2_4.tcp_flags"),
+    ("L24_TCP_SPORT", "fte_match_set_lyr_2_4.tcp_sport"),
+    ("L24_TCP_DPORT", "fte_match_set_lyr_2_4.tcp_dport"),
+    ("L24_IPV4_IHL", "fte_match_set_lyr_2_4.ipv4_ihl"),
+    ("L24_TTL_HOPLIMIT", "fte_match_set_lyr_2_4.ip_ttl_hoplimit"),
+    ("L24_UDP_SPORT", "fte_match_set_lyr_2_4.udp_sport"),
+    ("L24_UDP_DPORT", "fte_match_set_lyr_2_4.udp_dport"),
+    ("L24_SRC_IP", "fte_match_set_lyr_2_4.src_ipv4_src_ipv6"),
+    ("L24_DST_IP", "fte_match_set_lyr_2_4.dst_ipv4_dst_ipv6"),
+    ("L24_SRC_IPV4",
+     "fte_match_set_lyr_2_4.src_ipv4_src_ipv6.ipv4_layout.ipv4"),
+    ("L24_DST_IPV4",
+     "fte_match_set_lyr_2_4.dst_ipv4_dst_ipv6.ipv4_layout.ipv4"),
+    ("IPV4_IN_LAYOUT", "ipv4_layout.ipv4"),
+    ("L24_SMAC", "fte_match_set_lyr_2_4.smac_47_16+smac_15_0"),
+    ("L24_DMAC", "fte_match_set_lyr_2_4.dmac_47_16+dmac_15_0"),
+    # fte_match_set_misc
+    ("MISC_GRE_C_PRESENT", "fte_match_set_misc.gre_c_present"),
+    ("MISC_GRE_K_PRESENT", "fte_match_set_misc.gre_k_present"),
+    ("MISC_GRE_S_PRESENT", "fte_match_set_misc.gre_s_present"),
+    # DPDK spells it vhci.
+    ("MISC_SOURCE_VHCA_PORT", "fte_match_set_misc.source_vhci_port"),
+    ("MISC_SOURCE_SQN", "fte_match_set_misc.source_sqn"),
+    ("MISC_SOURCE_PORT", "fte_match_set_misc.source_port"),
+    ("MISC_OUTER_SECOND_VID", "fte_match_set_misc.outer_second_vid"),
+    ("MISC_INNER_SECOND_VID", "fte_match_set_misc.inner_second_vid"),
+    ("MISC_OUTER_SECOND_CVLAN_TAG",
+     "fte_match_set_misc.outer_second_cvlan_tag"),
+    ("MISC_GRE_PROTOCOL", "fte_match_set_misc.gre_protocol"),
+    ("MISC_GRE_KEY", "fte_match_set_misc.gre_key_h+gre_key_l"),
+    ("MISC_GRE_KEY_H", "fte_match_set_misc.gre_key_h"),
+    ("MISC_GRE_KEY_L", "fte_match_set_misc.gre_key_l"),
+    ("MISC_VXLAN_VNI", "fte_match_set_misc.vxlan_vni"),
+    ("MISC_GENEVE_VNI", "fte_match_set_misc.geneve_vni"),
+    ("MISC_OUTER_IPV6_FLOW_LABEL", "fte_match_set_misc.outer_ipv6_flow_label"),
+    ("MISC_INNER_IPV6_FLOW_LABEL", "fte_match_set_misc.inner_ipv6_flow_label"),
+    ("MISC_OUTER_ESP_SPI", "fte_match_set_misc.outer_esp_spi"),
+    # fte_match_set_misc2 and its MPLS entries
+    ("MISC2_OUTER_FIRST_MPLS", "fte_match_set_misc2.outer_first_mpls"),
+    ("MISC2_INNER_FIRST_MPLS", "fte_match_set_misc2.inner_first_mpls"),
+    ("MISC2_OUTER_FIRST_MPLS_OVER_GRE",
+     "fte_match_set_misc2.outer_first_mpls_over_gre"),
+    ("MISC2_OUTER_FIRST_MPLS_OVER_UDP",
+     "fte_match_set_misc2.outer_first_mpls_over_udp"),
+    ("MISC2_MPLS", "fte_match_set_misc2.outer_first_mpls"),
+    ("MISC2_METADATA_REG_C_7", "fte_match_set_misc2.metadata_reg_c_7"),
+    ("MISC2_METADATA_REG_C_0", "fte_match_set_misc2.metadata_reg_c_0"),
+    ("MISC2_METADATA_REG_A", "fte_match_set_misc2.metadata_reg_a"),
+    ("MISC2_METADATA_REG", "fte_match_set_misc2.metadata_reg_c_0"),
+    ("MPLS_LABEL", "fte_match_mpls.mpls_label"),
+    ("MPLS_EXP", "fte_match_mpls.mpls_exp"),
+    ("MPLS_S_BOS", "fte_match_mpls.mpls_s_bos"),
+    ("MPLS_TTL", "fte_match_mpls.mpls_ttl"),
+    # fte_match_set_misc3
+    ("MISC3_OUTER_VXLAN_GPE_VNI", "fte_match_set_misc3.outer_vxlan_gpe_vni"),
+    ("MISC3_ICMP_TYPE", "fte_match_set_misc3.icmp_type"),
+    ("MISC3_ICMP_CODE", "fte_match_set_misc3.icmp_code"),
+    # flow counter commands: the command and output headers as the
+    # counter mailboxes have them
+    ("IN_OPCODE", "alloc_flow_counter_in.opcode"),
+    ("IN_OP_MOD", "alloc_flow_counter_in.op_mod"),
+    ("OUT_STATUS", "alloc_flow_counter_out.status"),
+    ("OUT_SYNDROME", "alloc_flow_counter_out.syndrome"),
+    ("ALLOC_FC_IN_BULK", "alloc_flow_counter_in.flow_counter_bulk"),
+    ("ALLOC_FC_OUT_ID", "alloc_flow_counter_out.flow_counter_id"),
+    ("DEALLOC_FC_IN_ID", "dealloc_flow_counter_in.flow_counter_id"),
+    ("QUERY_FC_IN_MKEY", "query_flow_counter_in.mkey"),
+    ("QUERY_FC_IN_ADDRESS", "query_flow_counter_in.address"),
+    ("QUERY_FC_IN_CLEAR", "query_flow_counter_in.clear"),
+    ("QUERY_FC_IN_DUMP_TO_MEMORY", "query_flow_counter_in.dump_to_memory"),
+    ("QUERY_FC_IN_NUM_OF_COUNTERS", "query_flow_counter_in.num_of_counters"),
+    ("QUERY_FC_IN_ID", "query_flow_counter_in.flow_counter_id"),
+    ("QUERY_FC_OUT_STATS", "query_flow_counter_out.flow_statistics"),
+    ("TRAFFIC_PACKETS", "traffic_counter.packets"),
+    ("TRAFFIC_OCTETS", "traffic_counter.octets"),
+]
+
+# fte_match_param sections: our define is the bit offset.
+SECTIONS = [
+    ("OUTER", "outer_headers"), ("MISC", "misc_parameters"),
+    ("INNER", "inner_headers"), ("MISC2", "misc_parameters_2"),
+    ("MISC3", "misc_parameters_3"), ("MISC4", "misc_parameters_4"),
+    ("MISC5", "misc_parameters_5"),
+]
+
+# Our define -> DPDK enumerator.
+ENUMS = [
+    ("CRIT_OUTER_BIT", "MLX5_MATCH_CRITERIA_ENABLE_OUTER_BIT"),
+    ("CRIT_MISC_BIT", "MLX5_MATCH_CRITERIA_ENABLE_MISC_BIT"),
+    ("CRIT_INNER_BIT", "MLX5_MATCH_CRITERIA_ENABLE_INNER_BIT"),
+    ("CRIT_MISC2_BIT", "MLX5_MATCH_CRITERIA_ENABLE_MISC2_BIT"),
+    ("CRIT_MISC3_BIT", "MLX5_MATCH_CRITERIA_ENABLE_MISC3_BIT"),
+    ("CRIT_MISC4_BIT", "MLX5_MATCH_CRITERIA_ENABLE_MISC4_BIT"),
+    ("CRIT_MISC5_BIT", "MLX5_MATCH_CRITERIA_ENABLE_MISC5_BIT"),
+    ("CMD_ALLOC_FLOW_COUNTER", "MLX5_CMD_OP_ALLOC_FLOW_COUNTER"),
+    ("CMD_QUERY_FLOW_COUNTER", "MLX5_CMD_OP_QUERY_FLOW_COUNTER"),
+]
+
+# Our define -> size in bits (or bytes with "/8") of a DPDK struct.
+SIZES = [
+    ("SECT_BITS", "fte_match_set_lyr_2_4", 1),
+    ("SECT_BITS", "fte_match_set_misc", 1),
+    ("SECT_BITS", "fte_match_set_misc2", 1),
+    ("SECT_BITS", "fte_match_set_misc3", 1),
+    ("SECT_BITS", "fte_match_set_misc4", 1),
+    ("SECT_BITS", "fte_match_set_misc5", 1),
+    ("MATCH_PARAM_BITS", "fte_match_param", 1),
+    ("ALLOC_FC_IN_BYTES", "alloc_flow_counter_in", 8),
+    ("ALLOC_FC_OUT_BYTES", "alloc_flow_counter_out", 8),
+    ("DEALLOC_FC_IN_BYTES", "dealloc_flow_counter_in", 8),
+    ("DEALLOC_FC_OUT_BYTES", "dealloc_flow_counter_out", 8),
+    ("QUERY_FC_IN_BYTES", "query_flow_counter_in", 8),
+    ("TRAFFIC_COUNTER_BITS", "traffic_counter", 1),
+]
+
+# What DPDK's header does not name, so this test cannot check it.
+NOT_IN_DPDK = ["IN_UID (general_obj_in_cmd_hdr has reserved_at_10)",
+               "CMD_DEALLOC_FLOW_COUNTER (no MLX5_CMD_OP_ enumerator)"]
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", text)
+
+
+def preprocess(text):
+    """Keep what the PRM defines: a #ifndef HAVE_INFINIBAND_VERBS_H block
+    (the reserved tail of fte_match_param) is the PRM's own size."""
+    out, stack = [], []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("#if"):
+            stack.append(s.startswith("#ifndef"))
+            continue
+        if s.startswith("#else"):
+            stack[-1] = not stack[-1]
+            continue
+        if s.startswith("#endif"):
+            stack.pop()
+            continue
+        if s.startswith("#"):
+            continue
+        if all(stack):
+            out.append(line)
+    return "\n".join(out)
+
+
+class Prm:
+    """struct/union mlx5_ifc_<name>_bits layouts of mlx5_prm.h."""
+
+    def __init__(self, path):
+        with open(path) as f:
+            self.text = preprocess(strip_comments(f.read()))
+        self.types = {}
+        for m in re.finditer(r"\b(struct|union)\s+mlx5_ifc_(\w+)_bits\s*\{",
+                             self.text):
+            body, _ = self.block(m.end())
+            self.types[m.group(2)] = (m.group(1), body)
+        self.enums = {}
+        for m in re.finditer(r"\benum\s*\w*\s*\{(.*?)\}", self.text, re.S):
+            value = -1
+            for item in m.group(1).split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                name, _, expr = item.partition("=")
+                if expr.strip():
+                    value = self.constant(expr)
+                elif value is not None:
+                    value += 1
+                self.enums[name.strip()] = value
+
+    def constant(self, expr):
+        """An enumerator's value, or None when it is not a plain integer
+        expression (such enumerators are not checked)."""
+        expr = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b", r"\1", expr)
+        expr = re.sub(r"\b[A-Z_][A-Z0-9_]*\b",
+                      lambda m: str(self.enums.get(m.group(0))), expr)
+        if not re.fullmatch(r"[\s\d()xXa-fA-F<>|&+\-*~]+", expr):
+            return None
+        try:
+            return int(eval(expr))  # noqa: S307
+        except (SyntaxError, TypeError, ValueError):
+            return None
+
+    def block(self, start):
+        depth, i = 1, start
+        while depth:
+            if self.text[i] == "{":
+                depth += 1
+            elif self.text[i] == "}":
+                depth -= 1
+            i += 1
+        return self.text[start:i - 1], i
+
+    def members(self, name):
+        """[(field, bits, type name or None)] of a struct or union."""
+        kind, body = self.types[name]
+        result = []
+        for decl in body.split(";"):
+            decl = " ".join(decl.split())
+            if not decl:
+                continue
+            m = re.fullmatch(r"u8 (\w+)((?:\[[^\]]*\])+)", decl)
+            if m:
+                bits = 1
+                for dim in re.findall(r"\[([^\]]*)\]", m.group(2)):
+                    bits *= int(dim, 0)
+                result.append((m.group(1), bits, None))
+                continue
+            m = re.fullmatch(r"(?:struct|union) mlx5_ifc_(\w+)_bits (\w+)"
+                             r"(\[[^\]]*\])?", decl)
+            if not m:
+                raise ValueError("mlx5_ifc_%s_bits: cannot read '%s'"
+                                 % (name, decl))
+            n = 1
+            if m.group(3) is not None:
+                dim = m.group(3)[1:-1]
+                n = int(dim, 0) if dim else 0   # flexible: no size
+            result.append((m.group(2), n * self.size(m.group(1)),
+                           m.group(1)))
+        return kind, result
+
+    def size(self, name):
+        kind, mem = self.members(name)
+        if kind == "union":
+            return max(bits for _, bits, _ in mem)
+        return sum(bits for _, bits, _ in mem)
+
+    def field(self, name, path):
+        """(bit offset, width) of path ("a.b.c") inside type name."""
+        first, _, rest = path.partition(".")
+        kind, mem = self.members(name)
+        off = 0
+        for fname, bits, tname in mem:
+            if fname == first:
+                if not rest:
+                    return off, bits
+                sub_off, sub_bits = self.field(tname, rest)
+                return off + sub_off, sub_bits
+            if kind == "struct":
+                off += bits
+        raise KeyError("mlx5_ifc_%s_bits has no field %s" % (name, first))
+
+
+class Ours:
+    """The #defines of include/vsteer_prm.h, evaluated."""
+
+    def __init__(self, path):
+        with open(path) as f:
+            text = strip_comments(f.read()).replace("\\\n", " ")
+        self.raw = {}
+        for m in re.finditer(r"^#define\s+VSTEER_PRM_(\w+)\s+(.+)$", text,
+                             re.M):
+            self.raw[m.group(1)] = m.group(2).strip()
+
+    def has(self, name):
+        return name in self.raw
+
+    def value(self, name):
+        expr = re.sub(r"\bVSTEER_PRM_(\w+)",
+                      lambda m: "(%d)" % self.value(m.group(1)),
+                      self.raw[name])
+        if not re.fullmatch(r"[\s\d()+\-*/xXa-fA-F]+", expr):
+            raise ValueError("VSTEER_PRM_%s: not a constant: %s"
+                             % (name, self.raw[name]))
+        return int(eval(expr.replace("/", "//")))  # noqa: S307
+
+
+def check(prm, ours):
+    bad, checked = [], 0
+
+    def expect(what, got, want):
+        nonlocal checked
+        checked += 1
+        if got != want:
+            bad.append("%s: vsteer_prm.h 0x%x, DPDK mlx5_prm.h 0x%x"
+                       % (what, got, want))
+
+    for ours_name, path in FIELDS:
+        tname, _, fields = path.partition(".")
+        if "+" in fields:
+            a, b = fields.split("+")
+            off_a, len_a = prm.field(tname, a)
+            off_b, len_b = prm.field(tname, b)
+            if off_b != off_a + len_a:
+                bad.append("%s: %s and %s are not adjacent" % (path, a, b))
+            off, bits = off_a, len_a + len_b
+        else:
+            off, bits = prm.field(tname, fields)
+        name = "VSTEER_PRM_" + ours_name
+        has_off = ours.has(ours_name + "_OFF")
+        has_len = ours.has(ours_name + "_LEN")
+        if not has_off and not has_len:
+            bad.append("%s_OFF/_LEN not defined" % name)
+        if has_off:
+            expect(name + "_OFF", ours.value(ours_name + "_OFF"), off)
+        if has_len:
+            expect(name + "_LEN", ours.value(ours_name + "_LEN"), bits)
+    for ours_name, field in SECTIONS:
+        off, bits = prm.field("fte_match_param", field)
+        expect("VSTEER_PRM_" + ours_name, ours.value(ours_name), off)
+        expect("VSTEER_PRM_SECT_BITS (%s)" % field, ours.value("SECT_BITS"),
+               bits)
+    for ours_name, enum in ENUMS:
+        if enum not in prm.enums:
+            bad.append("%s: DPDK has no %s" % (ours_name, enum))
+            continue
+        expect("VSTEER_PRM_" + ours_name, ours.value(ours_name),
+               prm.enums[enum])
+    for ours_name, tname, unit in SIZES:
+        expect("VSTEER_PRM_%s (mlx5_ifc_%s_bits)" % (ours_name, tname),
+               ours.value(ours_name), prm.size(tname) // unit)
+    # Derived: the output header, and the one-counter query output.
+    expect("VSTEER_PRM_OUT_HDR_BYTES", ours.value("OUT_HDR_BYTES"),
+           prm.field("alloc_flow_counter_out", "flow_counter_id")[0] // 8)
+    expect("VSTEER_PRM_QUERY_FC_OUT_BYTES", ours.value("QUERY_FC_OUT_BYTES"),
+           (prm.field("query_flow_counter_out", "flow_statistics")[0] +
+            prm.size("traffic_counter")) // 8)
+    # A field added to vsteer_prm.h gets a row here or fails.
+    covered = {n + "_OFF" for n, _ in FIELDS} | {"IN_UID_OFF"}
+    for name in sorted(ours.raw):
+        if name.endswith("_OFF") and name not in covered:
+            bad.append("VSTEER_PRM_%s: no row in this test" % name)
+    return bad, checked
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--prm", required=True, help="DPDK's mlx5_prm.h")
+    ap.add_argument("--ours", required=True, help="include/vsteer_prm.h")
+    args = ap.parse_args()
+    if not os.path.isfile(args.prm):
+        print("prm-offsets: %s not found: devtools/setup.sh fetches it "
+              "from the source package of the installed DPDK" % args.prm)
+        return 1
+    bad, checked = check(Prm(args.prm), Ours(args.ours))
+    for line in bad:
+        print("prm-offsets: " + line)
+    print("prm-offsets: %d values checked, %d differ; not in DPDK's "
+          "header: %s" % (checked, len(bad), "; ".join(NOT_IN_DPDK)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
