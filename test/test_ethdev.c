@@ -1750,6 +1750,87 @@ test_inner_rss_flow(void)
 	return VT_OK;
 }
 
+/*
+ * The mlx5 multicast table seen through rte_flow (the guide's "Multicast
+ * rules"): a rule whose first verbs spec is an ETH with a multicast
+ * destination, or an IPv4 with a multicast destination (a pattern that
+ * starts with IPV4), is matched after every priority level, so after the
+ * default flow of promiscuous mode; "eth / ipv4 dst is ..." is not.
+ */
+static int
+test_mcast_user_rules(void)
+{
+	const struct rte_ether_addr mdns = {
+		.addr_bytes = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }
+	};
+	const struct rte_flow_attr at = { .ingress = 1 };
+	const struct rte_flow_item_eth eth = { .hdr.dst_addr = mdns };
+	const struct rte_flow_item_eth eth_m = { .hdr.dst_addr.addr_bytes = {
+							 0xff, 0xff, 0xff, 0xff,
+							 0xff, 0xff } };
+	const struct rte_flow_item_ipv4 ip = { .hdr.dst_addr =
+						       RTE_BE32(0xe00000fb) };
+	const struct rte_flow_item_ipv4 ip_m = { .hdr.dst_addr =
+							 RTE_BE32(0xffffffff) };
+	const struct rte_flow_item p_eth[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth, .mask = &eth_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item p_eth_ip[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip, .mask = &ip_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item p_ip[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip, .mask = &ip_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action_queue q1 = { .index = 1 };
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_item *pats[] = { p_eth, p_eth_ip, p_ip };
+	/* Queue each rule's frame reaches in promiscuous mode. */
+	static const uint16_t want[] = { 0, 1, 0 };
+	struct rte_flow_error err;
+	struct rte_flow *fl;
+	struct rte_mbuf *r;
+	unsigned int i;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 2, 0, 64, NULL, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_enable(p1), 0, "promisc on");
+	for (i = 0; i < RTE_DIM(pats); i++) {
+		fl = rte_flow_create(p1, &at, pats[i], act, &err);
+		VT_CHECK(fl != NULL, "rule %u: %s", i,
+			 err.message ? err.message : "(none)");
+		VT_CHECK_EQ(send_one(p0, udp_frame(pool, &mdns, 0x0a000001,
+						   0xe00000fb, 5353, 5353, 80,
+						   (uint8_t)i)),
+			    0, "send");
+		VT_CHECK_EQ(recv_n(p1, want[i], &r, 1), 1,
+			    "rule %u: queue %u in promiscuous mode", i,
+			    want[i]);
+		rte_pktmbuf_free(r);
+		VT_CHECK_EQ(drain(p1, 2), 0, "delivered once");
+		if (i != 0)
+			VT_CHECK_EQ(rte_flow_destroy(p1, fl, &err), 0,
+				    "destroy");
+	}
+	/* Without the promiscuous default flow, the multicast table takes
+	 * it: the first rule is still there. */
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc off");
+	VT_CHECK_EQ(send_one(p0, udp_frame(pool, &mdns, 0x0a000001, 0xe00000fb,
+					   5353, 5353, 80, 9)),
+		    0, "send");
+	VT_CHECK_EQ(recv_n(p1, 1, &r, 1), 1, "queue 1 without promisc");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(rte_flow_flush(p1, &err), 0, "flush");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
 	/* clang-format off */
 	VT_CASE(test_bad_devargs),
@@ -1777,6 +1858,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_egress_probe),
 	VT_CASE(test_tunnel_hash_qp),
 	VT_CASE(test_inner_rss_flow),
+	VT_CASE(test_mcast_user_rules),
 	{ NULL, NULL },
 	/* clang-format on */
 };
