@@ -21,6 +21,13 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+/* Link of a port's netdev. */
+struct vsteer_glue_link {
+	uint32_t speed_mbps; /* 0: unknown */
+	bool full_duplex;
+	bool autoneg;
+};
+
 struct vsteer_glue {
 	const char *name; /* "rdma-core" or "softverbs" */
 	struct ibv_device **(*get_device_list)(int *num_devices);
@@ -47,6 +54,17 @@ struct vsteer_glue {
 	/* Port's Ethernet address (rdma-core: from the bound netdev). */
 	int (*port_mac)(struct ibv_context *context, uint8_t port,
 			uint8_t mac[6]);
+	/* Port's MTU (L3 bytes) and the largest it takes (0: not known),
+	 * from the netdev bound to it (softverbs: its wire). */
+	int (*port_mtu)(struct ibv_context *context, uint8_t port,
+			unsigned int *mtu, unsigned int *max_mtu);
+	/* Set the port's MTU on that netdev (SIOCSIFMTU, as mlx4/mlx5 do):
+	 * EINVAL beyond what it takes, EPERM without CAP_NET_ADMIN. */
+	int (*port_set_mtu)(struct ibv_context *context, uint8_t port,
+			    unsigned int mtu);
+	/* Speed and duplex of that netdev's link (ethtool). */
+	int (*port_link)(struct ibv_context *context, uint8_t port,
+			 struct vsteer_glue_link *link);
 	/* mlx5dv */
 	bool (*dv_is_supported)(struct ibv_device *device);
 	struct mlx5dv_flow_matcher *(*dv_create_flow_matcher)(
