@@ -15,7 +15,9 @@
  *            mask or spread over M masks, each frame matching one rule;
  *            the ratio is against the 1-rule run of the same invocation.
  *  datapath  Rx and Tx cycles per packet with no user rule (the driver's
- *            default flows only), for a few frame sizes.
+ *            default flows only), for a few frame sizes; Rx also with
+ *            packet type parsing turned off (rte_eth_dev_set_ptypes()
+ *            with RTE_PTYPE_UNKNOWN), which is its cost.
  *
  * Only the burst calls are timed (rte_rdtsc around rte_eth_rx_burst and
  * rte_eth_tx_burst): frame building and mbuf freeing are left out. Tx
@@ -711,31 +713,54 @@ section_classify(void)
 	return 0;
 }
 
+/* Rx packet type parsing on (every layer) or off. */
+static int
+set_ptypes(bool on)
+{
+	int ret = rte_eth_dev_set_ptypes(rx_port,
+					 on ? RTE_PTYPE_ALL_MASK :
+					      RTE_PTYPE_UNKNOWN,
+					 NULL, 0);
+
+	if (ret < 0)
+		fprintf(stderr, "vsteer-bench: set_ptypes: %s\n",
+			strerror(-ret));
+	return ret < 0 ? ret : 0;
+}
+
 static int
 section_datapath(void)
 {
 	static const unsigned int sizes[] = { 64, 512, 1514 };
-	struct rx_result res;
+	struct rx_result res, nopt;
 	unsigned int i;
 
 	printf("\n== datapath: no user rule (default flows only), "
 	       "1 Tx queue, %u Rx queue(s), bursts of %u ==\n",
 	       opt.nqueues, BURST);
-	printf("%8s %10s %10s %10s %10s %10s %10s %8s\n", "bytes", "rx Mpps",
-	       "rx cyc", "median", "tx Mpps", "tx cyc", "median", "lost");
+	printf("%8s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "bytes",
+	       "rx Mpps", "rx cyc", "median", "no-ptype", "median", "tx Mpps",
+	       "tx cyc", "median", "lost");
 	for (i = 0; i < RTE_DIM(sizes); i++) {
 		if (make_templates(1, sizes[i]) != 0)
 			return -1;
 		traffic_measure(&res);
-		printf("%8u %10.3f %10.0f %10.0f %10.3f %10.0f %10.0f %8" PRIu64
-		       "\n",
+		if (set_ptypes(false) != 0)
+			return -1;
+		traffic_measure(&nopt);
+		if (set_ptypes(true) != 0)
+			return -1;
+		printf("%8u %10.3f %10.0f %10.0f %10.0f %10.0f %10.3f %10.0f "
+		       "%10.0f %8" PRIu64 "\n",
 		       sizes[i], mpps(res.rx_cpp), res.rx_cpp, res.rx_med,
-		       mpps(res.tx_cpp), res.tx_cpp, res.tx_med, res.lost);
+		       nopt.rx_cpp, nopt.rx_med, mpps(res.tx_cpp), res.tx_cpp,
+		       res.tx_med, res.lost + nopt.lost);
 		fflush(stdout);
 	}
 	printf("(cyc: TSC cycles per packet inside rte_eth_rx_burst / "
-	       "rte_eth_tx_burst, best window, median alongside; Mpps: what "
-	       "one core would do at the best window's cost)\n");
+	       "rte_eth_tx_burst, best window, median alongside; no-ptype: Rx "
+	       "with packet type parsing off; Mpps: what one core would do at "
+	       "the best window's cost)\n");
 	free_templates();
 	return 0;
 }

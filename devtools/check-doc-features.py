@@ -8,7 +8,9 @@
   files mention (END, VOID and INDIRECT aside), as DPDK's
   devtools/parse-flow-support.sh checks in-tree drivers;
 - every name must exist in the installed rte_flow.h;
-- [Features] keys must be ones DPDK's feature matrix knows.
+- [Features] keys must be ones DPDK's feature matrix knows;
+- a [Features] row that names an ethdev op or offload (FEATURE_SOURCE)
+  is listed exactly when the driver's .c files implement it.
 
 usage: check-doc-features.py [--ini FILE] [--driver DIR] [--rte-flow-h FILE]
        check-doc-features.py --print    (the two sections, from the source)
@@ -46,6 +48,31 @@ FEATURE_KEYS = {k.strip() for k in FEATURE_KEYS.replace("\n", "").split("|")}
 
 IGNORED = {"end", "void", "indirect"}
 
+# [Features] rows and what in the driver source implements each: the row
+# must be there exactly when the source has it.
+FEATURE_SOURCE = {
+    "Link status": r"\.link_update\s*=",
+    "MTU update": r"\.mtu_set\s*=",
+    "Burst mode info": r"\.rx_burst_mode_get\s*=",
+    "Scattered Rx": r"RTE_ETH_RX_OFFLOAD_SCATTER",
+    "Promiscuous mode": r"\.promiscuous_enable\s*=",
+    "Allmulticast mode": r"\.allmulticast_enable\s*=",
+    "Unicast MAC filter": r"\.mac_addr_add\s*=",
+    "Multicast MAC filter": r"\.set_mc_addr_list\s*=",
+    "RSS key update": r"\.rss_hash_update\s*=",
+    "RSS reta update": r"\.reta_update\s*=",
+    "VLAN filter": r"\.vlan_filter_set\s*=",
+    "VLAN offload": r"RTE_ETH_RX_OFFLOAD_VLAN_STRIP",
+    "L3 checksum offload": r"RTE_ETH_TX_OFFLOAD_IPV4_CKSUM",
+    "L4 checksum offload": r"RTE_ETH_TX_OFFLOAD_TCP_CKSUM",
+    "Packet type parsing": r"\.dev_supported_ptypes_get\s*=",
+    "Rx descriptor status": r"->rx_descriptor_status\s*=",
+    "Tx descriptor status": r"->tx_descriptor_status\s*=",
+    "Basic stats": r"\.stats_get\s*=",
+    "Extended stats": r"\.xstats_get\s*=",
+    "FW version": r"\.fw_version_get\s*=",
+}
+
 
 def source_tokens(driver_dir, kind):
     """Lower-case names after RTE_FLOW_<KIND>_TYPE_ in the driver."""
@@ -57,6 +84,16 @@ def source_tokens(driver_dir, kind):
         with open(os.path.join(driver_dir, name), encoding="utf-8") as f:
             names.update(m.lower() for m in pattern.findall(f.read()))
     return names - IGNORED
+
+
+def source_features(driver_dir):
+    """FEATURE_SOURCE rows the driver's .c files implement."""
+    text = ""
+    for name in sorted(os.listdir(driver_dir)):
+        if name.endswith(".c"):
+            with open(os.path.join(driver_dir, name), encoding="utf-8") as f:
+                text += f.read()
+    return {k for k, pat in FEATURE_SOURCE.items() if re.search(pat, text)}
 
 
 def rte_flow_header():
@@ -114,6 +151,15 @@ def main():
         if value.strip() not in ("Y", "P"):
             problems.append("[Features] %s = %r: use Y (or P, partial)"
                             % (key, value))
+    if ini.has_section("Features"):
+        rows = {k for k, _ in ini.items("Features")}
+        implemented = source_features(args.driver)
+        for key in sorted(implemented - rows):
+            problems.append("[Features] %s: in the driver, missing from "
+                            "the doc" % key)
+        for key in sorted((rows & set(FEATURE_SOURCE)) - implemented):
+            problems.append("[Features] %s: in the doc, not in the driver"
+                            % key)
 
     header = args.rte_flow_h or rte_flow_header()
     known = None

@@ -58,6 +58,9 @@ static const struct rte_ether_addr other_mac = {
 	.addr_bytes = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee }
 };
 
+/* The MTU port_up() configures (rxmode.mtu); 0: ethdev's default. */
+static uint16_t port_up_mtu;
+
 /* (Re)configure and start a port: n queues each way, RSS when rss_hf. */
 static int
 port_up(uint16_t port, uint16_t nq, uint64_t rss_hf, uint16_t nb_rxd,
@@ -75,6 +78,7 @@ port_up(uint16_t port, uint16_t nq, uint64_t rss_hf, uint16_t nb_rxd,
 	conf.rxmode.mq_mode = rss_hf ? RTE_ETH_MQ_RX_RSS : RTE_ETH_MQ_RX_NONE;
 	conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
 	conf.rxmode.offloads = rx_off;
+	conf.rxmode.mtu = port_up_mtu;
 	conf.txmode.offloads = tx_off;
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret != 0)
@@ -1199,44 +1203,337 @@ test_forward_pingpong(void)
 	return VT_OK;
 }
 
-/* A WR the device refuses puts the send QP in error; the queue recovers. */
-static int
-test_tx_error_recovery(void)
-{
-	struct rte_mbuf *h, *seg, *r;
-	struct rte_eth_stats st;
-	unsigned int i, tries, got = 0;
+/* ---- the port as a NIC: MTU, Tx accounting, statistics, offloads ---- */
 
-	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0,
-			    RTE_ETH_TX_OFFLOAD_MULTI_SEGS),
-		    0, "p0");
-	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1");
-	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
-	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
-	/* 4214 bytes: more than the link's 1500-byte MTU carries. */
-	h = simple_frame(&mac1, 1414, 0);
-	VT_CHECK(h != NULL, "alloc");
-	for (i = 0; i < 2; i++) {
-		seg = rte_pktmbuf_alloc(pool);
-		VT_CHECK(seg != NULL, "alloc");
-		memset(rte_pktmbuf_append(seg, 1400), 0, 1400);
-		VT_CHECK_EQ(rte_pktmbuf_chain(h, seg), 0, "chain");
+static struct vsteer_priv *
+port_priv(uint16_t port)
+{
+	return rte_eth_devices[port].data->dev_private;
+}
+
+#ifndef VT_RDMA_GLUE
+/* MTU of the port's device (the in-memory link end). */
+static unsigned int
+dev_mtu(uint16_t port)
+{
+	unsigned int mtu = 0, max = 0;
+
+	if (softverbs_port_mtu(port_priv(port)->ctx, 1, &mtu, &max) != 0)
+		return 0;
+	return mtu;
+}
+#endif
+
+/* What a test frame is made of. */
+struct fspec {
+	const struct rte_ether_addr *dst;
+	uint16_t tpid; /* outer tag, 0: untagged */
+	uint16_t tci;
+	bool v6;
+	uint8_t ihl; /* IPv4 header in words; 0: 5 */
+	uint8_t proto;
+	uint16_t frag; /* IPv4 fragment_offset field */
+	uint16_t payload;
+	bool bad_ip;   /* IPv4 header checksum wrong */
+	bool bad_l4;   /* TCP/UDP checksum wrong */
+	bool udp_zero; /* UDP checksum 0: none */
+};
+
+/* A frame as fspec says, its checksums computed by DPDK's helpers (the
+ * oracle) and then broken where asked. */
+static struct rte_mbuf *
+build(struct rte_mempool *mp, const struct fspec *f)
+{
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (f->tpid ? RTE_VLAN_HLEN : 0);
+	uint16_t ihl = f->ihl ? f->ihl : 5, l3, l4h, len, i;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ether_hdr *eth;
+	uint8_t *p, *l4;
+
+	if (m == NULL)
+		return NULL;
+	l3 = f->v6 ? sizeof(struct rte_ipv6_hdr) : ihl * 4;
+	l4h = f->proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) :
+	      f->proto == IPPROTO_UDP ? sizeof(struct rte_udp_hdr) :
+					8;
+	len = l2 + l3 + l4h + f->payload;
+	p = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
 	}
-	VT_CHECK_EQ(send_one(p0, h), 0, "send oversize");
-	/* Frames sent while the QP is in error are lost; then it recovers. */
-	for (tries = 0; tries < 600 && got == 0; tries++) {
-		VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 64, 0)), 0,
-			    "send");
-		got = recv_n(p1, 0, &r, 1);
+	memset(p, 0, len);
+	eth = (struct rte_ether_hdr *)p;
+	eth->dst_addr = *f->dst;
+	eth->src_addr = mac0;
+	if (f->tpid) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(f->tpid);
+		vh->vlan_tci = rte_cpu_to_be_16(f->tci);
+		vh->eth_proto = rte_cpu_to_be_16(f->v6 ? RTE_ETHER_TYPE_IPV6 :
+							 RTE_ETHER_TYPE_IPV4);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(f->v6 ? RTE_ETHER_TYPE_IPV6 :
+							   RTE_ETHER_TYPE_IPV4);
 	}
-	VT_CHECK_EQ(got, 1, "no frame after the error (%u sent)", tries);
+	l4 = p + l2 + l3;
+	for (i = l2 + l3 + l4h; i < len; i++)
+		p[i] = (uint8_t)(i * 7);
+	if (f->proto == IPPROTO_TCP) {
+		struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)l4;
+
+		t->src_port = RTE_BE16(1234);
+		t->dst_port = RTE_BE16(80);
+		t->data_off = (sizeof(*t) / 4) << 4;
+		t->tcp_flags = RTE_TCP_ACK_FLAG;
+	} else if (f->proto == IPPROTO_UDP) {
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)l4;
+
+		u->src_port = RTE_BE16(1234);
+		u->dst_port = RTE_BE16(53);
+		u->dgram_len = rte_cpu_to_be_16(l4h + f->payload);
+	} else {
+		l4[0] = 8; /* ICMP echo request */
+	}
+	if (f->v6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(p + l2);
+
+		ip->vtc_flow = RTE_BE32(6u << 28);
+		ip->payload_len = rte_cpu_to_be_16(l4h + f->payload);
+		ip->proto = f->proto;
+		ip->hop_limits = 64;
+		ip->src_addr[0] = 0x20;
+		ip->src_addr[15] = 1;
+		ip->dst_addr[0] = 0x20;
+		ip->dst_addr[15] = 2;
+		if (f->proto == IPPROTO_TCP)
+			((struct rte_tcp_hdr *)l4)->cksum =
+				rte_ipv6_udptcp_cksum(ip, l4);
+		else if (f->proto == IPPROTO_UDP)
+			((struct rte_udp_hdr *)l4)->dgram_cksum =
+				rte_ipv6_udptcp_cksum(ip, l4);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + l2);
+
+		ip->version_ihl = (uint8_t)(0x40 | ihl);
+		ip->total_length = rte_cpu_to_be_16(l3 + l4h + f->payload);
+		ip->fragment_offset = rte_cpu_to_be_16(f->frag);
+		ip->time_to_live = 64;
+		ip->next_proto_id = f->proto;
+		ip->src_addr = RTE_BE32(0xc0000201); /* 192.0.2.1 */
+		ip->dst_addr = RTE_BE32(0xc6336402); /* 198.51.100.2 */
+		/* Options: no-operation. */
+		memset(ip + 1, 1, l3 - sizeof(*ip));
+		if (f->proto == IPPROTO_TCP)
+			((struct rte_tcp_hdr *)l4)->cksum =
+				rte_ipv4_udptcp_cksum(ip, l4);
+		else if (f->proto == IPPROTO_UDP && !f->udp_zero)
+			((struct rte_udp_hdr *)l4)->dgram_cksum =
+				rte_ipv4_udptcp_cksum(ip, l4);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		if (f->bad_ip)
+			ip->hdr_checksum ^= RTE_BE16(0x0101);
+	}
+	if (f->bad_l4 && f->proto == IPPROTO_TCP)
+		((struct rte_tcp_hdr *)l4)->cksum ^= RTE_BE16(0x0404);
+	if (f->bad_l4 && f->proto == IPPROTO_UDP)
+		((struct rte_udp_hdr *)l4)->dgram_cksum ^= RTE_BE16(0x0404);
+	return m;
+}
+
+/* Send one frame from p0, return what p1 got (NULL if nothing). */
+static struct rte_mbuf *
+through(struct rte_mbuf *m)
+{
+	struct rte_mbuf *r = NULL;
+
+	if (m == NULL || send_one(p0, m) != 0)
+		return NULL;
+	if (recv_n(p1, 0, &r, 1) != 1)
+		return NULL;
+	return r;
+}
+
+#ifndef VT_RDMA_GLUE
+/*
+ * The MTU is the device's: applied when set (started or not) and at start
+ * (the configured one), limited by what the device takes, refused cleanly
+ * beyond; frames up to it go through, jumbo ones included.
+ */
+static uint8_t jumbo_scratch[9100];
+
+static int
+test_mtu_on_device(void)
+{
+	struct rte_mempool *jumbo;
+	struct rte_eth_dev_info info;
+	struct rte_mbuf *m, *r;
+	uint16_t mtu = 0;
+	uint8_t ref[9014];
+	int ret;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	VT_CHECK_EQ(info.max_mtu, 9000, "the link's largest MTU");
+	VT_CHECK_EQ(info.max_rx_pktlen, 9000 + VSTEER_FRAME_OVERHEAD,
+		    "max_rx_pktlen");
+	VT_CHECK_EQ(dev_mtu(p0), RTE_ETHER_MTU, "configured 1500 applied");
+
+	/* Set on a started port: on the device at once. */
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p0, 1600), 0, "MTU 1600");
+	VT_CHECK_EQ(dev_mtu(p0), 1600, "on the device");
+	VT_CHECK_EQ(rte_eth_dev_get_mtu(p0, &mtu), 0, "get");
+	VT_CHECK_EQ(mtu, 1600, "ethdev MTU");
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 1600), 0, "MTU 1600 on p1");
+	m = simple_frame(&mac1, 1600 + RTE_ETHER_HDR_LEN, 3);
+	VT_CHECK(m != NULL, "alloc");
+	memcpy(ref, rte_pktmbuf_mtod(m, void *), 1614);
+	r = through(m);
+	VT_CHECK(r != NULL, "a 1614-byte frame at MTU 1600");
+	VT_CHECK(r->pkt_len == 1614 &&
+			 memcmp(rte_pktmbuf_mtod(r, void *), ref, 1614) == 0,
+		 "intact");
 	rte_pktmbuf_free(r);
-	for (i = 0; i < 5; i++)
-		VT_CHECK_EQ(delivered(&mac1), 1, "after recovery %u", i);
-	VT_CHECK_EQ(rte_eth_stats_get(p0, &st), 0, "stats");
-	VT_CHECK(st.oerrors >= 1, "the refused WR is not an error");
-	VT_CHECK_EQ(xstat(p0, "tx_q0_completion_errors"), st.oerrors,
-		    "completion errors");
+	/* Beyond the device: refused, nothing changed. */
+	VT_CHECK(rte_eth_dev_set_mtu(p0, 9001) < 0, "9001 refused");
+	VT_CHECK_EQ(dev_mtu(p0), 1600, "device unchanged");
+	/* Beyond the Rx buffers (no scatter): refused before the device. */
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 3000), -EINVAL, "Rx buffers");
+	VT_CHECK_EQ(dev_mtu(p1), 1600, "device unchanged");
+
+	/* The configured MTU goes to the device at start. */
+	port_up_mtu = 1400;
+	ret = port_up(p0, 1, 0, 256, NULL, 0, 0);
+	port_up_mtu = 0;
+	VT_CHECK_EQ(ret, 0, "MTU 1400 configured");
+	VT_CHECK_EQ(dev_mtu(p0), 1400, "applied at start");
+
+	/* Jumbo frames: 9000 on both ends, scattered on receive. */
+	jumbo = rte_pktmbuf_pool_create("jumbo", 63, 0, 0,
+					9100 + RTE_PKTMBUF_HEADROOM, 0);
+	VT_CHECK(jumbo != NULL, "jumbo pool");
+	port_up_mtu = 9000;
+	ret = port_up(p0, 1, 0, 64, NULL, RTE_ETH_RX_OFFLOAD_SCATTER, 0);
+	if (ret == 0)
+		ret = port_up(p1, 1, 0, 64, NULL, RTE_ETH_RX_OFFLOAD_SCATTER,
+			      0);
+	port_up_mtu = 0;
+	VT_CHECK_EQ(ret, 0, "jumbo ports, scatter");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	VT_CHECK_EQ(dev_mtu(p0), 9000, "jumbo on the device");
+	m = udp_frame(jumbo, &mac1, 1, 2, 3, 4, 9014, 5);
+	VT_CHECK(m != NULL, "alloc");
+	memcpy(ref, rte_pktmbuf_mtod(m, void *), 9014);
+	r = through(m);
+	VT_CHECK(r != NULL, "a 9014-byte frame");
+	VT_CHECK_EQ(r->pkt_len, 9014, "length");
+	VT_CHECK(rte_pktmbuf_read(r, 0, 9014, jumbo_scratch) != NULL &&
+			 memcmp(rte_pktmbuf_read(r, 0, 9014, jumbo_scratch),
+				ref, 9014) == 0,
+		 "intact");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(ports_default(), 0, "back to 1500");
+	VT_CHECK_EQ(dev_mtu(p0), RTE_ETHER_MTU, "1500 again");
+	rte_mempool_free(jumbo);
+	return VT_OK;
+}
+#endif
+
+/* Frames longer than the MTU never reach the device: dropped, counted as
+ * errors, and the frames around them go out and count as sent. */
+static int
+test_tx_oversize_dropped(void)
+{
+	static const uint16_t lens[] = { 64, 2000, 64, 1519, 100, 1518, 64 };
+	struct rte_mbuf *m[RTE_DIM(lens)], *r[RTE_DIM(lens) + 1];
+	struct rte_eth_stats st0, st1;
+	uint64_t bytes = 0;
+	unsigned int i, k = 0;
+	uint16_t got;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		m[i] = simple_frame(&mac1, lens[i], (uint8_t)i);
+		VT_CHECK(m[i] != NULL, "alloc");
+		if (lens[i] <=
+		    RTE_ETHER_MTU + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN)
+			bytes += lens[i];
+	}
+	VT_CHECK_EQ(send_all(p0, 0, m, RTE_DIM(lens)), RTE_DIM(lens),
+		    "every frame taken");
+	got = recv_n(p1, 0, r, RTE_DIM(lens) + 1);
+	VT_CHECK_EQ(got, 5, "the 5 frames within MTU + 18 arrive");
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		if (lens[i] > 1518)
+			continue;
+		VT_CHECK_EQ(r[k]->pkt_len, lens[i], "frame %u in order", k);
+		k++;
+	}
+	rte_pktmbuf_free_bulk(r, got);
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st0), 0, "stats");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &st1), 0, "stats");
+	VT_CHECK_EQ(st0.opackets, st1.ipackets, "sent == received");
+	VT_CHECK_EQ(st0.opackets, 5, "opackets");
+	VT_CHECK_EQ(st0.obytes, bytes, "obytes");
+	VT_CHECK_EQ(st0.oerrors, 2, "the two long frames are errors");
+	VT_CHECK_EQ(xstat(p0, "tx_q0_dropped_packets"), 2, "dropped");
+	VT_CHECK_EQ(xstat(p0, "tx_q0_completion_errors"), 0,
+		    "none reached the device");
+	VT_CHECK_EQ(xstat(p0, "tx_q0_send_queue_resets"), 0, "no reset");
+	return VT_OK;
+}
+
+/*
+ * The device fails a frame the driver let through (its MTU changed behind
+ * the port's back): the send queue goes to error and flushes the frames
+ * after it. The next burst notices, counts them as errors, and the queue
+ * works again at once. Every frame counted as sent arrived.
+ */
+static int
+test_tx_device_error_recovery(void)
+{
+	static const uint16_t lens[] = { 64, 1200, 80, 90 };
+	struct rte_mbuf *m[8], *r[8];
+	struct rte_eth_stats st0, st1;
+	unsigned int i;
+	uint16_t got;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
+	VT_CHECK_EQ(softverbs_port_set_mtu(port_priv(p0)->ctx, 1, 1000), 0,
+		    "the link end's MTU drops to 1000 under the driver");
+	for (i = 0; i < RTE_DIM(lens); i++)
+		m[i] = simple_frame(&mac1, lens[i], (uint8_t)i);
+	VT_CHECK_EQ(send_all(p0, 0, m, RTE_DIM(lens)), RTE_DIM(lens), "burst");
+	got = recv_n(p1, 0, r, 8);
+	VT_CHECK_EQ(got, 1, "only the frame before the failed one went out");
+	VT_CHECK_EQ(r[0]->pkt_len, 64, "that one");
+	rte_pktmbuf_free_bulk(r, got);
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st0), 0, "stats");
+	VT_CHECK_EQ(st0.opackets, 1, "one sent");
+	VT_CHECK_EQ(st0.obytes, 64, "its bytes");
+	VT_CHECK_EQ(st0.oerrors, 3, "the failed frame and the two flushed");
+	VT_CHECK_EQ(xstat(p0, "tx_q0_completion_errors"), 3, "completions");
+	/* The very next burst works. */
+	for (i = 0; i < 4; i++)
+		m[i] = simple_frame(&mac1, 70, (uint8_t)(10 + i));
+	VT_CHECK_EQ(send_all(p0, 0, m, 4), 4, "burst after the error");
+	got = recv_n(p1, 0, r, 8);
+	VT_CHECK_EQ(got, 4, "all four arrive: the queue recovered at once");
+	rte_pktmbuf_free_bulk(r, got);
+	VT_CHECK_EQ(xstat(p0, "tx_q0_send_queue_resets"), 1, "one reset");
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st0), 0, "stats");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &st1), 0, "stats");
+	VT_CHECK_EQ(st0.opackets, st1.ipackets, "sent == received");
+	VT_CHECK_EQ(st0.opackets, 5, "opackets");
+	VT_CHECK_EQ(st0.oerrors, 3, "oerrors");
+	VT_CHECK_EQ(softverbs_port_set_mtu(port_priv(p0)->ctx, 1,
+					   RTE_ETHER_MTU),
+		    0, "restore");
 	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
 	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
 	VT_CHECK_EQ(rte_mempool_avail_count(pool), NB_MBUF,
@@ -1831,6 +2128,546 @@ test_mcast_user_rules(void)
 	return VT_OK;
 }
 
+/* n frames p0 -> p1, all received. */
+static int
+traffic(unsigned int n)
+{
+	struct rte_mbuf *m[BURST];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		m[i] = simple_frame(&mac1, 100, (uint8_t)i);
+	VT_CHECK_EQ(send_all(p0, 0, m, n), n, "send");
+	VT_CHECK_EQ(recv_n(p1, 0, m, n), n, "receive");
+	rte_pktmbuf_free_bulk(m, n);
+	return VT_OK;
+}
+
+static int
+stats_are(uint64_t rx, uint64_t tx, const char *when)
+{
+	struct rte_eth_stats s0, s1;
+
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &s0), 0, "stats");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &s1), 0, "stats");
+	VT_CHECK_EQ(s1.ipackets, rx, "ipackets %s", when);
+	VT_CHECK_EQ(s1.ibytes, rx * 100, "ibytes %s", when);
+	VT_CHECK_EQ(s1.q_ipackets[0], rx, "q0 ipackets %s", when);
+	VT_CHECK_EQ(xstat(p1, "rx_q0_packets"), rx, "rx_q0_packets %s", when);
+	VT_CHECK_EQ(s0.opackets, tx, "opackets %s", when);
+	VT_CHECK_EQ(s0.obytes, tx * 100, "obytes %s", when);
+	VT_CHECK_EQ(xstat(p0, "tx_q0_packets"), tx, "tx_q0_packets %s", when);
+	return VT_OK;
+}
+
+/* Counters only grow until stats_reset: queue setup again, queue count
+ * changes, stop/start and MTU changes keep them. */
+static int
+test_stats_survive_reconfig(void)
+{
+	struct rte_eth_rxconf rxc;
+	struct rte_eth_txconf txc;
+	struct rte_eth_stats s1;
+	int ret;
+
+	memset(&rxc, 0, sizeof(rxc));
+	memset(&txc, 0, sizeof(txc));
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
+	ret = traffic(10);
+	if (ret == VT_OK)
+		ret = stats_are(10, 10, "after traffic");
+	if (ret != VT_OK)
+		return ret;
+
+	/* Queues set up again on stopped ports. */
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_rx_queue_setup(p1, 0, 128, 0, &rxc, pool), 0,
+		    "Rx queue again");
+	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+	VT_CHECK_EQ(rte_eth_tx_queue_setup(p0, 0, 128, 0, &txc), 0,
+		    "Tx queue again");
+	VT_CHECK_EQ(rte_eth_dev_start(p0), 0, "start");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+	ret = stats_are(10, 10, "after queue setup");
+	if (ret != VT_OK)
+		return ret;
+
+	/* Two queues, then one again: the second's counts stay the
+	 * port's. */
+	VT_CHECK_EQ(port_up(p1, 2, 0, 256, NULL, 0, 0), 0, "p1 2 queues");
+	VT_CHECK_EQ(port_up(p0, 2, 0, 256, NULL, 0, 0), 0, "p0 2 queues");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	ret = stats_are(10, 10, "with two queues");
+	if (ret == VT_OK)
+		ret = traffic(5);
+	if (ret != VT_OK)
+		return ret;
+	/* Send 3 more from queue 1 of p0. */
+	{
+		struct rte_mbuf *m[3];
+		unsigned int i;
+
+		for (i = 0; i < 3; i++)
+			m[i] = simple_frame(&mac1, 100, (uint8_t)i);
+		VT_CHECK_EQ(send_all(p0, 1, m, 3), 3, "send on queue 1");
+		VT_CHECK_EQ(recv_n(p1, 0, m, 3), 3, "receive");
+		rte_pktmbuf_free_bulk(m, 3);
+	}
+	VT_CHECK_EQ(xstat(p0, "tx_q1_packets"), 3, "tx_q1_packets");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0 1 queue");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1 1 queue");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	{
+		struct rte_eth_stats s0;
+
+		VT_CHECK_EQ(rte_eth_stats_get(p0, &s0), 0, "stats");
+		VT_CHECK_EQ(s0.opackets, 18, "queue 1's packets kept");
+		VT_CHECK_EQ(s0.q_opackets[0], 15, "queue 0 counts on");
+		VT_CHECK_EQ(s0.q_opackets[1], 0, "queue 1 is gone");
+	}
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &s1), 0, "stats");
+	VT_CHECK_EQ(s1.ipackets, 18, "ipackets after 2 -> 1 queues");
+
+	/* Stop/start and an MTU change. */
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+#ifndef VT_RDMA_GLUE
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 1400), 0, "MTU");
+#else
+	/* The rdma-core glue sets the MTU of the port's netdev; a link in
+	 * memory has none. */
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 1400), -ENODEV, "no netdev");
+#endif
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &s1), 0, "stats");
+	VT_CHECK_EQ(s1.ipackets, 18, "ipackets after stop/start and MTU");
+
+	/* Only a reset starts over, and what it cleared stays cleared
+	 * when queues are set up again. */
+	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	VT_CHECK_EQ(rte_eth_xstats_reset(p1), 0, "reset");
+	ret = stats_are(0, 0, "after reset");
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK_EQ(ports_default(), 0, "set up again");
+	ret = stats_are(0, 0, "after reset and setup");
+	if (ret == VT_OK)
+		ret = traffic(4);
+	if (ret == VT_OK)
+		ret = stats_are(4, 4, "after new traffic");
+	return ret;
+}
+
+/* Packet types set on every received mbuf, and advertised. */
+static int
+test_ptypes(void)
+{
+	static const struct {
+		struct fspec f;
+		uint32_t ptype;
+	} cases[] = {
+		{ { .proto = IPPROTO_UDP, .payload = 30 },
+		  RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP },
+		{ { .proto = IPPROTO_TCP, .payload = 30 },
+		  RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP },
+		{ { .proto = IPPROTO_UDP, .ihl = 7, .payload = 30 },
+		  RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT |
+			  RTE_PTYPE_L4_UDP },
+		{ { .v6 = true, .proto = IPPROTO_UDP, .payload = 30 },
+		  RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_UDP },
+		{ { .v6 = true, .proto = IPPROTO_TCP, .payload = 30 },
+		  RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP },
+		{ { .tpid = RTE_ETHER_TYPE_VLAN,
+		    .tci = 7,
+		    .proto = IPPROTO_TCP,
+		    .payload = 30 },
+		  RTE_PTYPE_L2_ETHER_VLAN | RTE_PTYPE_L3_IPV4 |
+			  RTE_PTYPE_L4_TCP },
+		{ { .proto = IPPROTO_UDP, .frag = 0x2000, .payload = 30 },
+		  RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_FRAG },
+		{ { .proto = IPPROTO_ICMP, .payload = 30 },
+		  RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 },
+	};
+	uint32_t sup[32], mask_seen = 0;
+	struct rte_mbuf *m, *r;
+	unsigned int i;
+	int n, j;
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	n = rte_eth_dev_get_supported_ptypes(p1, RTE_PTYPE_ALL_MASK, sup,
+					     RTE_DIM(sup));
+	VT_CHECK(n > 0 && n <= (int)RTE_DIM(sup), "supported ptypes: %d", n);
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct fspec f = cases[i].f;
+
+		f.dst = &mac1;
+		r = through(build(pool, &f));
+		VT_CHECK(r != NULL, "case %u received", i);
+		VT_CHECK_EQ(r->packet_type, cases[i].ptype, "case %u ptype", i);
+		rte_pktmbuf_free(r);
+		/* Every layer the port sets is one it advertises. */
+		for (j = 0; j < n; j++)
+			if ((cases[i].ptype & RTE_PTYPE_L2_MASK) == sup[j] ||
+			    (cases[i].ptype & RTE_PTYPE_L3_MASK) == sup[j] ||
+			    (cases[i].ptype & RTE_PTYPE_L4_MASK) == sup[j])
+				mask_seen |= 1u << i;
+	}
+	VT_CHECK_EQ(mask_seen, (1u << RTE_DIM(cases)) - 1,
+		    "a ptype set but not advertised");
+	/* ARP: Ethernet only. */
+	m = simple_frame(&mac1, 64, 0);
+	VT_CHECK(m != NULL, "alloc");
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type =
+		RTE_BE16(RTE_ETHER_TYPE_ARP);
+	r = through(m);
+	VT_CHECK(r != NULL, "ARP received");
+	VT_CHECK_EQ(r->packet_type, RTE_PTYPE_L2_ETHER, "ARP ptype");
+	rte_pktmbuf_free(r);
+	/* An application that needs none: not parsed. */
+	VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1, RTE_PTYPE_UNKNOWN, NULL, 0), 0,
+		    "set_ptypes none");
+	r = through(build(pool, &(struct fspec){ .dst = &mac1,
+						 .proto = IPPROTO_UDP,
+						 .payload = 30 }));
+	VT_CHECK(r != NULL, "received");
+	VT_CHECK_EQ(r->packet_type, RTE_PTYPE_UNKNOWN,
+		    "no ptype when unwanted");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1, RTE_PTYPE_L3_MASK, sup,
+					   RTE_DIM(sup)) >= 0,
+		    1, "set_ptypes L3");
+	r = through(build(pool, &(struct fspec){ .dst = &mac1,
+						 .proto = IPPROTO_UDP,
+						 .payload = 30 }));
+	VT_CHECK(r != NULL, "received");
+	VT_CHECK_EQ(r->packet_type & RTE_PTYPE_L3_MASK, RTE_PTYPE_L3_IPV4,
+		    "ptypes back");
+	rte_pktmbuf_free(r);
+	return VT_OK;
+}
+
+#define CKSUM_MASK (RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK)
+#define IP_GOOD RTE_MBUF_F_RX_IP_CKSUM_GOOD
+#define IP_BAD RTE_MBUF_F_RX_IP_CKSUM_BAD
+#define IP_UNK RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN
+#define L4_GOOD RTE_MBUF_F_RX_L4_CKSUM_GOOD
+#define L4_BAD RTE_MBUF_F_RX_L4_CKSUM_BAD
+#define L4_UNK RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN
+
+/* Checksum flags say GOOD, BAD or UNKNOWN for what was really in the
+ * frame, with and without packet type parsing. */
+static int
+test_rx_checksum_flags(void)
+{
+	static const struct {
+		struct fspec f;
+		uint64_t flags;
+	} cases[] = {
+		{ { .proto = IPPROTO_TCP, .payload = 40 }, IP_GOOD | L4_GOOD },
+		{ { .proto = IPPROTO_UDP, .payload = 41 }, IP_GOOD | L4_GOOD },
+		{ { .proto = IPPROTO_UDP, .payload = 41, .udp_zero = true },
+		  IP_GOOD | L4_GOOD },
+		{ { .proto = IPPROTO_TCP, .payload = 40, .bad_ip = true },
+		  IP_BAD | L4_UNK },
+		{ { .proto = IPPROTO_TCP, .payload = 40, .bad_l4 = true },
+		  IP_GOOD | L4_BAD },
+		{ { .proto = IPPROTO_UDP, .payload = 33, .bad_l4 = true },
+		  IP_GOOD | L4_BAD },
+		{ { .proto = IPPROTO_UDP,
+		    .payload = 33,
+		    .bad_ip = true,
+		    .bad_l4 = true },
+		  IP_BAD | L4_UNK },
+		{ { .tpid = RTE_ETHER_TYPE_VLAN,
+		    .tci = 9,
+		    .proto = IPPROTO_TCP,
+		    .payload = 40,
+		    .bad_l4 = true },
+		  IP_GOOD | L4_BAD },
+		{ { .proto = IPPROTO_TCP, .ihl = 6, .payload = 40 },
+		  IP_GOOD | L4_GOOD },
+		{ { .proto = IPPROTO_ICMP, .payload = 20 }, IP_GOOD | L4_UNK },
+		{ { .proto = IPPROTO_ICMP, .payload = 20, .bad_ip = true },
+		  IP_BAD | L4_UNK },
+		{ { .proto = IPPROTO_UDP, .frag = 0x2000, .payload = 20 },
+		  IP_GOOD | L4_UNK },
+		{ { .v6 = true, .proto = IPPROTO_UDP, .payload = 20 },
+		  IP_UNK | L4_UNK },
+		{ { .v6 = true,
+		    .proto = IPPROTO_TCP,
+		    .payload = 20,
+		    .bad_l4 = true },
+		  IP_UNK | L4_UNK },
+	};
+	struct rte_mbuf *r;
+	unsigned int i, pass;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
+			    0),
+		    0, "p1 with checksum flags");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1,
+							   RTE_PTYPE_UNKNOWN,
+							   NULL, 0),
+				    0, "no ptypes");
+		for (i = 0; i < RTE_DIM(cases); i++) {
+			struct fspec f = cases[i].f;
+
+			f.dst = &mac1;
+			r = through(build(pool, &f));
+			VT_CHECK(r != NULL, "case %u received", i);
+			VT_CHECK_EQ(r->ol_flags & CKSUM_MASK, cases[i].flags,
+				    "case %u, pass %u: flags", i, pass);
+			rte_pktmbuf_free(r);
+		}
+	}
+	VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1, RTE_PTYPE_ALL_MASK, NULL, 0), 0,
+		    "ptypes back");
+	/* Without the offload, no verdict at all. */
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1 plain");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	r = through(build(pool, &(struct fspec){ .dst = &mac1,
+						 .proto = IPPROTO_TCP,
+						 .payload = 40,
+						 .bad_l4 = true }));
+	VT_CHECK(r != NULL, "received");
+	VT_CHECK_EQ(r->ol_flags & CKSUM_MASK, 0, "UNKNOWN without the offload");
+	rte_pktmbuf_free(r);
+	return VT_OK;
+}
+
+/* A tagged frame to p1; the received packet (NULL if none). */
+static struct rte_mbuf *
+tagged(uint16_t tpid, uint16_t tci, const struct rte_ether_addr *dst)
+{
+	return through(build(pool, &(struct fspec){ .dst = dst,
+						    .tpid = tpid,
+						    .tci = tci,
+						    .proto = IPPROTO_UDP,
+						    .payload = 50 }));
+}
+
+static int
+test_vlan_strip(void)
+{
+	const uint64_t fl = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	struct rte_eth_dev_info info;
+	struct rte_mbuf *r;
+	uint16_t type;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_STRIP,
+		 "VLAN strip offered");
+	VT_CHECK(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_STRIP,
+		 "per queue");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_VLAN_STRIP,
+			    0),
+		    0, "p1 stripping");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	/* PCP 5, VID 100. */
+	r = tagged(RTE_ETHER_TYPE_VLAN, 0xa064, &mac1);
+	VT_CHECK(r != NULL, "tagged frame received");
+	VT_CHECK_EQ(r->ol_flags & fl, fl, "stripped flags");
+	VT_CHECK_EQ(r->vlan_tci, 0xa064, "TCI");
+	VT_CHECK_EQ(r->pkt_len, 14 + 20 + 8 + 50, "tag gone from the data");
+	type = rte_pktmbuf_mtod(r, struct rte_ether_hdr *)->ether_type;
+	VT_CHECK_EQ(rte_be_to_cpu_16(type), RTE_ETHER_TYPE_IPV4, "IPv4 next");
+	VT_CHECK_EQ(r->packet_type & RTE_PTYPE_L3_MASK, RTE_PTYPE_L3_IPV4,
+		    "ptype of the stripped frame");
+	rte_pktmbuf_free(r);
+	r = through(build(pool, &(struct fspec){ .dst = &mac1,
+						 .proto = IPPROTO_UDP,
+						 .payload = 50 }));
+	VT_CHECK(r != NULL && !(r->ol_flags & fl), "untagged: no flags");
+	rte_pktmbuf_free(r);
+	/* 802.1ad outer tags are not C-VLAN tags: left in place. */
+	r = tagged(RTE_ETHER_TYPE_QINQ, 0x0033, &mac1);
+	VT_CHECK(r != NULL && !(r->ol_flags & fl) &&
+			 r->pkt_len == 14 + 4 + 20 + 8 + 50,
+		 "S-tag kept");
+	rte_pktmbuf_free(r);
+	/* Off while running (ibv_modify_wq), then on for the queue. */
+	VT_CHECK_EQ(rte_eth_dev_set_vlan_offload(p1, 0), 0, "strip off");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 0x0064, &mac1);
+	VT_CHECK(r != NULL && !(r->ol_flags & fl) &&
+			 r->pkt_len == 14 + 4 + 20 + 8 + 50,
+		 "tag kept with stripping off");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(rte_eth_dev_set_vlan_strip_on_queue(p1, 0, 1), 0,
+		    "strip on queue 0");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 0x0065, &mac1);
+	VT_CHECK(r != NULL && (r->ol_flags & fl) == fl && r->vlan_tci == 0x0065,
+		 "stripped again");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	return VT_OK;
+}
+
+static int
+test_vlan_filter(void)
+{
+	const struct rte_ether_addr bcast = {
+		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+	};
+	struct rte_mbuf *r;
+	unsigned int i;
+	int ret;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_VLAN_FILTER,
+			    0),
+		    0, "p1 filtering");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	/* No VLAN allowed: nothing, untagged included. */
+	VT_CHECK_EQ(delivered(&mac1), 0, "untagged dropped");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 10, &mac1);
+	VT_CHECK(r == NULL, "VLAN 10 dropped");
+	VT_CHECK_EQ(rte_eth_dev_vlan_filter(p1, 10, 1), 0, "allow 10");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 10, &mac1);
+	VT_CHECK(r != NULL, "VLAN 10 to our MAC");
+	rte_pktmbuf_free(r);
+	r = tagged(RTE_ETHER_TYPE_VLAN, 0xe00a, &mac1);
+	VT_CHECK(r != NULL, "VLAN 10 with priority 7");
+	rte_pktmbuf_free(r);
+	r = tagged(RTE_ETHER_TYPE_VLAN, 10, &bcast);
+	VT_CHECK(r != NULL, "VLAN 10 broadcast");
+	rte_pktmbuf_free(r);
+	r = tagged(RTE_ETHER_TYPE_VLAN, 11, &mac1);
+	VT_CHECK(r == NULL, "VLAN 11 dropped");
+	VT_CHECK_EQ(delivered(&mac1), 0, "untagged still dropped");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 10, &other_mac);
+	VT_CHECK(r == NULL, "VLAN 10 to another MAC dropped");
+	/* Promiscuous: everything, whatever the VLAN. */
+	VT_CHECK_EQ(rte_eth_promiscuous_enable(p1), 0, "promisc on");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 11, &other_mac);
+	VT_CHECK(r != NULL, "promiscuous takes VLAN 11");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc off");
+	VT_CHECK_EQ(rte_eth_dev_vlan_filter(p1, 10, 0), 0, "remove 10");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 10, &mac1);
+	VT_CHECK(r == NULL, "VLAN 10 dropped again");
+	/* A limit, named. */
+	for (i = 0, ret = 0; i < VSTEER_MAX_VLAN && ret == 0; i++)
+		ret = rte_eth_dev_vlan_filter(p1, (uint16_t)(100 + i), 1);
+	VT_CHECK_EQ(ret, 0, "%u VLANs", VSTEER_MAX_VLAN);
+	VT_CHECK_EQ(rte_eth_dev_vlan_filter(p1, 4000, 1), -ENOSPC,
+		    "one VLAN more");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 100 + VSTEER_MAX_VLAN - 1, &mac1);
+	VT_CHECK(r != NULL, "the last VLAN allowed");
+	rte_pktmbuf_free(r);
+	/* Filtering off while running: untagged frames again. */
+	VT_CHECK_EQ(rte_eth_dev_set_vlan_offload(p1, 0), 0, "filter off");
+	VT_CHECK_EQ(delivered(&mac1), 1, "untagged delivered");
+	r = tagged(RTE_ETHER_TYPE_VLAN, 11, &mac1);
+	VT_CHECK(r != NULL, "any VLAN delivered");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	return VT_OK;
+}
+
+/* rx_queue_count and descriptor status, from the burst's thread. */
+static int
+test_queue_status(void)
+{
+	struct rte_mbuf *m[8], *r[8];
+	unsigned int i;
+	int cnt;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 64, NULL, 0, 0), 0, "p1, 64 buffers");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	VT_CHECK_EQ(rte_eth_rx_queue_count(p1, 0), 0, "nothing yet");
+	VT_CHECK_EQ(rte_eth_rx_descriptor_status(p1, 0, 0),
+		    RTE_ETH_RX_DESC_AVAIL, "waiting for a frame");
+	for (i = 0; i < 5; i++)
+		m[i] = simple_frame(&mac1, (uint16_t)(80 + i), (uint8_t)i);
+	VT_CHECK_EQ(send_all(p0, 0, m, 5), 5, "send");
+	cnt = rte_eth_rx_queue_count(p1, 0);
+	VT_CHECK_EQ(cnt, 5, "5 filled");
+	VT_CHECK_EQ(rte_eth_rx_descriptor_status(p1, 0, 4),
+		    RTE_ETH_RX_DESC_DONE, "the fifth is done");
+	VT_CHECK_EQ(rte_eth_rx_descriptor_status(p1, 0, 5),
+		    RTE_ETH_RX_DESC_AVAIL, "the sixth waits");
+	VT_CHECK_EQ(rte_eth_rx_descriptor_status(p1, 0, 64), -EINVAL,
+		    "beyond the ring");
+	/* The burst takes what the query read first, in order. */
+	VT_CHECK_EQ(rte_eth_rx_burst(p1, 0, r, 2), 2, "two");
+	VT_CHECK(r[0]->pkt_len == 80 && r[1]->pkt_len == 81, "first two");
+	VT_CHECK_EQ(rte_eth_rx_queue_count(p1, 0), 3, "3 left");
+	VT_CHECK_EQ(rte_eth_rx_burst(p1, 0, r + 2, 8), 3, "the rest");
+	for (i = 0; i < 5; i++)
+		VT_CHECK_EQ(r[i]->pkt_len, 80 + i, "frame %u in order", i);
+	rte_pktmbuf_free_bulk(r, 5);
+	VT_CHECK_EQ(rte_eth_rx_queue_count(p1, 0), 0, "empty");
+	/* Tx: sent frames free their descriptors. */
+	VT_CHECK_EQ(rte_eth_tx_descriptor_status(p0, 0, 0),
+		    RTE_ETH_TX_DESC_DONE, "next descriptor free");
+	VT_CHECK_EQ(rte_eth_tx_descriptor_status(p0, 0, 255),
+		    RTE_ETH_TX_DESC_UNAVAIL, "the one kept free");
+	VT_CHECK_EQ(rte_eth_tx_descriptor_status(p0, 0, 256), -EINVAL,
+		    "beyond the ring");
+	drain(p1, 1);
+	return VT_OK;
+}
+
+#ifndef VT_RDMA_GLUE
+/* Firmware version, burst modes, link speed/duplex/status. */
+static int
+test_port_info(void)
+{
+	struct rte_eth_burst_mode bm;
+	struct rte_eth_link link;
+	char fw[64];
+
+	VT_CHECK_EQ(ports_default(), 0, "ports");
+	VT_CHECK_EQ(rte_eth_dev_fw_version_get(p0, fw, sizeof(fw)), 0, "fw");
+	VT_CHECK(strcmp(fw, "softverbs-1") == 0, "fw_ver of the device: %s",
+		 fw);
+	VT_CHECK_EQ(rte_eth_dev_fw_version_get(p0, fw, 4),
+		    (int)strlen("softverbs-1") + 1, "too small: size needed");
+	VT_CHECK_EQ(rte_eth_rx_burst_mode_get(p0, 0, &bm), 0, "rx mode");
+	VT_CHECK(strstr(bm.info, "verbs CQ-ex") != NULL &&
+			 strstr(bm.info, "software packet types") != NULL,
+		 "rx mode: %s", bm.info);
+	VT_CHECK_EQ(rte_eth_tx_burst_mode_get(p0, 0, &bm), 0, "tx mode");
+	VT_CHECK(strstr(bm.info, "post_send") != NULL, "tx mode: %s", bm.info);
+	VT_CHECK_EQ(rte_eth_link_get_nowait(p0, &link), 0, "link");
+	VT_CHECK_EQ(link.link_status, RTE_ETH_LINK_UP, "up");
+	VT_CHECK_EQ(link.link_duplex, RTE_ETH_LINK_FULL_DUPLEX, "full duplex");
+	/* A link in memory has no speed to tell. */
+	VT_CHECK_EQ(link.link_speed, RTE_ETH_SPEED_NUM_UNKNOWN, "speed");
+	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+	VT_CHECK_EQ(rte_eth_link_get_nowait(p0, &link), 0, "link");
+	VT_CHECK_EQ(link.link_status, RTE_ETH_LINK_DOWN, "down when stopped");
+	VT_CHECK_EQ(rte_eth_dev_start(p0), 0, "start");
+	return VT_OK;
+}
+#endif
+
+#ifdef VT_RDMA_GLUE
+/* On rdma-core the MTU and the link come from the netdev bound to the
+ * port: without one the port keeps the device's MTU, refuses a change with
+ * ENODEV, and reports no speed. */
+static int
+test_rdma_no_netdev(void)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	VT_CHECK_EQ(info.max_mtu, 4096, "max MTU from the IB MTU enum");
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p0, 1400), -ENODEV, "MTU change");
+	VT_CHECK_EQ(rte_eth_link_get_nowait(p0, &link), 0, "link");
+	VT_CHECK(link.link_speed != 0, "speed from query_port");
+	return VT_OK;
+}
+#endif
+
 static const struct vt_case cases[] = {
 	/* clang-format off */
 	VT_CASE(test_bad_devargs),
@@ -1849,7 +2686,6 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_rx_nombuf),
 	VT_CASE(test_volume_restart),
 	VT_CASE(test_forward_pingpong),
-	VT_CASE(test_tx_error_recovery),
 #ifdef VT_RDMA_GLUE
 	VT_CASE(test_rdma_glue_sysfs),
 #endif
@@ -1859,6 +2695,24 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_tunnel_hash_qp),
 	VT_CASE(test_inner_rss_flow),
 	VT_CASE(test_mcast_user_rules),
+#ifndef VT_RDMA_GLUE
+	/* MTU and link come from the port's netdev on rdma-core: an
+	 * in-memory link has none (test_rdma_no_netdev). */
+	VT_CASE(test_mtu_on_device),
+#endif
+	VT_CASE(test_tx_oversize_dropped),
+	VT_CASE(test_tx_device_error_recovery),
+	VT_CASE(test_stats_survive_reconfig),
+	VT_CASE(test_ptypes),
+	VT_CASE(test_rx_checksum_flags),
+	VT_CASE(test_vlan_strip),
+	VT_CASE(test_vlan_filter),
+	VT_CASE(test_queue_status),
+#ifndef VT_RDMA_GLUE
+	VT_CASE(test_port_info),
+#else
+	VT_CASE(test_rdma_no_netdev),
+#endif
 	{ NULL, NULL },
 	/* clang-format on */
 };

@@ -6,7 +6,8 @@
  * softverbs wires: the in-memory link (always) and the AF_PACKET wire on a
  * veth pair (as root with ip(8); in a network namespace of the test's own
  * when it can make one, so the pair vanishes with the test whatever
- * happens).
+ * happens), and the offloads the packet wire does for frames a local
+ * sender's kernel left unfinished (sv_offload.h).
  */
 
 #define _GNU_SOURCE
@@ -26,11 +27,13 @@
 #include <unistd.h>
 
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "sv_offload.h"
 #include "sv_wire.h"
 #include "vt_test.h"
 
@@ -904,11 +907,12 @@ pkt_frames(const char *an, const char *bn)
 	coll_wait(pr.w[0], pr.c[0], 1, 50);
 	VT_CHECK_EQ(pr.c[0]->n, 0, "a does not see its outgoing frame");
 
-	/* Limits: a runt and an untagged frame over the MTU are refused. */
+	/* Limits: a runt and a frame over the MTU plus header and one tag
+	 * (what the veth peer forwards, is_skb_forwardable) are refused. */
 	sv_wire_get_stats(pr.w[0], &st);
 	VT_CHECK_EQ(st.tx_errors, 0, "no errors yet");
 	VT_CHECK_EQ(send3(pr.w[0], buf[0], 12), 0, "runt");
-	len[3] = build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 103, 1515);
+	len[3] = build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 103, 1519);
 	VT_CHECK_EQ(send3(pr.w[0], buf[3], len[3]), 0, "over the MTU");
 	sv_wire_get_stats(pr.w[0], &st);
 	VT_CHECK_EQ(st.tx_errors, 2, "counted");
@@ -1066,6 +1070,327 @@ pkt_drops_errors(const char *an, const char *bn)
 	return VT_OK;
 }
 
+/* ------------------------------------------------------------ offloads */
+
+/* An Internet checksum of our own (RFC 1071), the oracle for the
+ * offloads' results: folded, not complemented. */
+static uint16_t
+csum16(const uint8_t *p, size_t n, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void
+wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Pseudo-header sum of an IPv4/IPv6 frame's L4 (l3: IP offset). */
+static uint32_t
+pseudo(const uint8_t *f, uint32_t l3, bool v6, uint8_t proto, uint32_t l4len)
+{
+	uint32_t sum = proto + l4len;
+
+	return csum16(f + l3 + (v6 ? 8 : 12), v6 ? 32 : 8, sum);
+}
+
+/* Is the frame's TCP/UDP checksum right (and the IPv4 header's)? */
+static bool
+l4_ok(const uint8_t *f, uint32_t len, bool v6, uint8_t proto)
+{
+	uint32_t l3 = 14, l4, l4len;
+
+	if (v6) {
+		l4 = l3 + 40;
+		l4len = rd16(f + l3 + 4);
+	} else {
+		if (csum16(f + l3, 20, 0) != 0xffff)
+			return false;
+		l4 = l3 + 20;
+		l4len = rd16(f + l3 + 2) - 20;
+	}
+	if (l4 + l4len > len)
+		return false;
+	return csum16(f + l4, l4len, pseudo(f, l3, v6, proto, l4len)) == 0xffff;
+}
+
+/*
+ * Ethernet / IPv4 or IPv6 / TCP or UDP with payload bytes (pattern from
+ * seed); checksums left as a sender's kernel leaves them for offload: the
+ * L4 one holds the pseudo-header sum. Returns the frame length.
+ */
+static uint32_t
+l4_frame(uint8_t *f, bool v6, bool tcp, uint32_t payload, uint8_t seed,
+	 uint8_t tcp_flags)
+{
+	uint32_t l3 = 14, l4 = l3 + (v6 ? 40 : 20), hl = tcp ? 20 : 8, i;
+	uint32_t l4len = hl + payload;
+
+	memset(f, 0, l4 + l4len);
+	memset(f, 0x02, 12);
+	f[5] = 1;
+	wr16(f + 12, v6 ? 0x86dd : 0x0800);
+	if (v6) {
+		f[l3] = 0x60;
+		wr16(f + l3 + 4, (uint16_t)l4len);
+		f[l3 + 6] = tcp ? 6 : 17;
+		f[l3 + 7] = 64;
+		f[l3 + 8] = 0x20;
+		f[l3 + 23] = 1;
+		f[l3 + 24] = 0x20;
+		f[l3 + 39] = 2;
+	} else {
+		f[l3] = 0x45;
+		wr16(f + l3 + 2, (uint16_t)(20 + l4len));
+		wr16(f + l3 + 4, 0x1000);
+		wr16(f + l3 + 6, 0x4000); /* DF */
+		f[l3 + 8] = 64;
+		f[l3 + 9] = tcp ? 6 : 17;
+		f[l3 + 12] = 192;
+		f[l3 + 15] = 1;
+		f[l3 + 16] = 198;
+		f[l3 + 19] = 2;
+		wr16(f + l3 + 10, (uint16_t)~csum16(f + l3, 20, 0));
+	}
+	wr16(f + l4, 40000);
+	wr16(f + l4 + 2, 5001);
+	if (tcp) {
+		wr16(f + l4 + 4, 0x1234); /* sequence 0x12345678 */
+		wr16(f + l4 + 6, 0x5678);
+		f[l4 + 12] = 5 << 4;
+		f[l4 + 13] = tcp_flags;
+		wr16(f + l4 + 14, 512);
+	} else {
+		wr16(f + l4 + 4, (uint16_t)l4len);
+	}
+	for (i = 0; i < payload; i++)
+		f[l4 + hl + i] = (uint8_t)(seed + i * 13);
+	/* What CHECKSUM_PARTIAL leaves: the pseudo-header sum. */
+	wr16(f + l4 + (tcp ? 16 : 6),
+	     csum16(NULL, 0, pseudo(f, l3, v6, tcp ? 6 : 17, l4len)));
+	return l4 + l4len;
+}
+
+struct segs {
+	unsigned int n;
+	uint32_t len[64];
+	uint8_t f[64][2048];
+};
+
+static void
+segs_cb(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct segs *s = arg;
+
+	if (s->n < 64 && len <= sizeof(s->f[0])) {
+		memcpy(s->f[s->n], frame, len);
+		s->len[s->n] = len;
+	}
+	s->n++;
+}
+
+/* Check segments of a super-frame f (payload bytes of mss at most). */
+static int
+check_segments(const struct segs *s, const uint8_t *f, bool v6, bool tcp,
+	       uint32_t payload, uint32_t mss)
+{
+	uint32_t l4 = 14 + (v6 ? 40 : 20), hl = tcp ? 20 : 8, off = 0, i;
+	unsigned int want = (payload + mss - 1) / mss;
+
+	VT_CHECK_EQ(s->n, want, "%u segments", want);
+	for (i = 0; i < s->n; i++) {
+		const uint8_t *g = s->f[i];
+		uint32_t chunk = payload - off < mss ? payload - off : mss;
+
+		VT_CHECK_EQ(s->len[i], l4 + hl + chunk, "segment %u length", i);
+		VT_CHECK(memcmp(g, f, 14) == 0, "segment %u Ethernet", i);
+		VT_CHECK(memcmp(g + l4 + hl, f + l4 + hl + off, chunk) == 0,
+			 "segment %u payload", i);
+		VT_CHECK(l4_ok(g, s->len[i], v6, tcp ? 6 : 17),
+			 "segment %u checksums", i);
+		if (v6)
+			VT_CHECK_EQ(rd16(g + 14 + 4), hl + chunk,
+				    "segment %u payload length", i);
+		else
+			VT_CHECK_EQ(rd16(g + 14 + 4), 0x1000 + i,
+				    "segment %u IP id", i);
+		if (tcp) {
+			uint32_t seq = (uint32_t)rd16(g + l4 + 4) << 16 |
+				       rd16(g + l4 + 6);
+
+			VT_CHECK_EQ(seq, 0x12345678u + off, "segment %u seq",
+				    i);
+			VT_CHECK_EQ(g[l4 + 13] & 0x09, i + 1 == s->n ? 0x09 : 0,
+				    "segment %u FIN/PSH", i);
+			VT_CHECK_EQ(g[l4 + 13] & 0x10, 0x10, "segment %u ACK",
+				    i);
+		} else {
+			VT_CHECK_EQ(rd16(g + l4 + 4), hl + chunk,
+				    "segment %u UDP length", i);
+		}
+		off += chunk;
+	}
+	VT_CHECK_EQ(off, payload, "all the payload");
+	return VT_OK;
+}
+
+/* Checksum fill and segmentation as functions (no wire). */
+static int
+test_offload_functions(void)
+{
+	static uint8_t f[70000];
+	static struct segs s;
+	struct sv_l4loc loc;
+	unsigned int v6, tcp;
+	uint32_t len;
+	int rc;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		for (tcp = 0; tcp < 2; tcp++) {
+			len = l4_frame(f, v6, tcp, 777, 3, 0x18);
+			VT_CHECK(!l4_ok(f, len, v6, tcp ? 6 : 17),
+				 "partial checksum is not valid yet");
+			VT_CHECK(sv_csum_fill(f, len, false), "filled");
+			VT_CHECK(l4_ok(f, len, v6, tcp ? 6 : 17),
+				 "v6 %u tcp %u: checksum right", v6, tcp);
+			len = l4_frame(f, v6, tcp, 5000, 9, 0x19);
+			memset(&s, 0, sizeof(s));
+			VT_CHECK_EQ(sv_gso_cut(f, len, tcp, 1448, s.f[63], 2048,
+					       segs_cb, &s),
+				    4, "cut into 4");
+			rc = check_segments(&s, f, v6, tcp, 5000, 1448);
+			if (rc != VT_OK)
+				return rc;
+		}
+	}
+	/* A fragment carries no L4 checksum to fill; IPv4 options move L4;
+	 * a non-IP frame is left alone. */
+	len = l4_frame(f, false, true, 100, 1, 0x10);
+	wr16(f + 14 + 6, 0x2000);
+	VT_CHECK(sv_l4_locate(f, len, &loc) && loc.v4 && loc.l4 == 0,
+		 "fragment: no L4");
+	VT_CHECK(!sv_csum_fill(f, len, false), "fragment not filled");
+	wr16(f + 12, 0x0806);
+	VT_CHECK(!sv_l4_locate(f, len, &loc), "ARP: not IP");
+	/* A frame the segmenter cannot cut: not TCP when asked TCP. */
+	len = l4_frame(f, false, false, 3000, 1, 0);
+	memset(&s, 0, sizeof(s));
+	VT_CHECK_EQ(sv_gso_cut(f, len, true, 1448, s.f[63], 2048, segs_cb, &s),
+		    0, "UDP is not TCP");
+	return VT_OK;
+}
+
+/* Send from ifname with a virtio-net header: what a local sender's kernel
+ * hands a device that offloads (a veth peer's TCP stack). */
+static int
+vnet_send(const char *ifname, const struct virtio_net_hdr *vh, const uint8_t *f,
+	  uint32_t len)
+{
+	static uint8_t buf[70000];
+	struct sockaddr_ll sll;
+	int fd = socket(AF_PACKET, SOCK_RAW, 0), one = 1;
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) !=
+	    0) {
+		close(fd);
+		return -1;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = (int)if_nametoindex(ifname);
+	memcpy(buf, vh, sizeof(*vh));
+	memcpy(buf + sizeof(*vh), f, len);
+	n = sendto(fd, buf, sizeof(*vh) + len, 0, (struct sockaddr *)&sll,
+		   sizeof(sll));
+	close(fd);
+	return n == (ssize_t)(sizeof(*vh) + len) ? 0 : -1;
+}
+
+/* Frames the peer's kernel leaves to offload arrive as on a cable:
+ * checksums done, a 5 KiB TCP segment cut into MSS-sized frames. */
+static int
+pkt_offloads(const char *an, const char *bn)
+{
+	static uint8_t f[70000];
+	static struct segs s;
+	struct virtio_net_hdr vh;
+	struct sv_wire_stats st;
+	struct sv_wire *w;
+	char spec[IFNAMSIZ + 4];
+	uint32_t len;
+	int i, rc = VT_OK;
+
+	snprintf(spec, sizeof(spec), "if:%s", an);
+	VT_CHECK_EQ(sv_wire_open(spec, &w, NULL, NULL), 0, "open");
+	VT_CHECK(wait_link(w, true, 3000), "link up");
+	/* A small TCP segment, checksum left to the device. */
+	len = l4_frame(f, false, true, 300, 5, 0x18);
+	memset(&vh, 0, sizeof(vh));
+	vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	vh.csum_start = 14 + 20;
+	vh.csum_offset = 16;
+	VT_CHECK_EQ(vnet_send(bn, &vh, f, len), 0, "send partial");
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 200 && s.n < 1; i++) {
+		sv_wire_rx(w, 32, segs_cb, &s);
+		usleep(1000);
+	}
+	VT_CHECK_EQ(s.n, 1, "one frame");
+	VT_CHECK_EQ(s.len[0], len, "its length");
+	VT_CHECK(l4_ok(s.f[0], s.len[0], false, 6), "checksum completed");
+	VT_CHECK(memcmp(s.f[0] + 54, f + 54, 300) == 0, "payload");
+	/* A 5000-byte TCP super-frame (GSO), bigger than a ring frame. */
+	len = l4_frame(f, false, true, 5000, 7, 0x19);
+	memset(&vh, 0, sizeof(vh));
+	vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	vh.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+	vh.gso_size = 1448;
+	vh.hdr_len = 54;
+	vh.csum_start = 14 + 20;
+	vh.csum_offset = 16;
+	VT_CHECK_EQ(vnet_send(bn, &vh, f, len), 0, "send super-frame");
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 200 && s.n < 4; i++) {
+		sv_wire_rx(w, 32, segs_cb, &s);
+		usleep(1000);
+	}
+	rc = check_segments(&s, f, false, true, 5000, 1448);
+	sv_wire_get_stats(w, &st);
+	if (rc == VT_OK) {
+		VT_CHECK_EQ(st.rx_csum_completed, 1, "rx_csum_completed");
+		VT_CHECK_EQ(st.rx_gso_frames, 1, "rx_gso_frames");
+		VT_CHECK_EQ(st.rx_frames, 5, "rx_frames: 1 + 4 segments");
+		VT_CHECK_EQ(st.rx_kernel_drops, 0, "no drops");
+	}
+	sv_wire_close(w);
+	return rc;
+}
+
+static int
+test_pkt_offloads(void)
+{
+	return run_on_veth(pkt_offloads);
+}
+
 static int
 test_pkt_frames(void)
 {
@@ -1095,6 +1420,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_pkt_frames),
 	VT_CASE(test_pkt_mtu_link),
 	VT_CASE(test_pkt_drops_errors),
+	VT_CASE(test_offload_functions),
+	VT_CASE(test_pkt_offloads),
 	{ 0 },
 };
 

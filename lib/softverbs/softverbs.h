@@ -21,6 +21,7 @@
  * NULL and set errno.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,29 @@ int softverbs_device_remove(const char *name);
 /* Ethernet address of a port (1-based) of an open device. */
 int softverbs_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6]);
 
+/*
+ * MTU of a port's wire (L3 bytes): the interface's for "if:", the link
+ * end's for "mem:"; max_mtu is the largest the wire takes (the
+ * interface's own maximum, within what the device's rings hold: 9000).
+ */
+int softverbs_port_mtu(struct ibv_context *ctx, uint8_t port, unsigned int *mtu,
+		       unsigned int *max_mtu);
+/* Set it: EINVAL outside [68, max_mtu], EPERM when the interface may not
+ * be changed (CAP_NET_ADMIN). Frames sent from then on follow it. */
+int
+softverbs_port_set_mtu(struct ibv_context *ctx, uint8_t port, unsigned int mtu);
+
+/* Link of a port's wire: the interface's speed and duplex (ethtool), or
+ * unknown speed for an in-memory link. */
+struct sv_port_link {
+	uint32_t speed_mbps; /* 0: unknown */
+	bool full_duplex;
+	bool autoneg;
+	bool up;
+};
+int softverbs_port_link(struct ibv_context *ctx, uint8_t port,
+			struct sv_port_link *link);
+
 /* Wire-level counters of a port, for xstats. */
 struct sv_port_stats {
 	uint64_t rx_frames;    /* frames taken from the wire */
@@ -94,6 +118,10 @@ struct sv_port_stats {
 	uint64_t rx_dropped;   /* dropped by a DROP rule */
 	uint64_t tx_frames;    /* frames put on the wire */
 	uint64_t tx_errors;    /* frames the wire refused */
+	/* Frames a local sender's kernel left to offload (packet wire):
+	 * checksums completed, super-frames cut into frames. */
+	uint64_t rx_csum_completed;
+	uint64_t rx_gso_frames;
 };
 int softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
 			 struct sv_port_stats *stats);

@@ -339,7 +339,9 @@ sv_query_device_ex(struct ibv_context *context,
 	a.rss_caps.rx_hash_fields_mask = SV_RX_HASH_FIELDS;
 	a.rss_caps.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
 	a.max_wq_type_rq = SV_MAX_WQ;
-	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+	/* Checksums both ways, and VLAN stripping on receive WQs. */
+	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM |
+			    IBV_RAW_PACKET_CAP_CVLAN_STRIPPING;
 	a.phys_port_cnt_ex = 1;
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	if (attr_size > sizeof(a))
@@ -363,10 +365,42 @@ sv_ibv_mtu(unsigned int mtu)
 	return IBV_MTU_256;
 }
 
+/*
+ * Ethernet speed as IB speed and width, as the mlx5 kernel reports a RoCE
+ * port (translate_eth_ext_proto_oper): 4X QDR when it has no better
+ * answer (mlx5_query_port_roce's default).
+ */
+static void
+sv_ib_speed(uint32_t mbps, uint8_t *speed, uint8_t *width)
+{
+	static const struct {
+		uint32_t mbps;
+		uint8_t speed; /* IBV_SPEED_* encodings of ibv_query_port(3) */
+		uint8_t width; /* 1 = 1X, 2 = 4X, 16 = 2X, 4 = 8X */
+	} map[] = {
+		{ 100, 1, 1 },	     { 1000, 1, 1 },	 { 5000, 2, 1 },
+		{ 10000, 4, 1 },     { 25000, 32, 1 },	 { 40000, 4, 2 },
+		{ 50000, 64, 1 },    { 56000, 16, 2 },	 { 100000, 128, 1 },
+		{ 200000, 128, 16 }, { 400000, 128, 2 }, { 800000, 128, 4 },
+	};
+	size_t i;
+
+	*speed = 4;
+	*width = 2;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (map[i].mbps == mbps) {
+			*speed = map[i].speed;
+			*width = map[i].width;
+			return;
+		}
+	}
+}
+
 int
 sv_query_port(struct ibv_context *context, uint8_t port_num,
 	      struct ibv_port_attr *pa)
 {
+	struct sv_wire_link link;
 	struct sv_port *port;
 	bool up;
 
@@ -382,8 +416,8 @@ sv_query_port(struct ibv_context *context, uint8_t port_num,
 	pa->active_mtu = sv_ibv_mtu(sv_wire_mtu(port->wire));
 	pa->max_msg_sz = 1u << 30;
 	pa->pkey_tbl_len = 1;
-	pa->active_width = 1; /* 1X */
-	pa->active_speed = 1;
+	sv_wire_link_info(port->wire, &link);
+	sv_ib_speed(link.speed_mbps, &pa->active_speed, &pa->active_width);
 	pa->phys_state = up ? 5 : 3; /* LinkUp : Disabled */
 	pa->link_layer = IBV_LINK_LAYER_ETHERNET;
 	return 0;
@@ -420,6 +454,59 @@ softverbs_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6])
 	return 0;
 }
 
+static struct sv_port *
+sv_port_of(struct ibv_context *ctx, uint8_t port)
+{
+	struct sv_port *p;
+
+	if (ctx == NULL)
+		return NULL;
+	p = &sv_ctx(ctx)->dev->port;
+	return port == p->port_num ? p : NULL;
+}
+
+int
+softverbs_port_mtu(struct ibv_context *ctx, uint8_t port, unsigned int *mtu,
+		   unsigned int *max_mtu)
+{
+	struct sv_port *p = sv_port_of(ctx, port);
+
+	if (p == NULL)
+		return EINVAL;
+	if (mtu != NULL)
+		*mtu = sv_wire_mtu(p->wire);
+	if (max_mtu != NULL)
+		*max_mtu = sv_wire_max_mtu(p->wire);
+	return 0;
+}
+
+int
+softverbs_port_set_mtu(struct ibv_context *ctx, uint8_t port, unsigned int mtu)
+{
+	struct sv_port *p = sv_port_of(ctx, port);
+
+	if (p == NULL)
+		return EINVAL;
+	return sv_wire_set_mtu(p->wire, mtu);
+}
+
+int
+softverbs_port_link(struct ibv_context *ctx, uint8_t port,
+		    struct sv_port_link *link)
+{
+	struct sv_port *p = sv_port_of(ctx, port);
+	struct sv_wire_link wl;
+
+	if (p == NULL || link == NULL)
+		return EINVAL;
+	sv_wire_link_info(p->wire, &wl);
+	link->speed_mbps = wl.speed_mbps;
+	link->full_duplex = wl.full_duplex;
+	link->autoneg = wl.autoneg;
+	link->up = sv_wire_link_up(p->wire);
+	return 0;
+}
+
 int
 softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
 		     struct sv_port_stats *st)
@@ -442,6 +529,8 @@ softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
 	st->rx_dropped = atomic_load(&p->rx_dropped);
 	st->tx_frames = atomic_load(&p->tx_frames);
 	st->tx_errors = atomic_load(&p->tx_errors);
+	st->rx_csum_completed = ws.rx_csum_completed;
+	st->rx_gso_frames = ws.rx_gso_frames;
 	return 0;
 }
 

@@ -14,7 +14,7 @@
  * Files and what they own:
  *   sv_device.c   device list, softverbs_device_add/remove, open/close,
  *                 query_device(_ex)/query_port, PD, MR (lkey table), the
- *                 verbs_context ops table, port MAC and stats
+ *                 verbs_context ops table, port MAC, MTU, link and stats
  *   sv_cq.c       CQ and CQ-ex (start/next/end_poll, wc_read_*), sv_cq_push
  *   sv_wq.c       WQ (post_wq_recv), RWQ indirection tables, sv_wq_deliver
  *   sv_qp.c       QPs (hash QPs, raw-packet send QPs), state machine,
@@ -27,6 +27,8 @@
  *                 flow counters
  *   sv_parse.c, sv_spec.c, sv_fte.c: see sv_key.h
  *   sv_wire_*.c   see sv_wire.h
+ *   sv_offload.c  checksum fill and segmentation (sv_offload.h), for the
+ *                 send offload and the packet wire
  */
 
 #include <pthread.h>
@@ -208,6 +210,7 @@ struct sv_wq {
 	struct ibv_sge *sges; /* size * max_sge */
 	uint32_t size, max_sge;
 	uint32_t head, tail; /* consumer (device), producer (post) */
+	uint32_t flags;	     /* IBV_WQ_FLAGS_* in effect (lock) */
 	atomic_int usecnt;   /* indirection tables */
 };
 
@@ -219,7 +222,9 @@ struct sv_wq {
  * caller counts rx_not_ready). An SGE outside
  * memory registered with local write access in the WQ's PD completes with
  * IBV_WC_LOC_PROT_ERR, a frame longer than the buffers with
- * IBV_WC_LOC_LEN_ERR.
+ * IBV_WC_LOC_LEN_ERR. A WQ with IBV_WQ_FLAGS_CVLAN_STRIPPING receives an
+ * 802.1Q-tagged frame without its tag, whose TCI ibv_wc_read_cvlan()
+ * gives.
  */
 int sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		  const struct sv_actions *act, unsigned int wc_flags);

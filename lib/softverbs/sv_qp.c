@@ -32,12 +32,11 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "sv_csum.h"
 #include "sv_internal.h"
+#include "sv_offload.h"
 
 #define SV_MAX_INLINE 512
 #define SV_ETH_HLEN 14
-#define SV_VLAN_HLEN 4
 
 #define SV_QP_COMP_MASK                                        \
 	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
@@ -542,60 +541,6 @@ sv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 
 /* ---- send ---- */
 
-/*
- * IBV_SEND_IP_CSUM: "Offload the IPv4 and TCP/UDP checksum calculation".
- * Fills the outer IPv4 header checksum and the TCP or UDP checksum (over
- * IPv4 or IPv6) of a frame being sent. Malformed frames are left alone.
- */
-static void
-sv_tx_csum(uint8_t *f, uint32_t len)
-{
-	struct sv_pkt_info info;
-	struct sv_key k;
-	uint32_t l3, l4, l4len;
-	uint64_t sum;
-	unsigned int ihl, coff;
-
-	sv_parse(f, len, &k, &info);
-	l3 = info.l3_off;
-	if (k.outer.present & SV_P_IPV4) {
-		ihl = (f[l3] & 0xfu) * 4;
-		if (ihl < 20 || l3 + ihl > len)
-			return;
-		sv_wr16(f + l3 + 10, 0);
-		sv_wr16(f + l3 + 10,
-			(uint16_t)~sv_csum_fold(sv_csum_add(0, f + l3, ihl)));
-	} else if (!(k.outer.present & SV_P_IPV6)) {
-		return;
-	}
-	if (!(k.outer.present & (SV_P_TCP | SV_P_UDP)) ||
-	    (k.outer.present & SV_P_IPFRAG) || info.l4_off == 0)
-		return;
-	l4 = info.l4_off;
-	/* L4 length from the IP header: Ethernet padding is not part of
-	 * the segment. */
-	if (k.outer.present & SV_P_IPV4)
-		l4len = sv_rd16(f + l3 + 2) - (l4 - l3);
-	else
-		l4len = sv_rd16(f + l3 + 4) - (l4 - l3 - 40);
-	coff = (k.outer.present & SV_P_TCP) ? 16 : 6;
-	if (l4 + l4len > len || l4len < coff + 2 || l4len > 0xffff)
-		return;
-	sv_wr16(f + l4 + coff, 0);
-	/* Pseudo header: addresses, protocol, L4 length. */
-	if (k.outer.present & SV_P_IPV4)
-		sum = sv_csum_add(0, f + l3 + 12, 8);
-	else
-		sum = sv_csum_add(0, f + l3 + 8, 32);
-	sum += k.outer.ip_proto;
-	sum += l4len;
-	sum = sv_csum_add(sum, f + l4, l4len);
-	sum = (uint16_t)~sv_csum_fold(sum);
-	if (sum == 0 && coff == 6)
-		sum = 0xffff; /* UDP: 0 means "no checksum" */
-	sv_wr16(f + l4 + coff, (uint16_t)sum);
-}
-
 static uint64_t
 sv_wr_len(const struct ibv_send_wr *w)
 {
@@ -702,8 +647,10 @@ sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint32_t max_frame,
 		memcpy(p, (const void *)(uintptr_t)s->addr, s->length);
 		p += s->length;
 	}
+	/* IBV_SEND_IP_CSUM: "Offload the IPv4 and TCP/UDP checksum
+	 * calculation" (ibv_post_send(3)). */
 	if (w->send_flags & IBV_SEND_IP_CSUM)
-		sv_tx_csum(*scratch, *len);
+		sv_csum_fill(*scratch, *len, true);
 	*frame = *scratch;
 	*scratch = p;
 	return IBV_WC_SUCCESS;
@@ -729,7 +676,9 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			*bad_wr = wr;
 		return EINVAL;
 	}
-	max_frame = sv_wire_mtu(port->wire) + SV_ETH_HLEN + SV_VLAN_HLEN;
+	/* The wire's MTU now: an interface changed behind the device's back
+	 * is followed at the next post. */
+	max_frame = SV_WIRE_FRAME_MAX(sv_wire_mtu(port->wire));
 	pthread_mutex_lock(&sq->lock);
 	/* The send queue takes WRs in RTS, and in ERR where they are
 	 * flushed; before RTS posting is an error. */

@@ -21,16 +21,34 @@
 
 struct sv_wire;
 
-/* Delivered frames are complete Ethernet frames without FCS; VLAN tags that
- * the kernel moved into metadata are put back in the frame. The pointer is
- * valid only during the callback. */
+/* Delivered frames are complete Ethernet frames without FCS, as they would
+ * be on a cable: VLAN tags that the kernel moved into metadata are put back
+ * in the frame, checksums the sending kernel left to an offload are
+ * completed and its segmentation super-frames (TSO/GSO) are cut into
+ * frames of the segment size it chose. The pointer is valid only during the
+ * callback. */
 typedef void (*sv_wire_rx_cb)(void *arg, const uint8_t *frame, uint32_t len);
 
 struct sv_wire_stats {
 	uint64_t rx_frames;
-	uint64_t rx_kernel_drops; /* lost before we could read them */
+	uint64_t rx_kernel_drops;   /* lost before we could read them */
+	uint64_t rx_csum_completed; /* checksums left to offload, done */
+	uint64_t rx_gso_frames;	    /* super-frames cut into frames */
 	uint64_t tx_frames;
 	uint64_t tx_errors;
+};
+
+/* Largest frame a wire carries for an MTU: the Ethernet header and one
+ * VLAN tag on top of it, as the kernel forwards frames between veth ends
+ * (is_skb_forwardable) and as mlx5 sizes its port MTU from the netdev's
+ * (MLX5E_SW2HW_MTU, FCS aside). */
+#define SV_WIRE_FRAME_MAX(mtu) ((uint32_t)(mtu) + 14u + 4u)
+
+/* Link of a wire: speed in Mb/s (0 unknown), duplex, autonegotiation. */
+struct sv_wire_link {
+	uint32_t speed_mbps;
+	bool full_duplex;
+	bool autoneg;
 };
 
 /*
@@ -58,10 +76,14 @@ sv_wire_rx(struct sv_wire *wire, unsigned int max, sv_wire_rx_cb cb, void *arg);
 unsigned int sv_wire_tx(struct sv_wire *wire, const struct iovec *iov,
 			const unsigned int *first, unsigned int n);
 
-/* MTU of the wire (L3 payload bytes), link state. */
+/* MTU of the wire (L3 payload bytes, the interface's current one for
+ * "if:"), the largest it takes, link state and speed. set_mtu: EINVAL out of
+ * [68, max], EPERM when the interface may not be changed. */
 unsigned int sv_wire_mtu(const struct sv_wire *wire);
+unsigned int sv_wire_max_mtu(const struct sv_wire *wire);
 int sv_wire_set_mtu(struct sv_wire *wire, unsigned int mtu);
 bool sv_wire_link_up(const struct sv_wire *wire);
+void sv_wire_link_info(const struct sv_wire *wire, struct sv_wire_link *link);
 void sv_wire_get_stats(const struct sv_wire *wire, struct sv_wire_stats *stats);
 
 /*
@@ -77,8 +99,10 @@ struct sv_wire_ops {
 	unsigned int (*tx)(void *priv, const struct iovec *iov,
 			   const unsigned int *first, unsigned int n);
 	unsigned int (*mtu)(void *priv);
+	unsigned int (*max_mtu)(void *priv);
 	int (*set_mtu)(void *priv, unsigned int mtu);
 	bool (*link_up)(void *priv);
+	void (*link_info)(void *priv, struct sv_wire_link *link);
 	void (*get_stats)(void *priv, struct sv_wire_stats *stats);
 };
 

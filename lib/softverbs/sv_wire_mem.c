@@ -33,9 +33,6 @@ struct sv_wire {
 #define SV_MEM_MTU_MIN 68u
 #define SV_MEM_MTU_MAX 9000u
 #define SV_ETH_HLEN 14u
-#define SV_VLAN_HLEN 4u
-/* Largest frame for an MTU: Ethernet header and up to two VLAN tags. */
-#define SV_MEM_FRAME_MAX(mtu) ((mtu) + SV_ETH_HLEN + 2 * SV_VLAN_HLEN)
 #define SV_MEM_BUF_ALIGN 2048u /* slot buffers grow in these */
 
 struct sv_mem_slot {
@@ -244,7 +241,7 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 {
 	struct sv_mem_end *e = priv;
 	struct sv_mem_ring *r = &e->link->ring[e->end];
-	uint32_t max_len = SV_MEM_FRAME_MAX(
+	uint32_t max_len = SV_WIRE_FRAME_MAX(
 		atomic_load_explicit(&e->mtu, memory_order_relaxed));
 	unsigned int i, j, prod, cons, sent = 0;
 
@@ -309,6 +306,13 @@ sv_mem_mtu(void *priv)
 	return atomic_load_explicit(&e->mtu, memory_order_relaxed);
 }
 
+static unsigned int
+sv_mem_max_mtu(void *priv)
+{
+	(void)priv;
+	return SV_MEM_MTU_MAX;
+}
+
 static int
 sv_mem_set_mtu(void *priv, unsigned int mtu)
 {
@@ -329,14 +333,24 @@ sv_mem_link_up(void *priv)
 				    memory_order_relaxed) == 3;
 }
 
+/* A cable in memory has no speed of its own. */
+static void
+sv_mem_link_info(void *priv, struct sv_wire_link *link)
+{
+	(void)priv;
+	link->speed_mbps = 0;
+	link->full_duplex = true;
+	link->autoneg = false;
+}
+
 static void
 sv_mem_get_stats(void *priv, struct sv_wire_stats *stats)
 {
 	struct sv_mem_end *e = priv;
 
+	memset(stats, 0, sizeof(*stats));
 	stats->rx_frames =
 		atomic_load_explicit(&e->rx_frames, memory_order_relaxed);
-	stats->rx_kernel_drops = 0;
 	stats->tx_frames =
 		atomic_load_explicit(&e->tx_frames, memory_order_relaxed);
 	stats->tx_errors =
@@ -349,8 +363,10 @@ static const struct sv_wire_ops sv_wire_mem_ops = {
 	.rx = sv_mem_rx,
 	.tx = sv_mem_tx,
 	.mtu = sv_mem_mtu,
+	.max_mtu = sv_mem_max_mtu,
 	.set_mtu = sv_mem_set_mtu,
 	.link_up = sv_mem_link_up,
+	.link_info = sv_mem_link_info,
 	.get_stats = sv_mem_get_stats,
 };
 
@@ -421,6 +437,12 @@ sv_wire_mtu(const struct sv_wire *wire)
 	return wire->ops->mtu(wire->priv);
 }
 
+unsigned int
+sv_wire_max_mtu(const struct sv_wire *wire)
+{
+	return wire->ops->max_mtu(wire->priv);
+}
+
 int
 sv_wire_set_mtu(struct sv_wire *wire, unsigned int mtu)
 {
@@ -431,6 +453,12 @@ bool
 sv_wire_link_up(const struct sv_wire *wire)
 {
 	return wire->ops->link_up(wire->priv);
+}
+
+void
+sv_wire_link_info(const struct sv_wire *wire, struct sv_wire_link *link)
+{
+	wire->ops->link_info(wire->priv, link);
 }
 
 void

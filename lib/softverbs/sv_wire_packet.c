@@ -9,10 +9,20 @@
  * Ring geometry: both rings are made of 64 KiB blocks (order-4 kernel
  * allocations, no waste); the rx ring is 8 MiB, the tx ring 4 MiB. The
  * frame size follows the largest MTU the wire has seen, at least 1500:
- * 2 KiB frames up to MTU 1500 (4096 rx / 2048 tx frames), 9 KiB frames
- * for MTU 9000 (896 rx / 448 tx frames). Raising the MTU past what the
- * frames hold rebuilds both rings; frames in flight at that moment are
- * lost, as on a NIC that resets its queues.
+ * 2 KiB frames up to MTU 1500 (4096 rx / 2048 tx frames), 10 KiB frames
+ * for MTU 9000 (768 rx / 384 tx frames). Raising the MTU past what the
+ * frames hold (through the wire, or on the interface behind its back)
+ * rebuilds both rings; frames in flight at that moment are lost, as on a
+ * NIC that resets its queues.
+ *
+ * Frames come with a virtio-net header (PACKET_VNET_HDR): a local sender
+ * (a veth peer, a tap) leaves checksums and segmentation to the device,
+ * and the header says how (VIRTIO_NET_HDR_F_NEEDS_CSUM, gso_type,
+ * gso_size). A frame larger than a ring frame (a 64 KiB TCP super-frame)
+ * is queued whole on the socket (PACKET_COPY_THRESH) and read with
+ * recvmsg() where the ring says TP_STATUS_COPY. Delivered frames are what
+ * a NIC would have put on the cable (sv_offload.h). Sent frames carry an
+ * empty header: nothing is left to offload.
  *
  * The socket is promiscuous (the device filters by MAC itself, as a NIC
  * does), ignores its own outgoing frames and bypasses the qdisc on tx.
@@ -30,6 +40,7 @@
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <sys/ioctl.h>
@@ -37,7 +48,9 @@
 #include <sys/socket.h>
 
 #include "sv_csum.h"
+#include "sv_offload.h"
 #include "sv_wire.h"
+#include "vsteer_netdev.h"
 
 #define SV_PKT_BLOCK (64u << 10)
 #define SV_PKT_RX_BYTES (8u << 20)
@@ -46,9 +59,18 @@
 #define SV_PKT_MTU_MAX 9000u
 #define SV_PKT_MTU_RING 1500u /* rings hold at least this MTU */
 #define SV_PKT_VLAN_HLEN 4u
+#define SV_PKT_VNET_LEN ((unsigned int)sizeof(struct virtio_net_hdr))
 /* Where the kernel puts the network header of an rx frame (the MAC header
- * sits just before it); tx data starts earlier, so this bounds both. */
-#define SV_PKT_HDR_ROOM TPACKET_ALIGN(TPACKET2_HDRLEN + 16)
+ * and the virtio-net header sit just before it); tx data starts earlier,
+ * so this bounds both. */
+#define SV_PKT_HDR_ROOM (TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + SV_PKT_VNET_LEN)
+/* Frames beyond a ring frame, read whole: IPv4's 64 KiB, headers, tag. */
+#define SV_PKT_BIG (65536u + 256u)
+#define SV_PKT_RCVBUF (8 << 20) /* room for the whole frames queued */
+/* UDP segmentation (Linux 6.2 uapi; older headers lack the name). */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#endif
 /* Tx frame data offset for TPACKET_V2 without PACKET_TX_HAS_OFF. */
 #define SV_PKT_TX_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
 /* Slot wait when the tx ring is full, and kick retries on congestion. */
@@ -73,10 +95,17 @@ struct sv_pkt {
 	unsigned int frame_size; /* 0: no rings */
 	struct sv_pkt_ring rx;
 	struct sv_pkt_ring tx;
-	uint8_t *scratch; /* rx frame with its VLAN tag put back */
-	atomic_uint mtu;  /* last known interface MTU */
+	/* rx work buffers (rx_lock): whole frames read with recvmsg, frames
+	 * with their VLAN tag put back, segments of a super-frame. */
+	uint8_t *big;
+	uint8_t *work;
+	uint8_t *seg;
+	atomic_uint mtu;      /* last known interface MTU */
+	unsigned int max_mtu; /* the interface's, within the rings' */
 	atomic_uint_fast64_t rx_frames;
 	atomic_uint_fast64_t rx_kernel_drops;
+	atomic_uint_fast64_t rx_csum_completed;
+	atomic_uint_fast64_t rx_gso_frames;
 	atomic_uint_fast64_t tx_frames;
 	atomic_uint_fast64_t tx_errors;
 };
@@ -90,6 +119,18 @@ sv_pkt_frame_size(unsigned int mtu)
 		mtu = SV_PKT_MTU_MAX;
 	/* Room for two VLAN tags that the kernel leaves in the data. */
 	return (SV_PKT_HDR_ROOM + mtu + 2 * SV_PKT_VLAN_HLEN + 1023) & ~1023u;
+}
+
+/* The largest MTU whose frames a ring frame holds. */
+static unsigned int
+sv_pkt_ring_mtu(unsigned int frame_size)
+{
+	unsigned int hdr = SV_PKT_HDR_ROOM + 2 * SV_PKT_VLAN_HLEN;
+
+	if (frame_size <= hdr)
+		return 0;
+	return frame_size - hdr < SV_PKT_MTU_MAX ? frame_size - hdr :
+						   SV_PKT_MTU_MAX;
 }
 
 static void
@@ -116,10 +157,8 @@ sv_pkt_rings_unmap(struct sv_pkt *p)
 	p->map_len = 0;
 	free(p->rx.frame);
 	free(p->tx.frame);
-	free(p->scratch);
 	memset(&p->rx, 0, sizeof(p->rx));
 	memset(&p->tx, 0, sizeof(p->tx));
-	p->scratch = NULL;
 	p->frame_size = 0;
 }
 
@@ -202,15 +241,30 @@ sv_pkt_rings_setup(struct sv_pkt *p, unsigned int frame_size)
 	rc = sv_pkt_ring_frames(&p->rx, p->map, &rxq);
 	if (rc == 0)
 		rc = sv_pkt_ring_frames(&p->tx, p->map + SV_PKT_RX_BYTES, &txq);
-	if (rc == 0) {
-		p->scratch = malloc(frame_size + SV_PKT_VLAN_HLEN);
-		if (p->scratch == NULL)
-			rc = ENOMEM;
-	}
 	if (rc == 0)
 		return 0;
 fail:
 	sv_pkt_rings_teardown(p);
+	return rc;
+}
+
+/* Rebuild the rings when their frames are too small for mtu (bigger frames
+ * first, so that the rings never truncate what the interface takes). */
+static int
+sv_pkt_rings_fit(struct sv_pkt *p, unsigned int mtu)
+{
+	unsigned int fs = sv_pkt_frame_size(mtu);
+	int rc = 0;
+
+	pthread_mutex_lock(&p->rx_lock);
+	pthread_mutex_lock(&p->tx_lock);
+	if (fs > p->frame_size) {
+		rc = sv_pkt_rings_teardown(p);
+		if (rc == 0)
+			rc = sv_pkt_rings_setup(p, fs);
+	}
+	pthread_mutex_unlock(&p->tx_lock);
+	pthread_mutex_unlock(&p->rx_lock);
 	return rc;
 }
 
@@ -239,6 +293,9 @@ static void
 sv_pkt_free(struct sv_pkt *p)
 {
 	sv_pkt_rings_unmap(p);
+	free(p->big);
+	free(p->work);
+	free(p->seg);
 	if (p->fd >= 0)
 		close(p->fd); /* also drops the promiscuous membership */
 	pthread_mutex_destroy(&p->rx_lock);
@@ -253,8 +310,8 @@ sv_pkt_open(const char *name, void **priv, int *end, uint8_t mac[6])
 	struct packet_mreq mr;
 	struct ifreq ifr;
 	struct sv_pkt *p;
-	unsigned int ifindex;
-	int rc, sndbuf;
+	unsigned int ifindex, max_mtu = 0;
+	int rc, sndbuf, rcvbuf;
 
 	if (name[0] == '\0' || strlen(name) >= IFNAMSIZ)
 		return ENODEV;
@@ -269,6 +326,14 @@ sv_pkt_open(const char *name, void **priv, int *end, uint8_t mac[6])
 	pthread_mutex_init(&p->tx_lock, NULL);
 	p->ifindex = (int)ifindex;
 	strcpy(p->ifname, name);
+	p->big = malloc(SV_PKT_BIG);
+	p->work = malloc(SV_PKT_BIG + SV_PKT_VLAN_HLEN);
+	p->seg = malloc(SV_PKT_BIG);
+	if (p->big == NULL || p->work == NULL || p->seg == NULL) {
+		p->fd = -1;
+		rc = ENOMEM;
+		goto fail;
+	}
 	/* Protocol 0: nothing is queued before bind() picks the interface. */
 	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->fd < 0) {
@@ -291,8 +356,25 @@ sv_pkt_open(const char *name, void **priv, int *end, uint8_t mac[6])
 	if (rc != 0)
 		goto fail;
 	atomic_init(&p->mtu, (unsigned int)ifr.ifr_mtu);
+	/* The rings cap what this wire carries. */
+	if (vsteer_netdev_max_mtu(name, &max_mtu) != 0 || max_mtu == 0 ||
+	    max_mtu > SV_PKT_MTU_MAX)
+		max_mtu = SV_PKT_MTU_MAX;
+	p->max_mtu = max_mtu;
 
 	rc = sv_pkt_set_int(p->fd, PACKET_VERSION, TPACKET_V2);
+	if (rc != 0)
+		goto fail;
+	/* Before the rings: the kernel refuses it once they exist. */
+	rc = sv_pkt_set_int(p->fd, PACKET_VNET_HDR, 1);
+	if (rc != 0)
+		goto fail;
+	/* Frames that do not fit a ring frame go whole to the socket. */
+	rc = sv_pkt_set_int(p->fd, PACKET_COPY_THRESH, 1);
+	if (rc != 0)
+		goto fail;
+	/* recvmsg() of those gives their VLAN tag in metadata. */
+	rc = sv_pkt_set_int(p->fd, PACKET_AUXDATA, 1);
 	if (rc != 0)
 		goto fail;
 	/* The kernel skips a frame it cannot send rather than stalling the
@@ -312,6 +394,11 @@ sv_pkt_open(const char *name, void **priv, int *end, uint8_t mac[6])
 		       sizeof(sndbuf)) != 0)
 		setsockopt(p->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
 			   sizeof(sndbuf));
+	rcvbuf = SV_PKT_RCVBUF;
+	if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) != 0)
+		setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+			   sizeof(rcvbuf));
 	rc = sv_pkt_rings_setup(p, sv_pkt_frame_size(atomic_load(&p->mtu)));
 	if (rc != 0)
 		goto fail;
@@ -346,6 +433,110 @@ sv_pkt_close(void *priv)
 	sv_pkt_free(priv);
 }
 
+/* What the kernel says of a received frame besides its bytes. */
+struct sv_pkt_meta {
+	const struct virtio_net_hdr *vnet;
+	bool vlan; /* the tag was taken out of the frame */
+	uint16_t tpid;
+	uint16_t tci;
+};
+
+/*
+ * Hand one received frame (writable: a ring frame or a work buffer) to cb
+ * as it would have been on the cable: its VLAN tag back in place, a
+ * checksum left to offload completed, a super-frame cut into segments.
+ * Returns the number of frames delivered.
+ */
+static unsigned int
+sv_pkt_deliver(struct sv_pkt *p, uint8_t *frame, uint32_t len,
+	       const struct sv_pkt_meta *m, sv_wire_rx_cb cb, void *arg)
+{
+	const struct virtio_net_hdr *vh = m->vnet;
+	unsigned int gso = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN, n;
+
+	if (m->vlan) {
+		uint8_t *w = p->work;
+
+		/* The kernel took the outer tag out of the frame; put it
+		 * back after the MACs. */
+		memcpy(w, frame, 2 * ETH_ALEN);
+		sv_wr16(w + 12, m->tpid);
+		sv_wr16(w + 14, m->tci);
+		memcpy(w + 16, frame + 2 * ETH_ALEN, len - 2 * ETH_ALEN);
+		frame = w;
+		len += SV_PKT_VLAN_HLEN;
+	}
+	if (gso != VIRTIO_NET_HDR_GSO_NONE) {
+		/* UFO (IP fragments) is not a segmentation a NIC does. */
+		n = 0;
+		if (gso == VIRTIO_NET_HDR_GSO_TCPV4 ||
+		    gso == VIRTIO_NET_HDR_GSO_TCPV6 ||
+		    gso == VIRTIO_NET_HDR_GSO_UDP_L4)
+			n = sv_gso_cut(frame, len,
+				       gso != VIRTIO_NET_HDR_GSO_UDP_L4,
+				       vh->gso_size, p->seg, SV_PKT_BIG, cb,
+				       arg);
+		if (n == 0)
+			atomic_fetch_add_explicit(&p->rx_kernel_drops, 1,
+						  memory_order_relaxed);
+		else
+			atomic_fetch_add_explicit(&p->rx_gso_frames, 1,
+						  memory_order_relaxed);
+		return n;
+	}
+	/* skb_checksum_help(), as before a device without checksum
+	 * offload. */
+	if ((vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	    sv_csum_fill(frame, len, false))
+		atomic_fetch_add_explicit(&p->rx_csum_completed, 1,
+					  memory_order_relaxed);
+	cb(arg, frame, len);
+	return 1;
+}
+
+/* The whole frame behind a TP_STATUS_COPY ring frame, from the socket
+ * queue: its length (0 if none) in p->big, metadata in m. */
+static uint32_t
+sv_pkt_recv_whole(struct sv_pkt *p, struct sv_pkt_meta *m)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = p->big, .iov_len = SV_PKT_BIG };
+	struct msghdr mh;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = sizeof(ctl.buf);
+	n = recvmsg(p->fd, &mh, MSG_DONTWAIT);
+	if (n < (ssize_t)(SV_PKT_VNET_LEN + ETH_HLEN) ||
+	    (mh.msg_flags & MSG_TRUNC))
+		return 0;
+	m->vnet = (const struct virtio_net_hdr *)(const void *)p->big;
+	m->vlan = false;
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
+		struct tpacket_auxdata aux;
+
+		if (c->cmsg_level != SOL_PACKET ||
+		    c->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+		if (aux.tp_status & TP_STATUS_VLAN_VALID) {
+			m->vlan = true;
+			m->tci = aux.tp_vlan_tci;
+			m->tpid = (aux.tp_status & TP_STATUS_VLAN_TPID_VALID) ?
+					  aux.tp_vlan_tpid :
+					  ETH_P_8021Q;
+		}
+	}
+	return (uint32_t)n - SV_PKT_VNET_LEN;
+}
+
 static unsigned int
 sv_pkt_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 {
@@ -359,6 +550,7 @@ sv_pkt_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 		struct tpacket2_hdr *h =
 			(struct tpacket2_hdr *)(void *)r->frame[r->head];
 		const struct sockaddr_ll *sll;
+		struct sv_pkt_meta m;
 		uint32_t status, len;
 		uint8_t *frame;
 
@@ -372,31 +564,31 @@ sv_pkt_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 						TPACKET_ALIGN(sizeof(*h)));
 		frame = (uint8_t *)h + h->tp_mac;
 		len = h->tp_snaplen;
+		m.vnet = (const struct virtio_net_hdr
+				  *)(const void *)(frame - SV_PKT_VNET_LEN);
+		m.vlan = (status & TP_STATUS_VLAN_VALID) != 0;
+		m.tci = h->tp_vlan_tci;
+		m.tpid = (status & TP_STATUS_VLAN_TPID_VALID) ?
+				 h->tp_vlan_tpid :
+				 ETH_P_8021Q;
 		if (sll->sll_pkttype == PACKET_OUTGOING) {
 			/* our own frame (no PACKET_IGNORE_OUTGOING) */
+		} else if (status & TP_STATUS_COPY) {
+			/* Bigger than a ring frame: queued whole. */
+			len = sv_pkt_recv_whole(p, &m);
+			if (len != 0)
+				n += sv_pkt_deliver(p, p->big + SV_PKT_VNET_LEN,
+						    len, &m, cb, arg);
+			else
+				atomic_fetch_add_explicit(&p->rx_kernel_drops,
+							  1,
+							  memory_order_relaxed);
 		} else if (len < h->tp_len || len < ETH_HLEN) {
-			/* Truncated: bigger than a ring frame. */
+			/* Truncated: the socket had no room for it whole. */
 			atomic_fetch_add_explicit(&p->rx_kernel_drops, 1,
 						  memory_order_relaxed);
 		} else {
-			if (status & TP_STATUS_VLAN_VALID) {
-				uint16_t tpid = ETH_P_8021Q;
-				uint8_t *s = p->scratch;
-
-				if (status & TP_STATUS_VLAN_TPID_VALID)
-					tpid = h->tp_vlan_tpid;
-				/* The kernel took the outer tag out of the
-				 * frame; put it back after the MACs. */
-				memcpy(s, frame, 2 * ETH_ALEN);
-				sv_wr16(s + 12, tpid);
-				sv_wr16(s + 14, h->tp_vlan_tci);
-				memcpy(s + 16, frame + 2 * ETH_ALEN,
-				       len - 2 * ETH_ALEN);
-				frame = s;
-				len += SV_PKT_VLAN_HLEN;
-			}
-			cb(arg, frame, len);
-			n++;
+			n += sv_pkt_deliver(p, frame, len, &m, cb, arg);
 		}
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
 				 __ATOMIC_RELEASE);
@@ -481,22 +673,25 @@ sv_pkt_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 	  unsigned int n)
 {
 	struct sv_pkt *p = priv;
-	unsigned int i, j, mtu, pending = 0, sent = 0;
-	size_t cap;
+	unsigned int i, j, pending = 0, sent = 0;
+	size_t cap, max;
 
-	mtu = atomic_load_explicit(&p->mtu, memory_order_relaxed);
+	max = SV_WIRE_FRAME_MAX(
+		atomic_load_explicit(&p->mtu, memory_order_relaxed));
 	pthread_mutex_lock(&p->tx_lock);
 	if (p->frame_size == 0)
 		goto out;
-	cap = p->frame_size - SV_PKT_TX_OFF;
+	cap = p->frame_size - SV_PKT_TX_OFF - SV_PKT_VNET_LEN;
 	for (i = 0; i < n; i++) {
 		struct tpacket2_hdr *h;
-		size_t len = 0, max;
+		size_t len = 0;
 		uint8_t *data;
 
 		for (j = first[i]; j < first[i + 1]; j++)
 			len += iov[j].iov_len;
-		if (len < ETH_HLEN || len > cap)
+		/* With a virtio-net header the kernel leaves the MTU to us:
+		 * refuse what the interface would not forward. */
+		if (len < ETH_HLEN || len > cap || len > max)
 			continue;
 		if (!sv_pkt_tx_free(sv_pkt_tx_status(p, p->tx.head))) {
 			int64_t deadline;
@@ -519,20 +714,15 @@ sv_pkt_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 		}
 		h = (struct tpacket2_hdr *)(void *)p->tx.frame[p->tx.head];
 		data = (uint8_t *)h + SV_PKT_TX_OFF;
+		/* An empty virtio-net header: nothing left to offload. */
+		memset(data, 0, SV_PKT_VNET_LEN);
+		data += SV_PKT_VNET_LEN;
 		for (j = first[i]; j < first[i + 1]; j++) {
 			memcpy(data, iov[j].iov_base, iov[j].iov_len);
 			data += iov[j].iov_len;
 		}
-		data = (uint8_t *)h + SV_PKT_TX_OFF;
-		/* The kernel's own limit: MTU plus the Ethernet header, plus
-		 * one 802.1Q (not 802.1ad) tag. */
-		max = (size_t)mtu + ETH_HLEN;
-		if (sv_rd16(data + 12) == ETH_P_8021Q)
-			max += SV_PKT_VLAN_HLEN;
-		if (len > max)
-			continue;
-		h->tp_len = len;
-		h->tp_snaplen = len;
+		h->tp_len = len + SV_PKT_VNET_LEN;
+		h->tp_snaplen = h->tp_len;
 		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
 				 __ATOMIC_RELEASE);
 		p->tx.head = p->tx.head + 1 == p->tx.nr ? 0 : p->tx.head + 1;
@@ -552,40 +742,48 @@ out:
 	return sent;
 }
 
+/*
+ * The interface's MTU, read at every call so that a change made on the
+ * interface is followed at once; the rings grow when their frames no
+ * longer hold it. What the rings cannot hold is not the wire's MTU.
+ */
 static unsigned int
 sv_pkt_mtu(void *priv)
 {
 	struct sv_pkt *p = priv;
+	unsigned int mtu, room;
 	struct ifreq ifr;
 
 	sv_pkt_ifreq(p, &ifr);
-	if (sv_pkt_ioctl(p, SIOCGIFMTU, &ifr) == 0)
-		atomic_store_explicit(&p->mtu, (unsigned int)ifr.ifr_mtu,
-				      memory_order_relaxed);
+	if (sv_pkt_ioctl(p, SIOCGIFMTU, &ifr) == 0) {
+		mtu = (unsigned int)ifr.ifr_mtu;
+		room = sv_pkt_ring_mtu(
+			__atomic_load_n(&p->frame_size, __ATOMIC_RELAXED));
+		if (mtu > room && sv_pkt_rings_fit(p, mtu) != 0)
+			mtu = room;
+		if (mtu > SV_PKT_MTU_MAX)
+			mtu = SV_PKT_MTU_MAX;
+		atomic_store_explicit(&p->mtu, mtu, memory_order_relaxed);
+	}
 	return atomic_load_explicit(&p->mtu, memory_order_relaxed);
+}
+
+static unsigned int
+sv_pkt_max_mtu(void *priv)
+{
+	return ((struct sv_pkt *)priv)->max_mtu;
 }
 
 static int
 sv_pkt_set_mtu(void *priv, unsigned int mtu)
 {
 	struct sv_pkt *p = priv;
-	unsigned int fs = sv_pkt_frame_size(mtu);
 	struct ifreq ifr;
-	int rc = 0;
+	int rc;
 
-	if (mtu < SV_PKT_MTU_MIN || mtu > SV_PKT_MTU_MAX)
+	if (mtu < SV_PKT_MTU_MIN || mtu > p->max_mtu)
 		return EINVAL;
-	/* Bigger frames first, so the ring never truncates what the
-	 * interface accepts. */
-	pthread_mutex_lock(&p->rx_lock);
-	pthread_mutex_lock(&p->tx_lock);
-	if (fs > p->frame_size) {
-		rc = sv_pkt_rings_teardown(p);
-		if (rc == 0)
-			rc = sv_pkt_rings_setup(p, fs);
-	}
-	pthread_mutex_unlock(&p->tx_lock);
-	pthread_mutex_unlock(&p->rx_lock);
+	rc = sv_pkt_rings_fit(p, mtu);
 	if (rc != 0)
 		return rc;
 	sv_pkt_ifreq(p, &ifr);
@@ -611,15 +809,35 @@ sv_pkt_link_up(void *priv)
 }
 
 static void
+sv_pkt_link_info(void *priv, struct sv_wire_link *link)
+{
+	struct sv_pkt *p = priv;
+	struct vsteer_netdev_link nl;
+
+	memset(link, 0, sizeof(*link));
+	link->full_duplex = true;
+	if (vsteer_netdev_link(p->ifname, &nl) != 0)
+		return; /* no ethtool on the interface: speed unknown */
+	link->speed_mbps = nl.speed_mbps;
+	link->full_duplex = nl.full_duplex;
+	link->autoneg = nl.autoneg;
+}
+
+static void
 sv_pkt_get_stats(void *priv, struct sv_wire_stats *stats)
 {
 	struct sv_pkt *p = priv;
 
+	memset(stats, 0, sizeof(*stats));
 	sv_pkt_poll_drops(p);
 	stats->rx_frames =
 		atomic_load_explicit(&p->rx_frames, memory_order_relaxed);
 	stats->rx_kernel_drops =
 		atomic_load_explicit(&p->rx_kernel_drops, memory_order_relaxed);
+	stats->rx_csum_completed = atomic_load_explicit(&p->rx_csum_completed,
+							memory_order_relaxed);
+	stats->rx_gso_frames =
+		atomic_load_explicit(&p->rx_gso_frames, memory_order_relaxed);
 	stats->tx_frames =
 		atomic_load_explicit(&p->tx_frames, memory_order_relaxed);
 	stats->tx_errors =
@@ -632,7 +850,9 @@ const struct sv_wire_ops sv_wire_packet_ops = {
 	.rx = sv_pkt_rx,
 	.tx = sv_pkt_tx,
 	.mtu = sv_pkt_mtu,
+	.max_mtu = sv_pkt_max_mtu,
 	.set_mtu = sv_pkt_set_mtu,
 	.link_up = sv_pkt_link_up,
+	.link_info = sv_pkt_link_info,
 	.get_stats = sv_pkt_get_stats,
 };

@@ -16,6 +16,10 @@
 #include "sv_csum.h"
 #include "sv_internal.h"
 
+#define SV_WQ_ETH_HLEN 14u
+#define SV_WQ_VLAN_HLEN 4u
+#define SV_WQ_ETH_P_8021Q 0x8100
+
 static inline struct sv_wq *
 sv_wq_of(struct ibv_wq *wq)
 {
@@ -90,13 +94,14 @@ sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	return rc;
 }
 
-/* Copy frame into the buffers of e; a WC status. */
+/* Copy frame into the buffers of e, leaving out the skip bytes at skip_at
+ * (a stripped VLAN tag); a WC status. */
 static enum ibv_wc_status
 sv_wq_scatter(struct sv_wq *wq, const struct sv_rwqe *e, const uint8_t *frame,
-	      uint32_t len)
+	      uint32_t len, uint32_t skip_at, uint32_t skip)
 {
 	uint64_t room = 0;
-	uint32_t i, off;
+	uint32_t i, off, src;
 
 	/* Every buffer must lie in memory registered in the WQ's PD with
 	 * local write access. */
@@ -112,13 +117,26 @@ sv_wq_scatter(struct sv_wq *wq, const struct sv_rwqe *e, const uint8_t *frame,
 			return IBV_WC_LOC_PROT_ERR;
 		room += s->length;
 	}
+	len -= skip;
 	if (len > room)
 		return IBV_WC_LOC_LEN_ERR;
 	for (i = 0, off = 0; i < e->num_sge && off < len; i++) {
 		const struct ibv_sge *s = &e->sge[i];
 		uint32_t n = len - off < s->length ? len - off : s->length;
+		uint8_t *dst = (uint8_t *)(uintptr_t)s->addr;
+		uint32_t k;
 
-		memcpy((void *)(uintptr_t)s->addr, frame + off, n);
+		/* Source offset off, or off + skip past the gap. */
+		for (k = 0; k < n;) {
+			uint32_t at = off + k, piece;
+
+			src = at < skip_at ? at : at + skip;
+			piece = at < skip_at ? skip_at - at : n - k;
+			if (piece > n - k)
+				piece = n - k;
+			memcpy(dst + k, frame + src, piece);
+			k += piece;
+		}
 		off += n;
 	}
 	return IBV_WC_SUCCESS;
@@ -128,6 +146,7 @@ int
 sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 	      const struct sv_actions *act, unsigned int wc_flags)
 {
+	uint32_t skip_at = 0, skip = 0;
 	const struct sv_rwqe *e;
 	struct sv_cqe cqe;
 
@@ -149,17 +168,26 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 	cqe.wr_id = e->wr_id;
 	cqe.opcode = IBV_WC_RECV;
 	cqe.qp_num = wq->wq.wq_num;
+	/* VLAN stripping takes the outer tag out when it is a customer
+	 * (802.1Q) tag; the completion carries its TCI (the CQE's vlan_info,
+	 * only valid for a stripped frame: mlx5_cq_read_wc_cvlan). */
+	if ((wq->flags & IBV_WQ_FLAGS_CVLAN_STRIPPING) &&
+	    len >= SV_WQ_ETH_HLEN + SV_WQ_VLAN_HLEN &&
+	    sv_rd16(frame + 12) == SV_WQ_ETH_P_8021Q) {
+		skip_at = 12;
+		skip = SV_WQ_VLAN_HLEN;
+		cqe.cvlan = sv_rd16(frame + 14);
+	}
 	/* Receive errors complete the WR and leave the WQ ready: the next
 	 * buffer takes the next frame. */
-	cqe.status = sv_wq_scatter(wq, e, frame, len);
+	cqe.status = sv_wq_scatter(wq, e, frame, len, skip_at, skip);
 	if (cqe.status == IBV_WC_SUCCESS) {
-		cqe.byte_len = len;
+		cqe.byte_len = len - skip;
 		cqe.wc_flags = wc_flags;
 		if (act != NULL && act->has_tag)
 			cqe.flow_tag = act->tag;
-		/* A customer VLAN tag left in the frame. */
-		if (len >= 16 && sv_rd16(frame + 12) == 0x8100)
-			cqe.cvlan = sv_rd16(frame + 14);
+	} else {
+		cqe.cvlan = 0;
 	}
 	wq->head++;
 	sv_cq_push(wq->cq, &cqe);
@@ -169,6 +197,9 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 
 #define SV_WQ_ATTR_MASK \
 	(IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE | IBV_WQ_ATTR_FLAGS)
+/* The WQ flags this device implements (query_device_ex raw_packet_caps:
+ * IBV_RAW_PACKET_CAP_CVLAN_STRIPPING). */
+#define SV_WQ_FLAGS IBV_WQ_FLAGS_CVLAN_STRIPPING
 
 struct ibv_wq *
 sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
@@ -187,10 +218,11 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	/* No creation flag (VLAN stripping, FCS scatter, ...) is
-	 * implemented. */
+	/* VLAN stripping is implemented; FCS scatter, delay drop and end
+	 * padding are not: a device without the capability answers
+	 * EOPNOTSUPP (mlx5_ib create_rq: "... is not supported"). */
 	if ((attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS) &&
-	    attr->create_flags != 0) {
+	    (attr->create_flags & ~(uint32_t)SV_WQ_FLAGS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -237,6 +269,8 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 	wq->pd = sv_container_of(attr->pd, struct sv_pd, pd);
 	wq->size = size;
 	wq->max_sge = max_sge;
+	if (attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS)
+		wq->flags = attr->create_flags;
 	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 	atomic_init(&wq->usecnt, 0);
 	wq->wq.context = context;
@@ -285,6 +319,7 @@ sv_wq_transition_ok(enum ibv_wq_state cur, enum ibv_wq_state next)
 int
 sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 {
+	uint32_t ignored;
 	struct sv_wq *wq;
 	enum ibv_wq_state next;
 	int rc = 0;
@@ -295,8 +330,17 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 	/* libibverbs refuses unknown attr_mask bits with EINVAL. */
 	if (attr->attr_mask & ~(uint32_t)SV_WQ_ATTR_MASK)
 		return EINVAL;
-	if ((attr->attr_mask & IBV_WQ_ATTR_FLAGS) && attr->flags_mask != 0)
-		return EOPNOTSUPP;
+	if (attr->attr_mask & IBV_WQ_ATTR_FLAGS) {
+		ignored = 0;
+		/* mlx5_ib_modify_wq: VLAN stripping is modified, end padding
+		 * refused with EOPNOTSUPP, the other flags left as they are.
+		 * The man page's device refuses what it does not have. */
+		if (wq->ctx->dev->caps.profile == SV_PROFILE_MLX5)
+			ignored = IBV_WQ_FLAGS_SCATTER_FCS |
+				  IBV_WQ_FLAGS_DELAY_DROP;
+		if (attr->flags_mask & ~(uint32_t)(SV_WQ_FLAGS | ignored))
+			return EOPNOTSUPP;
+	}
 	pthread_spin_lock(&wq->lock);
 	/* "Assume this is the current state": a wrong assumption is an
 	 * invalid argument. */
@@ -305,13 +349,18 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		rc = EINVAL;
 		goto out;
 	}
-	if (!(attr->attr_mask & IBV_WQ_ATTR_STATE))
-		goto out;
-	next = attr->wq_state;
-	if (!sv_wq_transition_ok(wq->wq.state, next)) {
+	if ((attr->attr_mask & IBV_WQ_ATTR_STATE) &&
+	    !sv_wq_transition_ok(wq->wq.state, attr->wq_state)) {
 		rc = EINVAL;
 		goto out;
 	}
+	/* Frames delivered from now on see the new flags. */
+	if (attr->attr_mask & IBV_WQ_ATTR_FLAGS)
+		wq->flags = (wq->flags & ~(attr->flags_mask & SV_WQ_FLAGS)) |
+			    (attr->flags & attr->flags_mask & SV_WQ_FLAGS);
+	if (!(attr->attr_mask & IBV_WQ_ATTR_STATE))
+		goto out;
+	next = attr->wq_state;
 	if (next == IBV_WQS_RESET) {
 		/* Back to reset: posted buffers are forgotten, without
 		 * completions, and the ring starts over. */

@@ -40,7 +40,12 @@ PORT_INFO = """
 MAC address: BA:AA:01:F2:BC:75
 Device name: net_vsteer0
 Driver name: net_vsteer
+Firmware-version: softverbs-1
+Devargs: dev=soft:vsh1
 Link status: up
+Link speed: 10 Gbps
+Link duplex: full-duplex
+Autoneg status: Off
 MTU: 1500
 Promiscuous mode: enabled
 Redirection table size: 128
@@ -51,6 +56,7 @@ Minimum size of RX buffer: 0
 Current number of RX queues: 4
 Current number of TX queues: 4
 Hash key size in bytes: 40
+Maximum configurable length of RX packet: 9022
 """
 
 RSS_KEY = """RSS functions:
@@ -71,6 +77,9 @@ port 0/queue 0: sent 1 packets
 port 0/queue 3: received 1 packets
   src=02:76:73:00:01:02 - dst=D2:E1:69:66:44:94 - pool=mb_pool_0 - type=0x0800 - length=72 - nb_segs=1 - FDIR matched hash=0x0 ID=0x0  - Receive queue=0x3
   ol_flags: RTE_MBUF_F_RX_FDIR$SP
+port 0/queue 0: received 1 packets
+  src=02:76:73:00:01:03 - dst=D2:E1:69:66:44:94 - pool=mb_pool_0 - type=0x0800 - length=60 - nb_segs=1 - VLAN tci=0xa064 - hw ptype: L2_ETHER L3_IPV4 L4_UDP  - sw ptype: L2_ETHER L3_IPV4 L4_UDP  - l2_len=14 - l3_len=20 - l4_len=8 - Receive queue=0x0
+  ol_flags: RTE_MBUF_F_RX_VLAN RTE_MBUF_F_RX_L4_CKSUM_BAD RTE_MBUF_F_RX_IP_CKSUM_GOOD RTE_MBUF_F_RX_VLAN_STRIPPED$SP
 """)
 
 FLOW_QUERY = """COUNT:
@@ -110,6 +119,9 @@ def t_port_info():
     assert "ipv4-udp" in i["rss_offload_types"], i
     assert "ipv6-udp" in i["rss_offload_types"], i
     assert "Minimum" not in i["rss_offload_types"], i
+    assert (i["firmware"], i["speed"], i["duplex"]) == \
+        ("softverbs-1", "10 Gbps", "full-duplex"), i
+    assert i["max_rx_pktlen"] == 9022, i
 
 
 def t_rss_conf():
@@ -137,8 +149,8 @@ def t_reta():
 
 def t_rx_dump():
     pkts = parse.rx_dump(VERBOSE)
-    assert len(pkts) == 3, pkts
-    a, b, c = pkts
+    assert len(pkts) == 4, pkts
+    a, b, c, d = pkts
     assert (a.port, a.queue, a.src, a.ethertype, a.length) == \
         (0, 1, "02:76:73:00:01:00", 0x0800, 72), a
     assert a.rss_hash == 0x51ccc178 and a.fdir_matched and a.fdir_id == 0x2a
@@ -148,6 +160,10 @@ def t_rx_dump():
     # The sent burst is not an Rx packet; queue 3 is.
     assert c.queue == 3 and c.src.endswith("01:02") and c.fdir_matched, c
     assert c.fdir_id is None, c
+    assert c.vlan_tci is None and c.hw_ptype == "", c
+    assert d.vlan_tci == 0xa064, d
+    assert d.hw_ptype == "L2_ETHER L3_IPV4 L4_UDP", d
+    assert "RTE_MBUF_F_RX_L4_CKSUM_BAD" in d.ol_flags.split(), d
 
 
 def t_flow():

@@ -76,7 +76,10 @@ def port_info(text):
     info["mac"] = m.group(1).lower()
     for key, pattern in (("driver", r"Driver name:\s*(\S+)"),
                          ("device", r"Device name:\s*(\S+)"),
+                         ("firmware", r"Firmware-version:\s*(\S+)"),
                          ("link", r"Link status:\s*(\S+)"),
+                         ("speed", r"Link speed:\s*(.*\S)"),
+                         ("duplex", r"Link duplex:\s*(\S+)"),
                          ("promiscuous", r"Promiscuous mode:\s*(\S+)")):
         m = re.search(pattern, text)
         info[key] = m.group(1) if m else None
@@ -84,7 +87,9 @@ def port_info(text):
                          ("tx_queues", r"Current number of TX queues:\s*(\d+)"),
                          ("reta_size", r"Redirection table size:\s*(\d+)"),
                          ("hash_key_size", r"Hash key size in bytes:\s*(\d+)"),
-                         ("mtu", r"MTU:\s*(\d+)")):
+                         ("mtu", r"\nMTU:\s*(\d+)"),
+                         ("max_rx_pktlen",
+                          r"Maximum configurable length of RX packet:\s*(\d+)")):
         m = re.search(pattern, text)
         info[key] = int(m.group(1)) if m else None
     # Flow types the port can hash, listed after the heading until a line
@@ -150,6 +155,8 @@ class RxPacket:
     rss_hash: Optional[int] = None
     fdir_id: Optional[int] = None
     fdir_matched: bool = False
+    vlan_tci: Optional[int] = None
+    hw_ptype: str = ""
     ol_flags: str = ""
 
 
@@ -184,6 +191,12 @@ def rx_dump(text):
             h = re.search(r" - RSS hash=0x([0-9a-fA-F]+)", line)
             if h:
                 pkt.rss_hash = int(h.group(1), 16)
+            v = re.search(r" - VLAN tci=0x([0-9a-fA-F]+)", line)
+            if v:
+                pkt.vlan_tci = int(v.group(1), 16)
+            t = re.search(r" - hw ptype: (.*?)\s+- ", line)
+            if t:
+                pkt.hw_ptype = t.group(1).strip()
             f = re.search(r" - FDIR matched (?:ID=0x([0-9a-fA-F]+))?", line)
             if f:
                 pkt.fdir_matched = True

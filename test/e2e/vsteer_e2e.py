@@ -171,6 +171,13 @@ def loadable_pmd(path):
     return dst
 
 
+def private_dir():
+    """A temporary directory of the test's own, removed at exit."""
+    d = tempfile.mkdtemp(prefix="vsteer-e2e-")
+    at_cleanup(lambda: shutil.rmtree(d, ignore_errors=True))
+    return d
+
+
 def _unique():
     return "%04x%02x" % (os.getpid() & 0xffff, int.from_bytes(os.urandom(1),
                                                              "big"))
@@ -237,14 +244,48 @@ class VethNs:
         if os.path.exists("/sys/class/net/" + self.host):
             sh("ip", "link", "del", self.host, check=False)
 
+    def ns_sh(self, *argv, **kw):
+        """Run a command inside the namespace."""
+        return sh("ip", "netns", "exec", self.ns, *argv, **kw)
+
+    def set_mtu(self, mtu, which="peer"):
+        if which == "peer":
+            sh("ip", "-n", self.ns, "link", "set", self.peer, "mtu",
+               str(mtu))
+        else:
+            sh("ip", "link", "set", self.host, "mtu", str(mtu))
+
+    def host_mtu(self):
+        with open("/sys/class/net/%s/mtu" % self.host) as f:
+            return int(f.read())
+
+    def host_stats(self):
+        """The host end's kernel counters (what reached the interface)."""
+        out = {}
+        for name in ("tx_packets", "tx_bytes", "tx_dropped", "rx_packets"):
+            with open("/sys/class/net/%s/statistics/%s"
+                      % (self.host, name)) as f:
+                out[name] = int(f.read())
+        return out
+
+    def peer_stats(self):
+        """The peer end's kernel counters, read inside the namespace."""
+        out = {}
+        for name in ("rx_packets", "rx_bytes", "rx_dropped", "tx_packets"):
+            out[name] = int(self.ns_sh("cat", "/sys/class/net/%s/statistics/%s"
+                                       % (self.peer, name)).stdout)
+        return out
+
     def vdev(self, name="net_vsteer0", extra=""):
         """The --vdev argument for the PMD on the host end."""
         args = "%s,dev=soft:%s" % (name, self.host)
         return args + ("," + extra if extra else "")
 
-    def exchange(self, frames, expect=None, timeout=3.0, gap=0.0):
+    def exchange(self, frames, expect=None, timeout=3.0, gap=0.0,
+                 send_errors_ok=False):
         """Send frames (bytes) from the peer; return the frames that
-        arrived at the peer meanwhile (our own sends excluded)."""
+        arrived at the peer meanwhile (our own sends excluded). Frames
+        the kernel refuses to send are an error unless send_errors_ok."""
         req = {"ifname": self.peer, "frames": [bytes(f).hex() for f in frames],
                "expect": expect, "timeout": timeout, "gap": gap}
         res = subprocess.run(["ip", "netns", "exec", self.ns, PYTHON,
@@ -255,7 +296,7 @@ class VethNs:
             raise RuntimeError("peer failed (%d): %s"
                                % (res.returncode, res.stderr.strip()))
         out = json.loads(res.stdout)
-        if out["send_errors"]:
+        if out["send_errors"] and not send_errors_ok:
             raise RuntimeError("peer could not send %d frames"
                                % out["send_errors"])
         return [bytes.fromhex(r) for r in out["received"]]
@@ -289,13 +330,15 @@ class Testpmd:
     """dpdk-testpmd in interactive mode on a pty."""
 
     def __init__(self, pmd, vdev, rxq=1, txq=1, mbufs=8192, eal=(),
-                 app=(), testpmd="dpdk-testpmd", start_timeout=60):
+                 app=(), testpmd="dpdk-testpmd", start_timeout=60,
+                 nb_ports=1):
         self.prefix = unique_prefix()
         self.argv = [testpmd, "--no-huge", "-m", "1024", "--no-pci",
                      "--lcores", lcores_arg(), "--file-prefix", self.prefix]
         if pmd:
             self.argv += ["-d", loadable_pmd(pmd)]
-        self.argv += ["--vdev", vdev, *eal, "--", "-i", "--nb-ports=1",
+        self.argv += ["--vdev", vdev, *eal, "--", "-i",
+                      "--nb-ports=%d" % nb_ports,
                       "--rxq=%d" % rxq, "--txq=%d" % txq,
                       "--total-num-mbufs=%d" % mbufs, *app]
         self.start_timeout = start_timeout

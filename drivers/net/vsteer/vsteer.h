@@ -55,13 +55,18 @@ extern int vsteer_logtype_tx;
 
 #define VSTEER_MAX_MAC 128	 /* unicast MAC filters (mac_addrs[]) */
 #define VSTEER_MAX_MC 128	 /* set_mc_addr_list entries */
+#define VSTEER_MAX_VLAN 128	 /* VLAN filters, as mlx5 (MLX5_MAX_VLAN_IDS) */
 #define VSTEER_RETA_MAX 512	 /* RETA entries (a power of two) */
 #define VSTEER_RX_MAX_SGE 16	 /* SGEs per Rx WQE with scatter */
 #define VSTEER_TX_MAX_SGE 16	 /* segments per Tx packet */
-#define VSTEER_TX_COMP_THRESH 32 /* signal every N-th Tx WR */
+#define VSTEER_TX_COMP_THRESH 32 /* signal every N-th WR of a burst */
 #define VSTEER_DESC_MIN 16
-/* Frame bytes beyond the MTU: Ethernet header and two VLAN tags. */
+/* Frame bytes beyond the MTU a port receives: Ethernet header and two
+ * VLAN tags. */
 #define VSTEER_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN)
+/* ... and sends: the Ethernet header and one VLAN tag, what the device
+ * and a veth peer take (softverbs' SV_WIRE_FRAME_MAX, mlx5's port MTU). */
+#define VSTEER_TX_OVERHEAD (RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN)
 
 enum vsteer_flow_engine {
 	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
@@ -124,12 +129,25 @@ struct vsteer_defflow {
 
 TAILQ_HEAD(vsteer_defflow_list, vsteer_defflow);
 
+/* Queue counters: they outlive the queue (priv->rxq_saved, rxq_gone), so
+ * that port statistics only grow until stats_reset. */
 struct vsteer_rxq_stats {
 	uint64_t packets;
 	uint64_t bytes;
 	uint64_t errors;      /* error completions */
 	uint64_t nombuf;      /* dropped: no replacement mbuf */
 	uint64_t post_errors; /* WQEs the device refused */
+};
+
+/* A completion read ahead of the burst (rx_queue_count, descriptor
+ * status): what the burst would have read from the CQ. */
+struct vsteer_rx_cqe {
+	uint32_t idx; /* WQE, the wr_id */
+	uint32_t len;
+	uint32_t wc_flags;
+	uint32_t tag;
+	uint16_t cvlan;
+	uint16_t ok; /* IBV_WC_SUCCESS */
 };
 
 struct vsteer_rxq {
@@ -148,19 +166,32 @@ struct vsteer_rxq {
 	uint16_t nb_desc;
 	unsigned int socket;
 	uint64_t offloads;
-	uint32_t csum : 1; /* report IBV_WC_IP_CSUM_OK */
-	uint32_t tag : 1;  /* CQ reads flow tags */
+	uint32_t csum : 1;  /* report checksum flags */
+	uint32_t tag : 1;   /* CQ reads flow tags */
+	uint32_t strip : 1; /* VLAN stripping (WQ flag) */
+	uint32_t cvlan : 1; /* CQ reads the stripped TCI */
+	uint32_t ptype : 1; /* set mbuf packet types */
+	uint32_t unposted;  /* WQEs the device refused, not posted since */
+	struct vsteer_rx_cqe *ahead; /* wqe_n, a ring of read-ahead CQEs */
+	uint32_t ahead_head;
+	uint32_t ahead_n;
 	struct vsteer_mr_hit mr_hit;
 	struct vsteer_rxq_stats stats;
 };
 
+/*
+ * packets/bytes count what the device completed as sent: a WR counts
+ * when its completion (or a later one, selective signalling) arrives
+ * without error, so that every frame counted went out.
+ */
 struct vsteer_txq_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t errors;      /* dropped: unregistered memory, too many
-				     * segments, refused by the device */
-	uint64_t comp_errors; /* WRs completed in error or flushed
-				     * (counted in packets when posted) */
+	uint64_t errors;      /* dropped, never posted: longer than the MTU,
+			       * unregistered memory, too many segments,
+			       * refused by the device */
+	uint64_t comp_errors; /* posted, not sent: completed in error,
+			       * flushed, or discarded by a queue reset */
 };
 
 struct vsteer_txq {
@@ -172,11 +203,9 @@ struct vsteer_txq {
 	struct ibv_sge *sges;	 /* elts_n * max_sge scratch SGEs */
 	uint32_t elts_n;
 	uint32_t elts_mask;
-	uint32_t head;	       /* next WR to post (free running) */
-	uint32_t tail;	       /* oldest mbuf not yet freed */
-	uint32_t comp_pending; /* signalled WRs not yet completed */
-	uint32_t since_signal; /* WRs posted since the last signalled */
-	uint32_t comp_thresh;
+	uint32_t head;	    /* next WR to post (free running) */
+	uint32_t tail;	    /* oldest WR not completed (free running) */
+	uint32_t max_frame; /* longest frame the port sends: MTU + overhead */
 	uint32_t max_sge;
 	uint16_t port_id;
 	uint16_t queue_id;
@@ -185,6 +214,8 @@ struct vsteer_txq {
 	uint64_t offloads;
 	uint32_t csum : 1;   /* IBV_SEND_IP_CSUM allowed */
 	uint32_t qp_err : 1; /* an error completion: QP to recover */
+	uint32_t warned : 1; /* an error was logged at WARNING */
+	uint64_t recoveries; /* QP resets after errors */
 	struct vsteer_mr_hit mr_hit;
 	struct vsteer_txq_stats stats;
 };
@@ -198,6 +229,8 @@ struct vsteer_port_counters {
 	uint64_t rx_sink; /* copies PASSTHRU rules took: discarded */
 	uint64_t tx_frames;
 	uint64_t tx_errors;
+	uint64_t rx_csum_completed; /* softverbs packet wire offloads */
+	uint64_t rx_gso_split;
 };
 
 struct vsteer_priv {
@@ -216,22 +249,24 @@ struct vsteer_priv {
 	struct ibv_port_attr port_attr;
 	/* Capabilities, from queries and probes at start-up (vsteer.c:
 	 * vsteer_probe_caps(); none from which glue is linked). */
-	uint32_t max_verbs_prio;   /* highest verbs flow priority: 7 or 15 */
-	uint32_t rx_csum : 1;	   /* IBV_DEVICE_RAW_IP_CSUM */
-	uint32_t tx_csum : 1;	   /* IBV_RAW_PACKET_CAP_IP_CSUM */
-	uint32_t tag_ok : 1;	   /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
-	uint32_t count_ok : 1;	   /* ibv_counters */
-	uint32_t egress_ok : 1;	   /* verbs rules with FLAGS_EGRESS */
-	uint32_t inner_rss_ok : 1; /* hash QPs over IBV_RX_HASH_INNER */
-	uint32_t dv_ok : 1;	   /* mlx5dv matchers (an mlx5dv device) */
-	uint32_t devx_ok : 1;	   /* DevX objects: context opened for it */
-	uint32_t verbs_esp_ok : 1; /* IBV_FLOW_SPEC_ESP accepted */
-	uint32_t tunnel_qp_ok : 1; /* hash QPs with tunnel offloads */
+	uint32_t max_verbs_prio;    /* highest verbs flow priority: 7 or 15 */
+	uint32_t rx_csum : 1;	    /* IBV_DEVICE_RAW_IP_CSUM */
+	uint32_t tx_csum : 1;	    /* IBV_RAW_PACKET_CAP_IP_CSUM */
+	uint32_t tag_ok : 1;	    /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
+	uint32_t count_ok : 1;	    /* ibv_counters */
+	uint32_t egress_ok : 1;	    /* verbs rules with FLAGS_EGRESS */
+	uint32_t inner_rss_ok : 1;  /* hash QPs over IBV_RX_HASH_INNER */
+	uint32_t dv_ok : 1;	    /* mlx5dv matchers (an mlx5dv device) */
+	uint32_t devx_ok : 1;	    /* DevX objects: context opened for it */
+	uint32_t verbs_esp_ok : 1;  /* IBV_FLOW_SPEC_ESP accepted */
+	uint32_t tunnel_qp_ok : 1;  /* hash QPs with tunnel offloads */
+	uint32_t vlan_strip_ok : 1; /* IBV_RAW_PACKET_CAP_CVLAN_STRIPPING */
 	/* State. */
 	uint32_t started : 1;
 	uint32_t isolated : 1; /* set by the flow ops (flow isolate) */
 	uint32_t promisc : 1;  /* what the default flows implement */
 	uint32_t allmulti : 1;
+	uint32_t ptypes_off : 1; /* dev_ptypes_set(RTE_PTYPE_UNKNOWN) */
 	uint16_t min_mtu;
 	uint16_t max_mtu;
 	uint32_t max_sge;
@@ -245,6 +280,15 @@ struct vsteer_priv {
 	uint16_t reta[VSTEER_RETA_MAX];
 	uint32_t mc_n;
 	struct rte_ether_addr mc[VSTEER_MAX_MC];
+	uint16_t vlan_n; /* VLAN filters, ascending */
+	uint16_t vlans[VSTEER_MAX_VLAN];
+	/* Counters of queues that are gone: per index, for a queue set up
+	 * again at that index (RTE_MAX_QUEUES_PER_PORT entries, made on
+	 * first use), and for indexes configured away. */
+	struct vsteer_rxq_stats *rxq_saved;
+	struct vsteer_txq_stats *txq_saved;
+	struct vsteer_rxq_stats rxq_gone;
+	struct vsteer_txq_stats txq_gone;
 	struct vsteer_mr_cache mr;
 	struct vsteer_rss_list rss_list;
 	struct vsteer_defflow_list defflows;
@@ -269,8 +313,21 @@ struct vsteer_soft_opts {
 };
 
 /* vsteer_ethdev.c */
+/* Queue counters across queue setups: keep those of a queue released at
+ * idx, give them back to the queue set up there next. */
+void vsteer_rxq_stats_keep(struct rte_eth_dev *dev, uint16_t idx,
+			   const struct vsteer_rxq_stats *st);
+void vsteer_rxq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
+			      struct vsteer_rxq_stats *st);
+void vsteer_txq_stats_keep(struct rte_eth_dev *dev, uint16_t idx,
+			   const struct vsteer_txq_stats *st);
+void vsteer_txq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
+			      struct vsteer_txq_stats *st);
 extern const struct eth_dev_ops vsteer_dev_ops;
 extern const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN];
+/* At probe, after the device queries: MTU limits and the current MTU from
+ * the device, port capabilities, the fast-path helpers. */
+void vsteer_ethdev_init(struct rte_eth_dev *dev);
 int vsteer_dev_close(struct rte_eth_dev *dev);
 int vsteer_port_counters_read(struct vsteer_priv *priv,
 			      struct vsteer_port_counters *c);
@@ -283,6 +340,8 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 void vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_rxq_start(struct vsteer_rxq *rxq);
 void vsteer_rxq_stop(struct vsteer_rxq *rxq);
+/* VLAN stripping on or off; applied to the WQ when the queue runs. */
+int vsteer_rxq_vlan_strip(struct vsteer_rxq *rxq, int on);
 /* Largest frame a queue of the port must receive (MTU + overhead). */
 uint32_t vsteer_rx_frame_max(const struct rte_eth_dev *dev, uint16_t mtu);
 
@@ -291,16 +350,27 @@ int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf);
 void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
+/* Longest frame the port sends at its MTU (data->mtu). */
+uint32_t vsteer_tx_frame_max(const struct rte_eth_dev *dev);
 int vsteer_txq_start(struct vsteer_txq *txq);
 void vsteer_txq_stop(struct vsteer_txq *txq);
-/* Bring a QP that failed a WR back to RTS; its WRs are all reaped. */
+/* Reset a QP that failed a WR and bring it back to RTS: the WRs it still
+ * held are discarded (counted as completion errors). */
 int vsteer_txq_recover(struct vsteer_txq *txq);
 
 /* vsteer_rxtx.c */
 uint16_t vsteer_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vsteer_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n);
-/* Reap Tx completions and free what they cover; returns WRs reclaimed. */
+/* Reap Tx completions: count what went out or failed, free what they
+ * cover; returns WRs reclaimed. */
 uint32_t vsteer_tx_complete(struct vsteer_txq *txq);
+/* Fast-path queue status (rte_eth_rx_queue_count, descriptor status):
+ * same thread as the bursts. */
+uint32_t vsteer_rx_queue_count(void *rxq);
+int vsteer_rx_descriptor_status(void *rxq, uint16_t offset);
+int vsteer_tx_descriptor_status(void *txq, uint16_t offset);
+/* Packet types the Rx burst sets (RTE_PTYPE_UNKNOWN-terminated). */
+extern const uint32_t vsteer_ptypes[];
 
 /* vsteer_mr.c */
 int vsteer_mr_init(struct vsteer_priv *priv);
@@ -367,7 +437,8 @@ void vsteer_xlate_ctx_init(const struct rte_eth_dev *dev,
 /* vsteer_defflow.c */
 /*
  * Bring the default flows in line with the port state: promiscuous,
- * all-multicast, MAC addresses, multicast list, RSS key/types and RETA.
+ * all-multicast, MAC addresses, multicast list, VLAN filters, RSS
+ * key/types and RETA.
  * Nothing while stopped; everything removed in isolated mode. Flows that
  * stay the same are kept, so repeated calls are cheap. Returns 0 or a
  * negative errno (the flows that could be made stay installed).

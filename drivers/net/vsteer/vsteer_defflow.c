@@ -11,9 +11,13 @@
  *   otherwise       broadcast, IPv6 multicast 33:33:xx and the multicast
  *                   list, each an exact dst match;
  *   always          one rule per unicast MAC address of the port.
- * Each is an rte_flow (ETH item, RSS action with the port's key, types
- * and RETA) expanded by the translator into L4/L3/L2 rules with their own
- * hash fields. Rules without hash fields (non-IP traffic) go to the first
+ * With the VLAN_FILTER Rx offload, the exact-match rules (broadcast, IPv6
+ * multicast, the multicast list, the MACs) exist once per allowed VLAN ID
+ * and match its tag, mlx4's scheme (mlx4_flow_internal): untagged frames
+ * and other VLANs find no rule; promiscuous and all-multicast rules stay
+ * as they are. Each is an rte_flow (ETH and VLAN items, RSS action with
+ * the port's key, types and RETA) expanded by the translator into L4/L3/L2
+ * rules with their own hash fields. Rules without hash fields (non-IP traffic) go to the first
  * RETA queue. A sync computes the wanted set, keeps the rules already
  * installed, removes the stale ones and installs the new ones.
  */
@@ -110,19 +114,22 @@ vsteer_reta_queues(const struct vsteer_priv *priv, uint16_t *queues,
 	return n;
 }
 
-/* Translate one ETH dst/mask default flow into the next plan slot. */
+/* Translate one ETH dst/mask default flow, for VLAN vid when not NULL,
+ * into the next plan slot. */
 static int
-vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
-		    const struct rte_ether_addr *dst,
-		    const struct rte_ether_addr *mask, uint16_t must)
+vsteer_defflow_plan_vid(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
+			const struct rte_ether_addr *dst,
+			const struct rte_ether_addr *mask, const uint16_t *vid,
+			uint16_t must)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct rte_flow_item_vlan vspec, vmask;
 	struct rte_flow_item_eth spec, emask;
 	struct rte_flow_action_rss rss;
 	struct rte_flow_action_queue queue;
 	struct rte_flow_attr attr;
 	struct rte_flow_error error;
-	struct rte_flow_item pattern[2];
+	struct rte_flow_item pattern[3];
 	struct rte_flow_action actions[2];
 	struct vsteer_flow_plan *plan;
 	uint32_t i;
@@ -145,6 +152,17 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 	pattern[0].spec = &spec;
 	pattern[0].mask = &emask;
 	pattern[1].type = RTE_FLOW_ITEM_TYPE_END;
+	if (vid != NULL) {
+		/* The VLAN ID; priority and DEI bits may be anything. */
+		memset(&vspec, 0, sizeof(vspec));
+		memset(&vmask, 0, sizeof(vmask));
+		vspec.hdr.vlan_tci = rte_cpu_to_be_16(*vid);
+		vmask.hdr.vlan_tci = RTE_BE16(RTE_ETHER_MAX_VLAN_ID);
+		pattern[1].type = RTE_FLOW_ITEM_TYPE_VLAN;
+		pattern[1].spec = &vspec;
+		pattern[1].mask = &vmask;
+		pattern[2].type = RTE_FLOW_ITEM_TYPE_END;
+	}
 	memset(actions, 0, sizeof(actions));
 	if (priv->rss_hf != 0) {
 		memset(&rss, 0, sizeof(rss));
@@ -170,8 +188,9 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 	if (ret != 0) {
 		FLOW_LOG(ERR,
 			 "port %u: default flow for " RTE_ETHER_ADDR_PRT_FMT
-			 ": %s: %s",
+			 " VLAN %d: %s: %s",
 			 dev->data->port_id, RTE_ETHER_ADDR_BYTES(dst),
+			 vid != NULL ? *vid : -1,
 			 error.message ? error.message : "translation failed",
 			 strerror(-ret));
 		return must ? ret : 0;
@@ -188,6 +207,34 @@ vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
 	return 0;
 }
 
+static int
+vsteer_vlan_filtering(const struct rte_eth_dev *dev)
+{
+	return (dev->data->dev_conf.rxmode.offloads &
+		RTE_ETH_RX_OFFLOAD_VLAN_FILTER) != 0;
+}
+
+/* An exact-match default flow: once per allowed VLAN when filtering. */
+static int
+vsteer_defflow_plan(struct rte_eth_dev *dev, struct vsteer_defflow_set *set,
+		    const struct rte_ether_addr *dst,
+		    const struct rte_ether_addr *mask, uint16_t must)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t i;
+	int ret;
+
+	if (!vsteer_vlan_filtering(dev))
+		return vsteer_defflow_plan_vid(dev, set, dst, mask, NULL, must);
+	for (i = 0; i < priv->vlan_n; i++) {
+		ret = vsteer_defflow_plan_vid(dev, set, dst, mask,
+					      &priv->vlans[i], must);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* The wanted rules for the current port state. */
 static int
 vsteer_defflow_want(struct rte_eth_dev *dev, struct vsteer_defflow_set *set)
@@ -197,11 +244,12 @@ vsteer_defflow_want(struct rte_eth_dev *dev, struct vsteer_defflow_set *set)
 	uint32_t i;
 	int ret;
 
+	/* Everything, or every multicast frame, whatever its VLAN. */
 	if (priv->promisc)
-		return vsteer_defflow_plan(dev, set, &zero, &zero, 1);
+		return vsteer_defflow_plan_vid(dev, set, &zero, &zero, NULL, 1);
 	if (priv->allmulti) {
-		ret = vsteer_defflow_plan(dev, set, &vsteer_mcast_bit,
-					  &vsteer_mcast_bit, 1);
+		ret = vsteer_defflow_plan_vid(dev, set, &vsteer_mcast_bit,
+					      &vsteer_mcast_bit, NULL, 1);
 		if (ret != 0)
 			return ret;
 	} else {
@@ -306,7 +354,9 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	set.ctx.internal = true;
 	set.queues_n =
 		vsteer_reta_queues(priv, set.queues, dev->data->nb_rx_queues);
-	set.cap_plans = 2 + priv->mc_n + n_mac;
+	set.cap_plans =
+		(2 + priv->mc_n + n_mac) *
+		(vsteer_vlan_filtering(dev) ? RTE_MAX(priv->vlan_n, 1) : 1);
 	set.plans = malloc(set.cap_plans * sizeof(*set.plans));
 	set.want = calloc(set.cap_plans * VSTEER_MAX_EXPAND, sizeof(*set.want));
 	if (set.plans == NULL || set.want == NULL) {

@@ -3,8 +3,9 @@
  */
 
 /*
- * ethdev operations: configuration, start/stop/close, link, Rx modes and
- * MAC filters (all implemented as default flows), statistics, RSS.
+ * ethdev operations: configuration, start/stop/close, link, MTU, Rx modes,
+ * MAC and VLAN filters (all implemented as default flows), VLAN stripping,
+ * packet types, statistics, RSS, device information.
  */
 
 #include <errno.h>
@@ -26,6 +27,8 @@ const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN] = {
 	0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56,
 	0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
 };
+
+static void vsteer_queue_stats_fold(struct rte_eth_dev *dev);
 
 static int
 vsteer_dev_configure(struct rte_eth_dev *dev)
@@ -81,6 +84,7 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 	}
 	if (priv->reta_nb_rxq != dev->data->nb_rx_queues)
 		vsteer_reta_default(dev);
+	vsteer_queue_stats_fold(dev);
 	DRV_LOG(INFO, "port %u: %u Rx / %u Tx queues, RSS types 0x%" PRIx64,
 		dev->data->port_id, dev->data->nb_rx_queues,
 		dev->data->nb_tx_queues, priv->rss_hf);
@@ -102,15 +106,21 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_mtu = priv->min_mtu;
 	info->max_mtu = priv->max_mtu;
 	info->max_mac_addrs = VSTEER_MAX_MAC;
-	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	info->max_vfs = 0;
+	/* Per queue: its buffers, checksum flags, its WQ's stripping. */
+	info->rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
 	if (priv->rx_csum)
-		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
+		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
+	if (priv->vlan_strip_ok)
+		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+	/* Per port: the default flows filter VLANs. */
+	info->rx_offload_capa = info->rx_queue_offload_capa |
+				RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (priv->tx_csum)
 		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 					 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
 					 RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
-	info->rx_queue_offload_capa = info->rx_offload_capa;
 	info->tx_queue_offload_capa = info->tx_offload_capa;
 	info->flow_type_rss_offloads = priv->rss_hf_supported;
 	info->hash_key_size = VSTEER_RSS_KEY_LEN;
@@ -137,26 +147,14 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
-static int
-vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete)
+/* IB speed and width encodings (ibv_query_port(3)) to Mb/s: the port's
+ * speed when its netdev cannot say. */
+static uint32_t
+vsteer_ib_speed_mbps(uint8_t speed, uint8_t width)
 {
-	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct rte_eth_link link;
-	struct ibv_port_attr pa;
 	uint32_t lane = 0, lanes = 0;
-	int ret;
 
-	RTE_SET_USED(wait_to_complete);
-	memset(&link, 0, sizeof(link));
-	ret = priv->glue->query_port(priv->ctx, priv->port_num, &pa);
-	if (ret != 0) {
-		DRV_LOG(ERR, "port %u: query_port: %s", dev->data->port_id,
-			strerror(ret));
-		return rte_eth_linkstatus_set(dev, &link);
-	}
-	priv->port_attr = pa;
-	/* IB speed/width encodings, as query_port(3) defines them. */
-	switch (pa.active_speed) {
+	switch (speed) {
 	case 1:
 		lane = 2500;
 		break;
@@ -182,7 +180,7 @@ vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 	default:
 		break;
 	}
-	switch (pa.active_width) {
+	switch (width) {
 	case 1:
 		lanes = 1;
 		break;
@@ -201,13 +199,120 @@ vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 	default:
 		break;
 	}
-	link.link_status = pa.state == IBV_PORT_ACTIVE ? RTE_ETH_LINK_UP :
-							 RTE_ETH_LINK_DOWN;
-	link.link_speed = lane * lanes != 0 ? lane * lanes :
-					      RTE_ETH_SPEED_NUM_UNKNOWN;
+	return lane * lanes;
+}
+
+static int
+vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_glue_link gl;
+	struct rte_eth_link link;
+	struct ibv_port_attr pa;
+	uint32_t mbps;
+	int ret;
+
+	RTE_SET_USED(wait_to_complete);
+	memset(&link, 0, sizeof(link));
+	ret = priv->glue->query_port(priv->ctx, priv->port_num, &pa);
+	if (ret != 0) {
+		DRV_LOG(ERR, "port %u: query_port: %s", dev->data->port_id,
+			strerror(ret));
+		return rte_eth_linkstatus_set(dev, &link);
+	}
+	priv->port_attr = pa;
+	/* A stopped port is down, as a NIC whose MAC is off. */
+	link.link_status = pa.state == IBV_PORT_ACTIVE && priv->started ?
+				   RTE_ETH_LINK_UP :
+				   RTE_ETH_LINK_DOWN;
 	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
 	link.link_autoneg = RTE_ETH_LINK_FIXED;
+	/* The netdev's own speed and duplex (ethtool); the IB encodings
+	 * cannot say 1G or 2.5G and round the others. */
+	if (priv->glue->port_link(priv->ctx, priv->port_num, &gl) == 0) {
+		mbps = gl.speed_mbps;
+		link.link_duplex = gl.full_duplex ? RTE_ETH_LINK_FULL_DUPLEX :
+						    RTE_ETH_LINK_HALF_DUPLEX;
+		link.link_autoneg = gl.autoneg ? RTE_ETH_LINK_AUTONEG :
+						 RTE_ETH_LINK_FIXED;
+	} else {
+		mbps = vsteer_ib_speed_mbps(pa.active_speed, pa.active_width);
+	}
+	if (link.link_status == RTE_ETH_LINK_UP)
+		link.link_speed = mbps != 0 ? mbps : RTE_ETH_SPEED_NUM_UNKNOWN;
 	return rte_eth_linkstatus_set(dev, &link);
+}
+
+/* The Tx queues send frames up to mtu from now on. */
+static void
+vsteer_txq_mtu(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		struct vsteer_txq *txq = dev->data->tx_queues[i];
+
+		if (txq != NULL)
+			txq->max_frame = (uint32_t)mtu + VSTEER_TX_OVERHEAD;
+	}
+}
+
+/*
+ * Set the device's MTU (the interface's, for softverbs on one, or the
+ * RDMA port's netdev) when it differs from mtu. at_start: a device whose
+ * MTU cannot be read (an RDMA port without a netdev found) is left as it
+ * is, with a warning; an explicit MTU change is refused instead.
+ */
+static int
+vsteer_mtu_apply(struct rte_eth_dev *dev, uint16_t mtu, bool at_start)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	unsigned int cur = 0, max = 0;
+	int ret;
+
+	ret = priv->glue->port_mtu(priv->ctx, priv->port_num, &cur, &max);
+	if (ret != 0 && at_start) {
+		DRV_LOG(WARNING, "port %u: MTU of %s unknown (%s), not set",
+			dev->data->port_id, priv->ibdev_name, strerror(ret));
+	} else if (ret != 0 || cur != mtu) {
+		ret = priv->glue->port_set_mtu(priv->ctx, priv->port_num, mtu);
+		if (ret != 0) {
+			DRV_LOG(ERR, "port %u: MTU %u on %s: %s%s",
+				dev->data->port_id, mtu, priv->ibdev_name,
+				strerror(ret),
+				ret == EPERM ?
+					" (setting an interface's MTU needs CAP_NET_ADMIN)" :
+				ret == EINVAL ?
+					" (beyond what the device takes)" :
+					"");
+			return -ret;
+		}
+	}
+	vsteer_txq_mtu(dev, mtu);
+	return 0;
+}
+
+void
+vsteer_ethdev_init(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	unsigned int mtu = 0, max = 0;
+
+	priv->vlan_strip_ok = (priv->dev_attr.raw_packet_caps &
+			       IBV_RAW_PACKET_CAP_CVLAN_STRIPPING) != 0;
+	/* The device's limits and current MTU (a jumbo interface stays
+	 * jumbo until the application says otherwise). */
+	if (priv->glue->port_mtu(priv->ctx, priv->port_num, &mtu, &max) == 0) {
+		if (max >= priv->min_mtu)
+			priv->max_mtu =
+				(uint16_t)RTE_MIN(max,
+						  (unsigned int)UINT16_MAX);
+		if (mtu >= priv->min_mtu && mtu <= priv->max_mtu)
+			dev->data->mtu = (uint16_t)mtu;
+	}
+	dev->rx_queue_count = vsteer_rx_queue_count;
+	dev->rx_descriptor_status = vsteer_rx_descriptor_status;
+	dev->tx_descriptor_status = vsteer_tx_descriptor_status;
 }
 
 static void
@@ -275,6 +380,11 @@ vsteer_dev_start(struct rte_eth_dev *dev)
 			return -EINVAL;
 		}
 	}
+	/* The configured MTU, on the device as on a NIC: the queues are
+	 * sized for it. */
+	ret = vsteer_mtu_apply(dev, dev->data->mtu, true);
+	if (ret != 0)
+		return ret;
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		ret = vsteer_rxq_start(dev->data->rx_queues[i]);
 		if (ret != 0)
@@ -350,6 +460,10 @@ vsteer_dev_close(struct rte_eth_dev *dev)
 				strerror(ret));
 		priv->soft_name[0] = '\0';
 	}
+	rte_free(priv->rxq_saved);
+	rte_free(priv->txq_saved);
+	priv->rxq_saved = NULL;
+	priv->txq_saved = NULL;
 	dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
 	dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
 	DRV_LOG(INFO, "port %u closed%s", dev->data->port_id,
@@ -510,44 +624,174 @@ vsteer_port_counters_delta(struct vsteer_priv *priv,
 	d->rx_sink = c.rx_sink - b->rx_sink;
 	d->tx_frames = c.tx_frames - b->tx_frames;
 	d->tx_errors = c.tx_errors - b->tx_errors;
+	d->rx_csum_completed = c.rx_csum_completed - b->rx_csum_completed;
+	d->rx_gso_split = c.rx_gso_split - b->rx_gso_split;
+}
+
+static void
+vsteer_rxq_stats_add(struct vsteer_rxq_stats *to,
+		     const struct vsteer_rxq_stats *st)
+{
+	to->packets += st->packets;
+	to->bytes += st->bytes;
+	to->errors += st->errors;
+	to->nombuf += st->nombuf;
+	to->post_errors += st->post_errors;
+}
+
+static void
+vsteer_txq_stats_add(struct vsteer_txq_stats *to,
+		     const struct vsteer_txq_stats *st)
+{
+	to->packets += st->packets;
+	to->bytes += st->bytes;
+	to->errors += st->errors;
+	to->comp_errors += st->comp_errors;
+}
+
+void
+vsteer_rxq_stats_keep(struct rte_eth_dev *dev, uint16_t idx,
+		      const struct vsteer_rxq_stats *st)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	if (priv->rxq_saved == NULL)
+		priv->rxq_saved = rte_zmalloc("vsteer_rxq_saved",
+					      RTE_MAX_QUEUES_PER_PORT *
+						      sizeof(*priv->rxq_saved),
+					      0);
+	/* Without memory for the index, the port's totals still keep
+	 * them. */
+	if (priv->rxq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
+		vsteer_rxq_stats_add(&priv->rxq_gone, st);
+	else
+		vsteer_rxq_stats_add(&priv->rxq_saved[idx], st);
+}
+
+void
+vsteer_rxq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
+			 struct vsteer_rxq_stats *st)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	if (priv->rxq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
+		return;
+	*st = priv->rxq_saved[idx];
+	memset(&priv->rxq_saved[idx], 0, sizeof(*st));
+}
+
+void
+vsteer_txq_stats_keep(struct rte_eth_dev *dev, uint16_t idx,
+		      const struct vsteer_txq_stats *st)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	if (priv->txq_saved == NULL)
+		priv->txq_saved = rte_zmalloc("vsteer_txq_saved",
+					      RTE_MAX_QUEUES_PER_PORT *
+						      sizeof(*priv->txq_saved),
+					      0);
+	if (priv->txq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
+		vsteer_txq_stats_add(&priv->txq_gone, st);
+	else
+		vsteer_txq_stats_add(&priv->txq_saved[idx], st);
+}
+
+void
+vsteer_txq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
+			 struct vsteer_txq_stats *st)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	if (priv->txq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
+		return;
+	*st = priv->txq_saved[idx];
+	memset(&priv->txq_saved[idx], 0, sizeof(*st));
+}
+
+/* At configure: queues beyond the new counts are gone for good, their
+ * counters stay in the port's totals only. */
+static void
+vsteer_queue_stats_fold(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint32_t i;
+
+	for (i = dev->data->nb_rx_queues;
+	     priv->rxq_saved != NULL && i < RTE_MAX_QUEUES_PER_PORT; i++) {
+		vsteer_rxq_stats_add(&priv->rxq_gone, &priv->rxq_saved[i]);
+		memset(&priv->rxq_saved[i], 0, sizeof(priv->rxq_saved[i]));
+	}
+	for (i = dev->data->nb_tx_queues;
+	     priv->txq_saved != NULL && i < RTE_MAX_QUEUES_PER_PORT; i++) {
+		vsteer_txq_stats_add(&priv->txq_gone, &priv->txq_saved[i]);
+		memset(&priv->txq_saved[i], 0, sizeof(priv->txq_saved[i]));
+	}
+}
+
+/* Counters of queue index i: the live queue's, else what its last queue
+ * left (a queue being set up again). */
+static const struct vsteer_rxq_stats *
+vsteer_rxq_stats_of(const struct rte_eth_dev *dev, uint16_t i)
+{
+	const struct vsteer_priv *priv = vsteer_priv(dev);
+	const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+	if (rxq != NULL)
+		return &rxq->stats;
+	return priv->rxq_saved != NULL ? &priv->rxq_saved[i] : NULL;
+}
+
+static const struct vsteer_txq_stats *
+vsteer_txq_stats_of(const struct rte_eth_dev *dev, uint16_t i)
+{
+	const struct vsteer_priv *priv = vsteer_priv(dev);
+	const struct vsteer_txq *txq = dev->data->tx_queues[i];
+
+	if (txq != NULL)
+		return &txq->stats;
+	return priv->txq_saved != NULL ? &priv->txq_saved[i] : NULL;
 }
 
 static int
 vsteer_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_rxq_stats rx = priv->rxq_gone;
+	struct vsteer_txq_stats tx = priv->txq_gone;
 	struct vsteer_port_counters d;
 	uint16_t i;
 
-	stats->rx_nombuf = 0;
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
-		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+		const struct vsteer_rxq_stats *st = vsteer_rxq_stats_of(dev, i);
 
-		if (rxq == NULL)
+		if (st == NULL)
 			continue;
-		stats->ipackets += rxq->stats.packets;
-		stats->ibytes += rxq->stats.bytes;
-		stats->ierrors += rxq->stats.errors;
-		stats->rx_nombuf += rxq->stats.nombuf;
+		vsteer_rxq_stats_add(&rx, st);
 		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			stats->q_ipackets[i] = rxq->stats.packets;
-			stats->q_ibytes[i] = rxq->stats.bytes;
-			stats->q_errors[i] = rxq->stats.errors;
+			stats->q_ipackets[i] = st->packets;
+			stats->q_ibytes[i] = st->bytes;
+			stats->q_errors[i] = st->errors;
 		}
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
-		const struct vsteer_txq *txq = dev->data->tx_queues[i];
+		const struct vsteer_txq_stats *st = vsteer_txq_stats_of(dev, i);
 
-		if (txq == NULL)
+		if (st == NULL)
 			continue;
-		stats->opackets += txq->stats.packets;
-		stats->obytes += txq->stats.bytes;
-		stats->oerrors += txq->stats.errors + txq->stats.comp_errors;
+		vsteer_txq_stats_add(&tx, st);
 		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			stats->q_opackets[i] = txq->stats.packets;
-			stats->q_obytes[i] = txq->stats.bytes;
+			stats->q_opackets[i] = st->packets;
+			stats->q_obytes[i] = st->bytes;
 		}
 	}
+	stats->ipackets = rx.packets;
+	stats->ibytes = rx.bytes;
+	stats->ierrors = rx.errors;
+	stats->rx_nombuf = rx.nombuf;
+	stats->opackets = tx.packets;
+	stats->obytes = tx.bytes;
+	stats->oerrors = tx.errors + tx.comp_errors;
 	vsteer_port_counters_delta(priv, &d);
 	stats->imissed = d.rx_no_buffer;
 	return 0;
@@ -568,9 +812,19 @@ vsteer_stats_reset(struct rte_eth_dev *dev)
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
 		struct vsteer_txq *txq = dev->data->tx_queues[i];
 
-		if (txq != NULL)
+		if (txq != NULL) {
 			memset(&txq->stats, 0, sizeof(txq->stats));
+			txq->recoveries = 0;
+		}
 	}
+	if (priv->rxq_saved != NULL)
+		memset(priv->rxq_saved, 0,
+		       RTE_MAX_QUEUES_PER_PORT * sizeof(*priv->rxq_saved));
+	if (priv->txq_saved != NULL)
+		memset(priv->txq_saved, 0,
+		       RTE_MAX_QUEUES_PER_PORT * sizeof(*priv->txq_saved));
+	memset(&priv->rxq_gone, 0, sizeof(priv->rxq_gone));
+	memset(&priv->txq_gone, 0, sizeof(priv->txq_gone));
 	if (vsteer_port_counters_read(priv, &priv->cnt_base) != 0)
 		memset(&priv->cnt_base, 0, sizeof(priv->cnt_base));
 	return 0;
@@ -596,10 +850,14 @@ static const struct {
 	{ "rx_wire_packets", offsetof(struct vsteer_port_counters, rx_frames) },
 	{ "tx_wire_packets", offsetof(struct vsteer_port_counters, tx_frames) },
 	{ "tx_wire_errors", offsetof(struct vsteer_port_counters, tx_errors) },
+	{ "rx_wire_csum_completed",
+	  offsetof(struct vsteer_port_counters, rx_csum_completed) },
+	{ "rx_wire_gso_split",
+	  offsetof(struct vsteer_port_counters, rx_gso_split) },
 };
 
 #define VSTEER_RXQ_XSTATS 2
-#define VSTEER_TXQ_XSTATS 2
+#define VSTEER_TXQ_XSTATS 3
 
 static unsigned int
 vsteer_xstats_count(const struct rte_eth_dev *dev)
@@ -631,6 +889,8 @@ vsteer_xstats_get_names(struct rte_eth_dev *dev,
 			 "tx_q%u_dropped_packets", i);
 		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
 			 "tx_q%u_completion_errors", i);
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			 "tx_q%u_send_queue_resets", i);
 	}
 	return n;
 }
@@ -653,23 +913,27 @@ vsteer_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		k++;
 	}
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
-		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+		const struct vsteer_rxq_stats *st = vsteer_rxq_stats_of(dev, i);
 
 		xs[k].id = k;
-		xs[k].value = rxq != NULL ? rxq->stats.nombuf : 0;
+		xs[k].value = st != NULL ? st->nombuf : 0;
 		k++;
 		xs[k].id = k;
-		xs[k].value = rxq != NULL ? rxq->stats.post_errors : 0;
+		xs[k].value = st != NULL ? st->post_errors : 0;
 		k++;
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		const struct vsteer_txq_stats *st = vsteer_txq_stats_of(dev, i);
 		const struct vsteer_txq *txq = dev->data->tx_queues[i];
 
 		xs[k].id = k;
-		xs[k].value = txq != NULL ? txq->stats.errors : 0;
+		xs[k].value = st != NULL ? st->errors : 0;
 		k++;
 		xs[k].id = k;
-		xs[k].value = txq != NULL ? txq->stats.comp_errors : 0;
+		xs[k].value = st != NULL ? st->comp_errors : 0;
+		k++;
+		xs[k].id = k;
+		xs[k].value = txq != NULL ? txq->recoveries : 0;
 		k++;
 	}
 	return n;
@@ -794,8 +1058,11 @@ vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 	uint32_t frame = vsteer_rx_frame_max(dev, mtu);
 	uint16_t i;
 
-	if (mtu < priv->min_mtu || mtu > priv->max_mtu)
+	if (mtu < priv->min_mtu || mtu > priv->max_mtu) {
+		DRV_LOG(ERR, "port %u: MTU %u: the device takes %u to %u",
+			dev->data->port_id, mtu, priv->min_mtu, priv->max_mtu);
 		return -EINVAL;
+	}
 	/* Queues set up for a smaller MTU would drop the larger frames. */
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
@@ -808,7 +1075,204 @@ vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 			return -EINVAL;
 		}
 	}
+	/* Applied at once, started or not: the device is the port. */
+	return vsteer_mtu_apply(dev, mtu, false);
+}
+
+static const uint32_t *
+vsteer_dev_supported_ptypes_get(struct rte_eth_dev *dev)
+{
+	RTE_SET_USED(dev);
+	return vsteer_ptypes;
+}
+
+/* RTE_PTYPE_UNKNOWN: the application needs no packet types, the Rx burst
+ * does not parse them. */
+static int
+vsteer_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t i;
+
+	priv->ptypes_off = ptype_mask == RTE_PTYPE_UNKNOWN;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq != NULL)
+			rxq->ptype = !priv->ptypes_off;
+	}
 	return 0;
+}
+
+static int
+vsteer_fw_version_get(struct rte_eth_dev *dev, char *fw_version, size_t fw_size)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int n;
+
+	n = snprintf(fw_version, fw_size, "%s",
+		     priv->dev_attr.orig_attr.fw_ver);
+	if (n < 0)
+		return -EINVAL;
+	/* Too small: the size needed, with the terminating NUL. */
+	if ((size_t)n >= fw_size)
+		return n + 1;
+	return 0;
+}
+
+static int
+vsteer_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
+			 struct rte_eth_burst_mode *mode)
+{
+	const struct vsteer_rxq *rxq = dev->data->rx_queues[qid];
+
+	if (rxq == NULL)
+		return -EINVAL;
+	mode->flags = RTE_ETH_BURST_FLAG_PER_QUEUE;
+	snprintf(mode->info, sizeof(mode->info), "Scalar, verbs CQ-ex%s%s%s%s",
+		 rxq->sges_n > 1 ? ", scattered" : "",
+		 rxq->ptype ? ", software packet types" : "",
+		 rxq->csum ? ", checksum flags" : "",
+		 rxq->strip ? ", VLAN strip" : "");
+	return 0;
+}
+
+static int
+vsteer_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
+			 struct rte_eth_burst_mode *mode)
+{
+	const struct vsteer_txq *txq = dev->data->tx_queues[qid];
+
+	if (txq == NULL)
+		return -EINVAL;
+	mode->flags = RTE_ETH_BURST_FLAG_PER_QUEUE;
+	snprintf(mode->info, sizeof(mode->info),
+		 "Scalar, verbs post_send list%s%s",
+		 txq->max_sge > 1 ? ", multi-segment" : "",
+		 txq->csum ? ", checksum offload" : "");
+	return 0;
+}
+
+/* Insert or remove vid in the sorted filter list; -ENOSPC when full. */
+static int
+vsteer_vlan_list_set(struct vsteer_priv *priv, uint16_t vid, int on)
+{
+	uint16_t i = 0;
+
+	while (i < priv->vlan_n && priv->vlans[i] < vid)
+		i++;
+	if (i < priv->vlan_n && priv->vlans[i] == vid) {
+		if (!on) {
+			memmove(&priv->vlans[i], &priv->vlans[i + 1],
+				(priv->vlan_n - i - 1) * sizeof(*priv->vlans));
+			priv->vlan_n--;
+		}
+		return 0;
+	}
+	if (!on)
+		return 0;
+	if (priv->vlan_n == VSTEER_MAX_VLAN)
+		return -ENOSPC;
+	memmove(&priv->vlans[i + 1], &priv->vlans[i],
+		(priv->vlan_n - i) * sizeof(*priv->vlans));
+	priv->vlans[i] = vid;
+	priv->vlan_n++;
+	return 0;
+}
+
+static int
+vsteer_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vid, int on)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t old_n = priv->vlan_n;
+	uint16_t old[VSTEER_MAX_VLAN];
+	int ret;
+
+	if (vid > RTE_ETHER_MAX_VLAN_ID) {
+		DRV_LOG(ERR, "port %u: VLAN %u: IDs go up to %u",
+			dev->data->port_id, vid, RTE_ETHER_MAX_VLAN_ID);
+		return -EINVAL;
+	}
+	memcpy(old, priv->vlans, sizeof(old));
+	ret = vsteer_vlan_list_set(priv, vid, on);
+	if (ret != 0) {
+		DRV_LOG(ERR, "port %u: VLAN %u: %u VLAN filters at most",
+			dev->data->port_id, vid, VSTEER_MAX_VLAN);
+		return ret;
+	}
+	ret = vsteer_defflow_sync(dev);
+	if (ret != 0) {
+		memcpy(priv->vlans, old, sizeof(old));
+		priv->vlan_n = old_n;
+		vsteer_defflow_sync(dev);
+	}
+	return ret;
+}
+
+/* ethdev has updated rxmode.offloads; mask says what changed. */
+static int
+vsteer_vlan_offload_set(struct rte_eth_dev *dev, int mask)
+{
+	uint64_t off = dev->data->dev_conf.rxmode.offloads;
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t i;
+	int ret;
+
+	if ((mask & RTE_ETH_QINQ_STRIP_MASK) &&
+	    (off & RTE_ETH_RX_OFFLOAD_QINQ_STRIP)) {
+		DRV_LOG(ERR, "port %u: no QinQ stripping", dev->data->port_id);
+		return -ENOTSUP;
+	}
+	if ((mask & RTE_ETH_VLAN_EXTEND_MASK) &&
+	    (off & RTE_ETH_RX_OFFLOAD_VLAN_EXTEND)) {
+		DRV_LOG(ERR, "port %u: no extended (QinQ) VLAN mode",
+			dev->data->port_id);
+		return -ENOTSUP;
+	}
+	if (mask & RTE_ETH_VLAN_STRIP_MASK) {
+		int on = (off & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
+
+		if (on && !priv->vlan_strip_ok) {
+			DRV_LOG(ERR,
+				"port %u: the device has no VLAN stripping",
+				dev->data->port_id);
+			return -ENOTSUP;
+		}
+		/* The port setting is every queue's. */
+		for (i = 0; i < dev->data->nb_rx_queues; i++) {
+			struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+			if (rxq == NULL)
+				continue;
+			ret = vsteer_rxq_vlan_strip(rxq, on);
+			if (ret != 0)
+				return ret;
+		}
+	}
+	if (mask & RTE_ETH_VLAN_FILTER_MASK) {
+		ret = vsteer_defflow_sync(dev);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void
+vsteer_vlan_strip_queue_set(struct rte_eth_dev *dev, uint16_t qid, int on)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_rxq *rxq = dev->data->rx_queues[qid];
+
+	if (rxq == NULL)
+		return;
+	if (on && !priv->vlan_strip_ok) {
+		DRV_LOG(ERR, "port %u: Rx queue %u: no VLAN stripping",
+			dev->data->port_id, qid);
+		return;
+	}
+	if (vsteer_rxq_vlan_strip(rxq, on) == 0)
+		DRV_LOG(DEBUG, "port %u: Rx queue %u: VLAN stripping %s",
+			dev->data->port_id, qid, on ? "on" : "off");
 }
 
 static void
@@ -877,5 +1341,13 @@ const struct eth_dev_ops vsteer_dev_ops = {
 	.tx_queue_release = vsteer_tx_queue_release,
 	.rxq_info_get = vsteer_rxq_info_get,
 	.txq_info_get = vsteer_txq_info_get,
+	.rx_burst_mode_get = vsteer_rx_burst_mode_get,
+	.tx_burst_mode_get = vsteer_tx_burst_mode_get,
+	.fw_version_get = vsteer_fw_version_get,
+	.dev_supported_ptypes_get = vsteer_dev_supported_ptypes_get,
+	.dev_ptypes_set = vsteer_dev_ptypes_set,
+	.vlan_filter_set = vsteer_vlan_filter_set,
+	.vlan_offload_set = vsteer_vlan_offload_set,
+	.vlan_strip_queue_set = vsteer_vlan_strip_queue_set,
 	.flow_ops_get = vsteer_flow_ops_get,
 };

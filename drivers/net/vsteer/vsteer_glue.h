@@ -24,6 +24,13 @@
 
 struct vsteer_port_counters;
 
+/* Link of a port's netdev. */
+struct vsteer_glue_link {
+	uint32_t speed_mbps; /* 0: unknown */
+	bool full_duplex;
+	bool autoneg;
+};
+
 struct vsteer_glue {
 	const char *name; /* "rdma-core" or "softverbs" */
 	struct ibv_device **(*get_device_list)(int *num_devices);
@@ -53,6 +60,17 @@ struct vsteer_glue {
 	/* Device-level counters of a port; 0 or a negative errno. */
 	int (*port_counters)(struct ibv_context *context, uint8_t port,
 			     struct vsteer_port_counters *c);
+	/* Port's MTU (L3 bytes) and the largest it takes (0: not known),
+	 * from the netdev bound to it (softverbs: its wire). */
+	int (*port_mtu)(struct ibv_context *context, uint8_t port,
+			unsigned int *mtu, unsigned int *max_mtu);
+	/* Set the port's MTU on that netdev (SIOCSIFMTU, as mlx4/mlx5 do):
+	 * EINVAL beyond what it takes, EPERM without CAP_NET_ADMIN. */
+	int (*port_set_mtu)(struct ibv_context *context, uint8_t port,
+			    unsigned int mtu);
+	/* Speed and duplex of that netdev's link (ethtool). */
+	int (*port_link)(struct ibv_context *context, uint8_t port,
+			 struct vsteer_glue_link *link);
 	/* mlx5dv */
 	bool (*dv_is_supported)(struct ibv_device *device);
 	struct ibv_context *(*dv_open_device)(struct ibv_device *device,

@@ -19,6 +19,7 @@
 #include <rte_ether.h>
 
 #include "vsteer.h"
+#include "vsteer_netdev.h"
 
 static struct ibv_device **
 vsteer_rdma_get_device_list(int *num_devices)
@@ -137,19 +138,19 @@ vsteer_sysfs_read(const char *path, char *buf, size_t len)
 }
 
 /*
- * The port's MAC is the address of the netdev bound to the IB device:
- * <ibdev_path>/device/net/<ifname> (ibdev_path is the device's sysfs
- * directory as libibverbs found it, /sys/class/infiniband/<dev>), the one
- * whose dev_port is port - 1 (several netdevs share a PCI function on
- * multi-port devices).
+ * The netdev bound to an IB device's port: <ibdev_path>/device/net/<ifname>
+ * (ibdev_path is the device's sysfs directory as libibverbs found it,
+ * /sys/class/infiniband/<dev>), the one whose dev_port is port - 1
+ * (several netdevs share a PCI function on multi-port devices), or the
+ * only one.
  */
 static int
-vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
+vsteer_rdma_port_ifname(struct ibv_context *context, uint8_t port,
+			char ifname[IF_NAMESIZE])
 {
 	char dir[IBV_SYSFS_PATH_MAX + 16], path[1024], buf[64];
 	char only[256] = "";
 	unsigned int nifs = 0;
-	struct rte_ether_addr ea;
 	struct dirent *de;
 	DIR *d;
 	int found = 0;
@@ -175,14 +176,75 @@ vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
 		}
 	}
 	closedir(d);
-	if (!found && nifs != 1)
+	if ((!found && nifs != 1) || strlen(only) >= IF_NAMESIZE)
 		return ENODEV;
-	snprintf(path, sizeof(path), "%s/%s/address", dir, only);
+	snprintf(ifname, IF_NAMESIZE, "%s", only);
+	return 0;
+}
+
+/* The port's MAC is the address of its netdev. */
+static int
+vsteer_rdma_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
+{
+	char ifname[IF_NAMESIZE], path[512], buf[64];
+	struct rte_ether_addr ea;
+
+	if (vsteer_rdma_port_ifname(context, port, ifname) != 0)
+		return ENODEV;
+	snprintf(path, sizeof(path), "%s/device/net/%s/address",
+		 context->device->ibdev_path, ifname);
 	if (vsteer_sysfs_read(path, buf, sizeof(buf)) != 0)
 		return ENODEV;
 	if (rte_ether_unformat_addr(buf, &ea) != 0)
 		return EINVAL;
 	memcpy(mac, ea.addr_bytes, RTE_ETHER_ADDR_LEN);
+	return 0;
+}
+
+static int
+vsteer_rdma_port_mtu(struct ibv_context *context, uint8_t port,
+		     unsigned int *mtu, unsigned int *max_mtu)
+{
+	char ifname[IF_NAMESIZE];
+	int ret;
+
+	ret = vsteer_rdma_port_ifname(context, port, ifname);
+	if (ret == 0)
+		ret = vsteer_netdev_mtu(ifname, mtu);
+	if (ret == 0 && vsteer_netdev_max_mtu(ifname, max_mtu) != 0)
+		*max_mtu = 0;
+	return ret;
+}
+
+static int
+vsteer_rdma_port_set_mtu(struct ibv_context *context, uint8_t port,
+			 unsigned int mtu)
+{
+	char ifname[IF_NAMESIZE];
+	int ret;
+
+	ret = vsteer_rdma_port_ifname(context, port, ifname);
+	if (ret == 0)
+		ret = vsteer_netdev_set_mtu(ifname, mtu);
+	return ret;
+}
+
+static int
+vsteer_rdma_port_link(struct ibv_context *context, uint8_t port,
+		      struct vsteer_glue_link *link)
+{
+	struct vsteer_netdev_link nl;
+	char ifname[IF_NAMESIZE];
+	int ret;
+
+	ret = vsteer_rdma_port_ifname(context, port, ifname);
+	if (ret == 0)
+		ret = vsteer_netdev_link(ifname, &nl);
+	if (ret != 0)
+		return ret;
+	link->speed_mbps = nl.speed_mbps;
+	link->full_duplex = nl.full_duplex;
+	link->autoneg = nl.autoneg;
 	return 0;
 }
 
@@ -299,6 +361,9 @@ const struct vsteer_glue vsteer_glue_rdma = {
 	.destroy_qp = vsteer_rdma_destroy_qp,
 	.port_mac = vsteer_rdma_port_mac,
 	.port_counters = vsteer_rdma_port_counters,
+	.port_mtu = vsteer_rdma_port_mtu,
+	.port_set_mtu = vsteer_rdma_port_set_mtu,
+	.port_link = vsteer_rdma_port_link,
 	.dv_is_supported = vsteer_rdma_dv_is_supported,
 	.dv_open_device = vsteer_rdma_dv_open_device,
 	.dv_create_qp = vsteer_rdma_dv_create_qp,

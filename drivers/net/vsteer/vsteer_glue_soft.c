@@ -44,6 +44,36 @@ vsteer_soft_port_mac(struct ibv_context *context, uint8_t port, uint8_t mac[6])
 }
 
 static int
+vsteer_soft_port_mtu(struct ibv_context *context, uint8_t port,
+		     unsigned int *mtu, unsigned int *max_mtu)
+{
+	return softverbs_port_mtu(context, port, mtu, max_mtu);
+}
+
+static int
+vsteer_soft_port_set_mtu(struct ibv_context *context, uint8_t port,
+			 unsigned int mtu)
+{
+	return softverbs_port_set_mtu(context, port, mtu);
+}
+
+static int
+vsteer_soft_port_link(struct ibv_context *context, uint8_t port,
+		      struct vsteer_glue_link *link)
+{
+	struct sv_port_link l;
+	int ret;
+
+	ret = softverbs_port_link(context, port, &l);
+	if (ret != 0)
+		return ret;
+	link->speed_mbps = l.speed_mbps;
+	link->full_duplex = l.full_duplex;
+	link->autoneg = l.autoneg;
+	return 0;
+}
+
+static int
 vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
 			  struct vsteer_port_counters *c)
 {
@@ -62,6 +92,8 @@ vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
 	c->rx_dropped = st.rx_dropped;
 	c->tx_frames = st.tx_frames;
 	c->tx_errors = st.tx_errors;
+	c->rx_csum_completed = st.rx_csum_completed;
+	c->rx_gso_split = st.rx_gso_frames;
 	return 0;
 }
 
@@ -84,6 +116,9 @@ const struct vsteer_glue vsteer_glue_soft = {
 	.destroy_qp = sv_destroy_qp,
 	.port_mac = vsteer_soft_port_mac,
 	.port_counters = vsteer_soft_port_counters,
+	.port_mtu = vsteer_soft_port_mtu,
+	.port_set_mtu = vsteer_soft_port_set_mtu,
+	.port_link = vsteer_soft_port_link,
 	.dv_is_supported = sv_mlx5dv_is_supported,
 	.dv_open_device = sv_mlx5dv_open_device,
 	.dv_create_qp = sv_mlx5dv_create_qp,

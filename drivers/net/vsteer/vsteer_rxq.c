@@ -5,9 +5,11 @@
 /*
  * Rx queues. Setup sizes the software ring and registers the mempool;
  * the verbs objects exist only while the port is started: a CQ-ex that
- * reports byte counts and flow tags, and an IBV_WQT_RQ work queue in RDY
- * with every ring slot posted. Stopping destroys them (the flows that
- * point at the WQs are gone by then) and frees the posted mbufs.
+ * reports byte counts, flow tags and stripped VLAN tags, and an
+ * IBV_WQT_RQ work queue in RDY (with IBV_WQ_FLAGS_CVLAN_STRIPPING when the
+ * queue strips) with every ring slot posted. Stopping destroys them (the
+ * flows that point at the WQs are gone by then) and frees the posted
+ * mbufs.
  */
 
 #include <errno.h>
@@ -34,13 +36,20 @@ vsteer_rxq_free(struct vsteer_rxq *rxq)
 	rte_free(rxq->elts);
 	rte_free(rxq->wrs);
 	rte_free(rxq->sges);
+	rte_free(rxq->ahead);
 	rte_free(rxq);
 }
 
 void
 vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx)
 {
-	vsteer_rxq_free(dev->data->rx_queues[idx]);
+	struct vsteer_rxq *rxq = dev->data->rx_queues[idx];
+
+	if (rxq == NULL)
+		return;
+	/* Its counters stay the port's. */
+	vsteer_rxq_stats_keep(dev, idx, &rxq->stats);
+	vsteer_rxq_free(rxq);
 	dev->data->rx_queues[idx] = NULL;
 }
 
@@ -66,6 +75,13 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	if (conf->rx_deferred_start) {
 		DRV_LOG(ERR,
 			"port %u: Rx queue %u: deferred start is not supported",
+			dev->data->port_id, idx);
+		return -ENOTSUP;
+	}
+	if ((offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) &&
+	    !priv->vlan_strip_ok) {
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: the device has no VLAN stripping",
 			dev->data->port_id, idx);
 		return -ENOTSUP;
 	}
@@ -121,8 +137,9 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	rxq->nb_desc = desc;
 	rxq->socket = socket;
 	rxq->offloads = offloads;
-	rxq->csum = priv->rx_csum &&
-		    (offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) != 0;
+	rxq->csum = (offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) != 0;
+	rxq->strip = (offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
+	rxq->ptype = !priv->ptypes_off;
 	rxq->elts = rte_zmalloc_socket("vsteer_rxq_elts",
 				       wqe_n * sges_n * sizeof(*rxq->elts),
 				       RTE_CACHE_LINE_SIZE, socket);
@@ -132,10 +149,16 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	rxq->sges = rte_zmalloc_socket("vsteer_rxq_sges",
 				       wqe_n * sges_n * sizeof(*rxq->sges),
 				       RTE_CACHE_LINE_SIZE, socket);
-	if (rxq->elts == NULL || rxq->wrs == NULL || rxq->sges == NULL) {
+	rxq->ahead = rte_zmalloc_socket("vsteer_rxq_ahead",
+					wqe_n * sizeof(*rxq->ahead),
+					RTE_CACHE_LINE_SIZE, socket);
+	if (rxq->elts == NULL || rxq->wrs == NULL || rxq->sges == NULL ||
+	    rxq->ahead == NULL) {
 		vsteer_rxq_free(rxq);
 		return -ENOMEM;
 	}
+	/* A queue set up again at this index counts on. */
+	vsteer_rxq_stats_restore(dev, idx, &rxq->stats);
 	dev->data->rx_queues[idx] = rxq;
 	DRV_LOG(DEBUG, "port %u: Rx queue %u: %u WQEs x %u SGEs of %u bytes",
 		dev->data->port_id, idx, wqe_n, sges_n, room);
@@ -195,6 +218,10 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
 	if (priv->tag_ok)
 		cq_attr.wc_flags |= IBV_WC_EX_WITH_FLOW_TAG;
+	/* Whenever the device strips, so that stripping can be turned on
+	 * while the queue runs. */
+	if (priv->vlan_strip_ok)
+		cq_attr.wc_flags |= IBV_WC_EX_WITH_CVLAN;
 	rxq->cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
 	if (rxq->cq == NULL) {
 		ret = -(errno ? errno : ENOMEM);
@@ -203,12 +230,20 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 		return ret;
 	}
 	rxq->tag = priv->tag_ok;
+	rxq->cvlan = priv->vlan_strip_ok;
+	rxq->ahead_head = 0;
+	rxq->ahead_n = 0;
+	rxq->unposted = 0;
 	memset(&wq_attr, 0, sizeof(wq_attr));
 	wq_attr.wq_type = IBV_WQT_RQ;
 	wq_attr.max_wr = rxq->wqe_n;
 	wq_attr.max_sge = rxq->sges_n;
 	wq_attr.pd = priv->pd;
 	wq_attr.cq = ibv_cq_ex_to_cq(rxq->cq);
+	if (rxq->strip) {
+		wq_attr.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
+		wq_attr.create_flags = IBV_WQ_FLAGS_CVLAN_STRIPPING;
+	}
 	rxq->wq = ibv_create_wq(priv->ctx, &wq_attr);
 	if (rxq->wq == NULL) {
 		ret = -(errno ? errno : ENOMEM);
@@ -268,6 +303,35 @@ err:
 	return ret;
 }
 
+int
+vsteer_rxq_vlan_strip(struct vsteer_rxq *rxq, int on)
+{
+	struct ibv_wq_attr mod;
+	int ret;
+
+	if (rxq->wq != NULL) {
+		/* ibv_modify_wq(3): flags_mask says which flags change. */
+		memset(&mod, 0, sizeof(mod));
+		mod.attr_mask = IBV_WQ_ATTR_FLAGS;
+		mod.flags_mask = IBV_WQ_FLAGS_CVLAN_STRIPPING;
+		mod.flags = on ? IBV_WQ_FLAGS_CVLAN_STRIPPING : 0;
+		ret = ibv_modify_wq(rxq->wq, &mod);
+		if (ret != 0) {
+			RX_LOG(ERR,
+			       "port %u: Rx queue %u: VLAN stripping %s: %s",
+			       rxq->port_id, rxq->queue_id, on ? "on" : "off",
+			       strerror(ret));
+			return -ret;
+		}
+	}
+	rxq->strip = !!on;
+	if (on)
+		rxq->offloads |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+	else
+		rxq->offloads &= ~RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+	return 0;
+}
+
 void
 vsteer_rxq_stop(struct vsteer_rxq *rxq)
 {
@@ -288,6 +352,10 @@ vsteer_rxq_stop(struct vsteer_rxq *rxq)
 			       rxq->port_id, rxq->queue_id, strerror(ret));
 		rxq->cq = NULL;
 	}
+	/* Completions read ahead and never taken: their frames are lost
+	 * with the buffers, as a stop drops what a NIC holds. */
+	rxq->ahead_n = 0;
+	rxq->ahead_head = 0;
 	/* With the WQ gone, no buffer is owned by the device any more. */
 	vsteer_rxq_free_elts(rxq);
 }

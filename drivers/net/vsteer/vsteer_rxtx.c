@@ -6,17 +6,44 @@
  * Rx and Tx bursts over portable verbs: completions are read from CQ-ex
  * (start/next/end_poll), receive buffers go back to the WQ and packets to
  * the send QP as one WR list per burst.
+ *
+ * Rx: per completion the byte count, the checksum flag, the flow tag
+ * (MARK/FLAG) and, on a queue that strips, the stripped VLAN TCI. Verbs
+ * gives no packet type, so the burst parses it (rte_net_get_ptype(),
+ * unless the application said it needs none), and no checksum verdict
+ * beyond "IPv4, both good" (IBV_WC_IP_CSUM_OK): a frame without it is
+ * checked in software to tell which one is bad.
+ *
+ * Tx: frames the port cannot send are dropped before they reach the device
+ * (counted in errors). What was posted counts as sent when its completion
+ * says so: the last WR of a burst is signalled and the completions are
+ * reaped at the start of the next burst and right after posting, so the
+ * counters are current as soon as the device is done.
  */
 
 #include <errno.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_net.h>
 
 #include "vsteer.h"
 
 /* Flow tag values (host order, 24 bits): 0 none, FLAG, else MARK id + 1. */
 #define VSTEER_TAG_FLAG 0xffffffu
+
+/* Layers the burst parses for packet types. */
+#define VSTEER_PTYPE_LAYERS \
+	(RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK)
+
+/* What rte_net_get_ptype() can answer for those layers. */
+const uint32_t vsteer_ptypes[] = {
+	RTE_PTYPE_L2_ETHER,    RTE_PTYPE_L2_ETHER_VLAN, RTE_PTYPE_L2_ETHER_QINQ,
+	RTE_PTYPE_L3_IPV4,     RTE_PTYPE_L3_IPV4_EXT,	RTE_PTYPE_L3_IPV6,
+	RTE_PTYPE_L3_IPV6_EXT, RTE_PTYPE_L4_TCP,	RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L4_SCTP,     RTE_PTYPE_L4_FRAG,	RTE_PTYPE_UNKNOWN,
+};
 
 /*
  * Hand the n segments of WQE idx (len bytes) to the application and put
@@ -74,9 +101,163 @@ vsteer_rx_take(struct vsteer_rxq *rxq, uint32_t idx, uint32_t len)
 	pkt->nb_segs = (uint16_t)nseg;
 	pkt->pkt_len = len;
 	pkt->port = rxq->port_id;
-	pkt->ol_flags = 0;
-	pkt->packet_type = RTE_PTYPE_UNKNOWN;
 	return pkt;
+}
+
+/*
+ * The device did not vouch for the checksums (no IBV_WC_IP_CSUM_OK):
+ * tell which are good, bad, or not known. Only IPv4 has a verdict to
+ * give: its header always, TCP/UDP when not a fragment and the header is
+ * good. A UDP checksum of 0 means none, as the device takes it.
+ */
+static uint64_t
+vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
+		  const struct rte_net_hdr_lens *hl)
+{
+	const struct rte_ipv4_hdr *ip;
+	uint32_t l4 = ptype & RTE_PTYPE_L4_MASK, ip_len;
+	uint64_t ol;
+
+	if (!RTE_ETH_IS_IPV4_HDR(ptype) ||
+	    hl->l2_len + hl->l3_len > rte_pktmbuf_data_len(m))
+		return RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN |
+		       RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+				     hl->l2_len);
+	/* A header that sums to all ones is intact (RFC 1071). */
+	if (rte_raw_cksum(ip, hl->l3_len) != 0xffff)
+		return RTE_MBUF_F_RX_IP_CKSUM_BAD |
+		       RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	ol = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	if (l4 != RTE_PTYPE_L4_TCP && l4 != RTE_PTYPE_L4_UDP)
+		return ol | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	ip_len = rte_be_to_cpu_16(ip->total_length);
+	if (ip_len < hl->l3_len || hl->l2_len + ip_len > m->pkt_len)
+		return ol | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	if (l4 == RTE_PTYPE_L4_UDP &&
+	    rte_pktmbuf_data_len(m) >= hl->l2_len + hl->l3_len + 8 &&
+	    rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *,
+				    hl->l2_len + hl->l3_len)
+			    ->dgram_cksum == 0)
+		return ol | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	return ol |
+	       (rte_ipv4_udptcp_cksum_mbuf_verify(m, ip,
+						  hl->l2_len + hl->l3_len) ==
+				0 ?
+			RTE_MBUF_F_RX_L4_CKSUM_GOOD :
+			RTE_MBUF_F_RX_L4_CKSUM_BAD);
+}
+
+/* One completion: a packet into pkts[*n] or a drop; its WQE is queued for
+ * reposting in every case. */
+static inline void
+vsteer_rx_one(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
+	      struct rte_mbuf **pkts, uint16_t *n, uint64_t *bytes,
+	      struct ibv_recv_wr ***link)
+{
+	struct rte_net_hdr_lens hl;
+	struct rte_mbuf *pkt;
+	uint32_t ptype = 0;
+	uint64_t ol = 0;
+
+	if (unlikely(c->idx >= rxq->wqe_n)) {
+		/* Not one of ours: nothing to repost. */
+		rxq->stats.errors++;
+		return;
+	}
+	if (likely(c->ok)) {
+		pkt = vsteer_rx_take(rxq, c->idx, c->len);
+		if (likely(pkt != NULL)) {
+			if (rxq->ptype)
+				ptype = rte_net_get_ptype(pkt, &hl,
+							  VSTEER_PTYPE_LAYERS);
+			if (rxq->csum) {
+				if (c->wc_flags & IBV_WC_IP_CSUM_OK) {
+					ol |= RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+					      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+				} else {
+					if (!rxq->ptype)
+						ptype = rte_net_get_ptype(
+							pkt, &hl,
+							VSTEER_PTYPE_LAYERS);
+					ol |= vsteer_rx_csum_sw(pkt, ptype,
+								&hl);
+					if (!rxq->ptype)
+						ptype = 0;
+				}
+			}
+			if (c->tag != 0) {
+				ol |= RTE_MBUF_F_RX_FDIR;
+				if (c->tag != VSTEER_TAG_FLAG) {
+					ol |= RTE_MBUF_F_RX_FDIR_ID;
+					pkt->hash.fdir.hi = c->tag - 1;
+				}
+			}
+			/* Portable verbs has no "stripped" bit: a TCI of 0
+			 * (no priority, VLAN 0) carries nothing either. */
+			if (c->cvlan != 0) {
+				ol |= RTE_MBUF_F_RX_VLAN |
+				      RTE_MBUF_F_RX_VLAN_STRIPPED;
+				pkt->vlan_tci = c->cvlan;
+			}
+			pkt->packet_type = ptype;
+			pkt->ol_flags = ol;
+			pkts[(*n)++] = pkt;
+			*bytes += c->len;
+		}
+	} else {
+		/* LOC_LEN_ERR (frame larger than the buffers),
+		 * LOC_PROT_ERR, flush...: the buffers go back. */
+		rxq->stats.errors++;
+	}
+	/* Repost the WQE, with fresh buffers or the same ones. */
+	rxq->wrs[c->idx].next = NULL;
+	**link = &rxq->wrs[c->idx];
+	*link = &rxq->wrs[c->idx].next;
+}
+
+/* What the burst needs of the current completion. */
+static inline void
+vsteer_rx_read(const struct vsteer_rxq *rxq, struct ibv_cq_ex *cq,
+	       struct vsteer_rx_cqe *c)
+{
+	c->idx = (uint32_t)cq->wr_id;
+	c->ok = cq->status == IBV_WC_SUCCESS;
+	c->len = 0;
+	c->wc_flags = 0;
+	c->tag = 0;
+	c->cvlan = 0;
+	if (likely(c->ok)) {
+		c->len = ibv_wc_read_byte_len(cq);
+		if (rxq->csum)
+			c->wc_flags = ibv_wc_read_wc_flags(cq);
+		if (rxq->tag)
+			c->tag = ibv_wc_read_flow_tag(cq);
+		if (rxq->strip && rxq->cvlan)
+			c->cvlan = ibv_wc_read_cvlan(cq);
+	}
+}
+
+/* Read the CQ into the read-ahead ring (rx_queue_count, descriptor
+ * status); returns how many completions wait there. */
+static uint32_t
+vsteer_rx_read_ahead(struct vsteer_rxq *rxq)
+{
+	struct ibv_poll_cq_attr attr = { .comp_mask = 0 };
+	struct ibv_cq_ex *cq = rxq->cq;
+	uint32_t mask = rxq->wqe_n - 1;
+
+	if (cq == NULL || rxq->ahead_n == rxq->wqe_n ||
+	    ibv_start_poll(cq, &attr) != 0)
+		return rxq->ahead_n;
+	do {
+		vsteer_rx_read(rxq, cq,
+			       &rxq->ahead[(rxq->ahead_head + rxq->ahead_n) &
+					   mask]);
+		rxq->ahead_n++;
+	} while (rxq->ahead_n < rxq->wqe_n && ibv_next_poll(cq) == 0);
+	ibv_end_poll(cq);
+	return rxq->ahead_n;
 }
 
 uint16_t
@@ -85,72 +266,40 @@ vsteer_rx_burst(void *dpdk_rxq, struct rte_mbuf **pkts, uint16_t pkts_n)
 	struct vsteer_rxq *rxq = dpdk_rxq;
 	struct ibv_cq_ex *cq = rxq->cq;
 	struct ibv_poll_cq_attr attr = { .comp_mask = 0 };
-	struct ibv_recv_wr *head = NULL, **link = &head, *bad;
+	struct ibv_recv_wr *head = NULL, **link = &head, *bad, *w;
+	struct vsteer_rx_cqe c;
 	uint64_t bytes = 0;
 	uint16_t n = 0, polled = 0;
 	int ret;
 
 	if (unlikely(cq == NULL || pkts_n == 0))
 		return 0;
+	/* Completions a queue status query read first come first. */
+	while (unlikely(rxq->ahead_n != 0) && polled < pkts_n) {
+		vsteer_rx_one(rxq, &rxq->ahead[rxq->ahead_head], pkts, &n,
+			      &bytes, &link);
+		rxq->ahead_head = (rxq->ahead_head + 1) & (rxq->wqe_n - 1);
+		rxq->ahead_n--;
+		polled++;
+	}
+	if (polled == pkts_n)
+		goto post;
 	ret = ibv_start_poll(cq, &attr);
 	if (ret != 0) {
 		/* ENOENT: empty, and no end_poll is due. */
 		if (unlikely(ret != ENOENT))
 			rxq->stats.errors++;
-		return 0;
+		goto post;
 	}
 	do {
-		uint32_t idx = (uint32_t)cq->wr_id;
-		struct rte_mbuf *pkt = NULL;
-
-		polled++;
-		if (unlikely(idx >= rxq->wqe_n)) {
-			/* Not one of ours: nothing to repost. */
-			rxq->stats.errors++;
-			goto next;
-		}
-		if (likely(cq->status == IBV_WC_SUCCESS)) {
-			uint32_t len = ibv_wc_read_byte_len(cq);
-
-			pkt = vsteer_rx_take(rxq, idx, len);
-			if (likely(pkt != NULL)) {
-				uint64_t ol = 0;
-
-				if (rxq->csum && (ibv_wc_read_wc_flags(cq) &
-						  IBV_WC_IP_CSUM_OK))
-					ol |= RTE_MBUF_F_RX_IP_CKSUM_GOOD |
-					      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-				if (rxq->tag) {
-					uint32_t tag = ibv_wc_read_flow_tag(cq);
-
-					if (tag != 0) {
-						ol |= RTE_MBUF_F_RX_FDIR;
-						if (tag != VSTEER_TAG_FLAG) {
-							ol |= RTE_MBUF_F_RX_FDIR_ID;
-							pkt->hash.fdir.hi =
-								tag - 1;
-						}
-					}
-				}
-				pkt->ol_flags = ol;
-				pkts[n++] = pkt;
-				bytes += len;
-			}
-		} else {
-			/* LOC_LEN_ERR (frame larger than the buffers),
-			 * LOC_PROT_ERR, flush...: the buffers go back. */
-			rxq->stats.errors++;
-		}
-		/* Repost the WQE, with fresh buffers or the same ones. */
-		rxq->wrs[idx].next = NULL;
-		*link = &rxq->wrs[idx];
-		link = &rxq->wrs[idx].next;
-next:
-		if (polled == pkts_n)
+		vsteer_rx_read(rxq, cq, &c);
+		vsteer_rx_one(rxq, &c, pkts, &n, &bytes, &link);
+		if (++polled == pkts_n)
 			break;
 		ret = ibv_next_poll(cq);
 	} while (ret == 0);
 	ibv_end_poll(cq);
+post:
 	rxq->stats.packets += n;
 	rxq->stats.bytes += bytes;
 	if (head != NULL) {
@@ -159,6 +308,9 @@ next:
 			/* The unposted WQEs keep their mbufs, freed at stop;
 			 * the queue runs with fewer buffers. */
 			rxq->stats.post_errors++;
+			for (w = bad != NULL ? bad : head; w != NULL;
+			     w = w->next)
+				rxq->unposted++;
 			RX_LOG(DEBUG, "port %u: Rx queue %u: repost: %s",
 			       rxq->port_id, rxq->queue_id, strerror(ret));
 		}
@@ -167,12 +319,68 @@ next:
 }
 
 uint32_t
+vsteer_rx_queue_count(void *dpdk_rxq)
+{
+	return vsteer_rx_read_ahead(dpdk_rxq);
+}
+
+int
+vsteer_rx_descriptor_status(void *dpdk_rxq, uint16_t offset)
+{
+	struct vsteer_rxq *rxq = dpdk_rxq;
+
+	if (offset >= rxq->wqe_n)
+		return -EINVAL;
+	if (offset < vsteer_rx_read_ahead(rxq))
+		return RTE_ETH_RX_DESC_DONE;
+	/* Posted and waiting for a frame, or not posted at all. */
+	if (rxq->wq != NULL && offset < rxq->wqe_n - rxq->unposted)
+		return RTE_ETH_RX_DESC_AVAIL;
+	return RTE_ETH_RX_DESC_UNAVAIL;
+}
+
+/* Status names for the log (ibv_wc_status_str() is not portable to the
+ * glue). */
+static const char *
+vsteer_wc_status(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_LOC_LEN_ERR:
+		return "local length error (frame longer than the port's MTU)";
+	case IBV_WC_LOC_PROT_ERR:
+		return "local protection error (memory not registered)";
+	case IBV_WC_LOC_QP_OP_ERR:
+		return "local QP operation error";
+	case IBV_WC_WR_FLUSH_ERR:
+		return "flushed";
+	default:
+		return "error";
+	}
+}
+
+/* Free the mbuf of WR slot tail, counting it as sent or not. */
+static inline void
+vsteer_tx_retire(struct vsteer_txq *txq, int sent)
+{
+	struct rte_mbuf **slot = &txq->elts[txq->tail & txq->elts_mask];
+
+	if (likely(sent)) {
+		txq->stats.packets++;
+		txq->stats.bytes += (*slot)->pkt_len;
+	} else {
+		txq->stats.comp_errors++;
+	}
+	rte_pktmbuf_free(*slot);
+	*slot = NULL;
+	txq->tail++;
+}
+
+uint32_t
 vsteer_tx_complete(struct vsteer_txq *txq)
 {
 	struct ibv_cq_ex *cq = txq->cq;
 	struct ibv_poll_cq_attr attr = { .comp_mask = 0 };
-	uint32_t done = 0, upto = txq->tail;
-	int found = 0;
+	uint32_t done = 0;
 	int ret;
 
 	ret = ibv_start_poll(cq, &attr);
@@ -180,36 +388,63 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 		return 0;
 	do {
 		uint32_t id = (uint32_t)cq->wr_id;
+		enum ibv_wc_status st = cq->status;
 
-		if (unlikely(cq->status != IBV_WC_SUCCESS)) {
-			/* A failed WR puts the QP in error, and the WRs
-			 * after it complete flushed: none was sent. */
-			txq->stats.comp_errors++;
+		/* Only ids in flight count (wr_id is the ring counter); a
+		 * queue reset leaves stale completions behind. */
+		if (id - txq->tail >= txq->head - txq->tail)
+			goto next;
+		/* Completions come in order and every failed WR has its
+		 * own: the unsignalled WRs before this one went out. */
+		while (txq->tail != id) {
+			vsteer_tx_retire(txq, 1);
+			done++;
+		}
+		if (unlikely(st != IBV_WC_SUCCESS)) {
+			/* The QP is in error now: the WRs after this one
+			 * complete flushed, or go with the reset. */
+			if (!txq->qp_err && st != IBV_WC_WR_FLUSH_ERR) {
+				if (!txq->warned)
+					TX_LOG(WARNING,
+					       "port %u: Tx queue %u: %s: frame dropped, send queue reset",
+					       txq->port_id, txq->queue_id,
+					       vsteer_wc_status(st));
+				else
+					TX_LOG(DEBUG,
+					       "port %u: Tx queue %u: %s",
+					       txq->port_id, txq->queue_id,
+					       vsteer_wc_status(st));
+				txq->warned = 1;
+			}
 			txq->qp_err = 1;
 		}
-		/* Only ids in flight count; wr_id is the ring counter. */
-		if (id - txq->tail < txq->head - txq->tail &&
-		    id - txq->tail >= upto - txq->tail) {
-			upto = id + 1;
-			found = 1;
-		}
-		if (txq->comp_pending > 0)
-			txq->comp_pending--;
+		vsteer_tx_retire(txq, st == IBV_WC_SUCCESS);
+		done++;
+next:
 		ret = ibv_next_poll(cq);
 	} while (ret == 0);
 	ibv_end_poll(cq);
-	if (!found)
-		return 0;
-	/* A completion covers every unsignalled WR posted before it. */
-	while (txq->tail != upto) {
-		struct rte_mbuf **slot = &txq->elts[txq->tail & txq->elts_mask];
-
-		rte_pktmbuf_free(*slot);
-		*slot = NULL;
-		txq->tail++;
-		done++;
-	}
 	return done;
+}
+
+int
+vsteer_tx_descriptor_status(void *dpdk_txq, uint16_t offset)
+{
+	struct vsteer_txq *txq = dpdk_txq;
+	uint32_t free_n;
+
+	if (offset >= txq->elts_n)
+		return -EINVAL;
+	if (txq->cq != NULL && txq->tail != txq->head)
+		vsteer_tx_complete(txq);
+	/* From the next slot to use: the free ones, then those whose WR the
+	 * device still holds. One slot always stays free. */
+	free_n = txq->elts_n - (txq->head - txq->tail);
+	if (offset < free_n - 1)
+		return RTE_ETH_TX_DESC_DONE;
+	if (offset == free_n - 1)
+		return RTE_ETH_TX_DESC_UNAVAIL;
+	return RTE_ETH_TX_DESC_FULL;
 }
 
 /* Pool owning the data of seg, for on-demand registration. */
@@ -229,38 +464,33 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 	struct vsteer_txq *txq = dpdk_txq;
 	struct ibv_send_wr *head = NULL, **link = &head, *bad = NULL;
 	struct ibv_send_wr *last = NULL;
-	uint32_t room, nsge = 0, start, signalled = 0;
-	uint64_t bytes = 0;
-	uint16_t i, posted = 0;
+	uint32_t room, nsge = 0, since_signal = 0;
+	uint16_t i;
 	int ret;
 
 	if (unlikely(txq->cq == NULL))
 		return 0;
+	/* What the device finished since the last burst: counted, freed,
+	 * and a send queue error noticed (a synchronous device has
+	 * nothing left here). */
+	if (txq->tail != txq->head)
+		vsteer_tx_complete(txq);
+	if (unlikely(txq->qp_err) && vsteer_txq_recover(txq) != 0)
+		return 0;
 	/* At most max_send_wr - 1 WRs in flight: one slot stays free, as
 	 * ring-based send queues need. */
 	room = txq->elts_n - 1 - (txq->head - txq->tail);
-	/* Completions are reaped when the ring runs low, so that most
-	 * bursts make a single call into the device (the post). */
-	if (unlikely(txq->qp_err) ||
-	    (txq->comp_pending > 0 &&
-	     room < RTE_MAX((uint32_t)pkts_n, txq->elts_n / 2))) {
-		vsteer_tx_complete(txq);
-		room = txq->elts_n - 1 - (txq->head - txq->tail);
-	}
-	if (unlikely(txq->qp_err)) {
-		/* Every WR completes (flushed) before the QP can restart. */
-		if (txq->tail != txq->head || vsteer_txq_recover(txq) != 0)
-			return 0;
-		room = txq->elts_n - 1;
-	}
-	start = txq->head;
 	for (i = 0; i < pkts_n && room > 0; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
 		struct ibv_send_wr *wr = &txq->wrs[txq->head & txq->elts_mask];
 		struct ibv_sge *sg = &txq->sges[nsge];
 		uint32_t k = 0;
 
-		if (unlikely(m->nb_segs > txq->max_sge))
+		/* What the port cannot send never reaches the device: a
+		 * failed WR would put the send queue in error. */
+		if (unlikely(m->pkt_len > txq->max_frame ||
+			     m->pkt_len < RTE_ETHER_HDR_LEN ||
+			     m->nb_segs > txq->max_sge))
 			goto drop;
 		for (seg = m; seg != NULL; seg = seg->next) {
 			uintptr_t addr = rte_pktmbuf_mtod(seg, uintptr_t);
@@ -287,20 +517,18 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 		if (txq->csum && (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM |
 						 RTE_MBUF_F_TX_L4_MASK)) != 0)
 			wr->send_flags |= IBV_SEND_IP_CSUM;
-		if (++txq->since_signal >= txq->comp_thresh) {
+		/* Long bursts free their slots early on hardware. */
+		if (++since_signal == VSTEER_TX_COMP_THRESH) {
 			wr->send_flags |= IBV_SEND_SIGNALED;
-			txq->since_signal = 0;
-			signalled++;
+			since_signal = 0;
 		}
 		txq->elts[txq->head & txq->elts_mask] = m;
 		txq->head++;
 		nsge += k;
 		room--;
-		bytes += m->pkt_len;
 		*link = wr;
 		link = &wr->next;
 		last = wr;
-		posted++;
 		continue;
 drop:
 		txq->stats.errors++;
@@ -308,38 +536,32 @@ drop:
 	}
 	if (head == NULL)
 		return i;
-	/* A nearly full ring needs a completion on its way, or it never
-	 * drains. */
-	if (!(last->send_flags & IBV_SEND_SIGNALED) &&
-	    room < txq->comp_thresh) {
-		last->send_flags |= IBV_SEND_SIGNALED;
-		txq->since_signal = 0;
-		signalled++;
-	}
+	/* Every burst ends signalled: its frames count as soon as the
+	 * device is done with them. */
+	last->send_flags |= IBV_SEND_SIGNALED;
 	ret = ibv_post_send(txq->qp, head, &bad);
 	if (unlikely(ret != 0)) {
 		struct ibv_send_wr *wr;
-		uint32_t first_bad = bad != NULL ? (uint32_t)bad->wr_id : start;
+		uint32_t first_bad =
+			(uint32_t)(bad != NULL ? bad : head)->wr_id;
 
 		/* WRs from bad on were not posted: the packets are dropped
-		 * (they are consumed, as the count returned says). */
+		 * (they are consumed, as the count returned says). Posted
+		 * ones before it without a signalled WR complete with the
+		 * next burst's. */
 		for (wr = bad != NULL ? bad : head; wr != NULL; wr = wr->next) {
 			uint32_t slot = (uint32_t)wr->wr_id & txq->elts_mask;
 
-			if (wr->send_flags & IBV_SEND_SIGNALED)
-				signalled--;
-			bytes -= txq->elts[slot]->pkt_len;
 			rte_pktmbuf_free(txq->elts[slot]);
 			txq->elts[slot] = NULL;
 			txq->stats.errors++;
-			posted--;
 		}
 		txq->head = first_bad;
 		TX_LOG(DEBUG, "port %u: Tx queue %u: post_send: %s",
 		       txq->port_id, txq->queue_id, strerror(ret));
 	}
-	txq->comp_pending += signalled;
-	txq->stats.packets += posted;
-	txq->stats.bytes += bytes;
+	/* A synchronous device (softverbs) completed them already. */
+	if (txq->tail != txq->head)
+		vsteer_tx_complete(txq);
 	return i;
 }

@@ -5,7 +5,10 @@
 /*
  * Tx queues. Setup sizes the ring; while the port is started the queue
  * has a CQ and a send-only RAW_PACKET QP moved RESET -> INIT(port) -> RTR
- * -> RTS. Stopping destroys both and frees the mbufs still in flight.
+ * -> RTS. Stopping destroys both and frees the mbufs still in flight. A
+ * WR the device fails puts the QP in error; the next burst resets it and
+ * brings it back (vsteer_txq_recover), so that a bad frame costs itself
+ * and the frames flushed with it, never the queue.
  */
 
 #include <errno.h>
@@ -30,8 +33,23 @@ vsteer_txq_free(struct vsteer_txq *txq)
 void
 vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx)
 {
-	vsteer_txq_free(dev->data->tx_queues[idx]);
+	struct vsteer_txq *txq = dev->data->tx_queues[idx];
+
+	if (txq == NULL)
+		return;
+	/* Stopping reaps the last completions: count them, then keep the
+	 * counters for the port. */
+	vsteer_txq_stop(txq);
+	vsteer_txq_stats_keep(dev, idx, &txq->stats);
+	vsteer_txq_free(txq);
 	dev->data->tx_queues[idx] = NULL;
+}
+
+/* Longest frame the port sends at its MTU. */
+uint32_t
+vsteer_tx_frame_max(const struct rte_eth_dev *dev)
+{
+	return (uint32_t)dev->data->mtu + VSTEER_TX_OVERHEAD;
 }
 
 int
@@ -76,9 +94,7 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	txq->elts_n = elts_n;
 	txq->elts_mask = elts_n - 1;
 	txq->max_sge = max_sge;
-	/* Signal often enough that a full ring always has a completion
-	 * coming. */
-	txq->comp_thresh = RTE_MIN((uint32_t)VSTEER_TX_COMP_THRESH, elts_n / 4);
+	txq->max_frame = vsteer_tx_frame_max(dev);
 	txq->port_id = dev->data->port_id;
 	txq->queue_id = idx;
 	txq->nb_desc = desc;
@@ -104,10 +120,11 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	/* The burst fills in the rest of each WR. */
 	for (i = 0; i < elts_n; i++)
 		txq->wrs[i].opcode = IBV_WR_SEND;
+	/* A queue set up again at this index counts on. */
+	vsteer_txq_stats_restore(dev, idx, &txq->stats);
 	dev->data->tx_queues[idx] = txq;
-	DRV_LOG(DEBUG,
-		"port %u: Tx queue %u: %u WRs, %u SGEs each, signal every %u",
-		dev->data->port_id, idx, elts_n, max_sge, txq->comp_thresh);
+	DRV_LOG(DEBUG, "port %u: Tx queue %u: %u WRs, %u SGEs each",
+		dev->data->port_id, idx, elts_n, max_sge);
 	return 0;
 }
 
@@ -134,29 +151,50 @@ vsteer_txq_to_rts(struct vsteer_txq *txq)
 	return priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE);
 }
 
+/* The WRs from tail to head will not complete: count them as not sent. */
+static uint32_t
+vsteer_txq_discard(struct vsteer_txq *txq)
+{
+	uint32_t n = 0;
+
+	while (txq->tail != txq->head) {
+		struct rte_mbuf **slot = &txq->elts[txq->tail & txq->elts_mask];
+
+		rte_pktmbuf_free(*slot);
+		*slot = NULL;
+		txq->tail++;
+		n++;
+	}
+	return n;
+}
+
 int
 vsteer_txq_recover(struct vsteer_txq *txq)
 {
 	struct vsteer_priv *priv = txq->priv;
 	struct ibv_qp_attr mod;
+	uint32_t lost;
 	int ret;
 
+	/* Reset discards what the QP still holds: the WRs after the failed
+	 * one were flushed, not sent, whether or not their completions came
+	 * (libmlx5 also cleans the CQ of them; softverbs leaves them, and
+	 * vsteer_tx_complete() skips ids no longer in flight). */
 	memset(&mod, 0, sizeof(mod));
 	mod.qp_state = IBV_QPS_RESET;
 	ret = priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE);
-	if (ret == 0)
+	if (ret == 0) {
+		lost = vsteer_txq_discard(txq);
+		txq->stats.comp_errors += lost;
 		ret = vsteer_txq_to_rts(txq);
+	}
 	if (ret != 0) {
-		TX_LOG(ERR, "port %u: Tx queue %u: QP recovery: %s",
+		TX_LOG(ERR, "port %u: Tx queue %u: send queue recovery: %s",
 		       txq->port_id, txq->queue_id, strerror(ret));
 		return -ret;
 	}
 	txq->qp_err = 0;
-	txq->comp_pending = 0;
-	txq->since_signal = 0;
-	TX_LOG(WARNING,
-	       "port %u: Tx queue %u: QP recovered after an error completion",
-	       txq->port_id, txq->queue_id);
+	txq->recoveries++;
 	return 0;
 }
 
@@ -213,8 +251,6 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	}
 	txq->head = 0;
 	txq->tail = 0;
-	txq->comp_pending = 0;
-	txq->since_signal = 0;
 	txq->qp_err = 0;
 	return 0;
 err:
@@ -228,8 +264,8 @@ vsteer_txq_stop(struct vsteer_txq *txq)
 	struct vsteer_priv *priv = txq->priv;
 	int ret;
 
-	/* Give completions that already arrived their mbufs back first. */
-	if (txq->cq != NULL && (txq->comp_pending > 0 || txq->qp_err))
+	/* Count and free what the device completed meanwhile. */
+	if (txq->cq != NULL && txq->tail != txq->head)
 		vsteer_tx_complete(txq);
 	if (txq->qp != NULL) {
 		ret = priv->glue->destroy_qp(txq->qp);
@@ -245,17 +281,9 @@ vsteer_txq_stop(struct vsteer_txq *txq)
 			       txq->port_id, txq->queue_id, strerror(ret));
 		txq->cq = NULL;
 	}
-	/* The QP is gone: whatever it still held is ours to free. */
-	while (txq->tail != txq->head) {
-		struct rte_mbuf **slot = &txq->elts[txq->tail & txq->elts_mask];
-
-		rte_pktmbuf_free(*slot);
-		*slot = NULL;
-		txq->tail++;
-	}
+	/* The QP is gone with whatever it still held: not sent. */
+	txq->stats.comp_errors += vsteer_txq_discard(txq);
 	txq->head = 0;
 	txq->tail = 0;
-	txq->comp_pending = 0;
-	txq->since_signal = 0;
 	txq->qp_err = 0;
 }
