@@ -63,11 +63,6 @@ extern int vsteer_logtype_tx;
 /* Frame bytes beyond the MTU: Ethernet header and two VLAN tags. */
 #define VSTEER_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN)
 
-enum vsteer_flow_engine {
-	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
-	VSTEER_FLOW_ENGINE_DV,	      /* mlx5dv matchers */
-};
-
 /* One registered memory chunk. */
 struct vsteer_mr {
 	uintptr_t start;
