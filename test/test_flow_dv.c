@@ -3,7 +3,10 @@
  */
 
 /*
- * rte_flow -> PRM fte_match_param translation (vsteer_flow_dv.c).
+ * rte_flow -> PRM fte_match_param translation (vsteer_flow_dv.c): every
+ * field the matcher engine takes, the matcher entries of an RSS expansion,
+ * what the engine refuses (and which refusals are engine limitations the
+ * flow layer routes on), rte_flow's degenerate ranges.
  *
  * Expected buffers are written byte by byte from the PRM layout
  * (fte_match_param: outer_headers at byte 0, misc_parameters at 64,
@@ -21,6 +24,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_flow.h>
 
 #include "vsteer_flow_dv.h"
@@ -98,12 +102,55 @@ check_expect(const struct vsteer_dv_match *m, const struct expect *e)
 	return bad;
 }
 
+static const struct rte_flow_attr attr_in = { .ingress = 1 };
+static const struct rte_flow_action_queue queue0 = { .index = 0 };
+static const struct rte_flow_action act_queue0[] = {
+	{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue0 },
+	{ .type = RTE_FLOW_ACTION_TYPE_END },
+};
+
+/* The plan is a few KiB: one per program. */
+static struct vsteer_flow_plan plan;
+
+/* An mlx5 device with matchers, DevX, tags and counters. */
+static struct vsteer_xlate_ctx
+ctx_default(void)
+{
+	struct vsteer_xlate_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.nb_rx_queues = 8;
+	c.port_num = 1;
+	c.max_verbs_prio = 15;
+	c.tag_ok = true;
+	c.inner_rss_ok = true;
+	c.count_ok = true;
+	c.dv_ok = true;
+	c.devx_ok = true;
+	c.rss_hf_supported = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
+			     RTE_ETH_RSS_UDP | RTE_ETH_RSS_ESP;
+	c.rss_hf_default = RTE_ETH_RSS_IP;
+	return c;
+}
+
+static int
+translate_full(const struct vsteer_xlate_ctx *c, const struct rte_flow_attr *a,
+	       const struct rte_flow_item *p, const struct rte_flow_action *act,
+	       struct vsteer_dv_match *m, struct rte_flow_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	rte_errno = 0;
+	return vsteer_flow_dv_translate(c, a, p, act, &plan, m, err);
+}
+
+/* A pattern with ingress / QUEUE 0 on the default device. */
 static int
 translate(const struct rte_flow_item *p, struct vsteer_dv_match *m,
 	  struct rte_flow_error *err)
 {
-	memset(err, 0, sizeof(*err));
-	return vsteer_flow_dv_translate(p, m, err);
+	struct vsteer_xlate_ctx c = ctx_default();
+
+	return translate_full(&c, &attr_in, p, act_queue0, m, err);
 }
 
 #define END_ITEM                               \
@@ -275,8 +322,11 @@ test_eth_vlan(void)
 	ex_byte(&e, OUTER + 18, 0x80, 0x80);
 	/* TCI laid out as prio:cfi:vid at bytes 14-15. */
 	ex_be16(&e, OUTER + 14, 0xefff, 0xb064);
-	/* The ethertype after the tag. */
+	/* The ethertype right after the tag: so no second tag either
+	 * (outer_second_cvlan_tag / svlan_tag 1/0 at misc bits 0x60 and
+	 * 0x62, byte 12 0x80 and 0x20). */
 	ex_be16(&e, OUTER + 6, 0xffff, 0x86dd);
+	ex_byte(&e, MISC + 12, 0xa0, 0x00);
 	VT_CHECK(check_expect(&m, &e) == 0, "ETH TPID + VLAN bytes");
 	VT_CHECK_EQ(m.layers, VSTEER_DV_L_OUTER_L2 | VSTEER_DV_L_OUTER_VLAN,
 		    "layers");
@@ -308,11 +358,19 @@ test_eth_has_vlan(void)
 	static struct expect e;
 	struct rte_flow_error err;
 
-	/* has_vlan 0 under mask: untagged frames only. */
+	/* has_vlan 0 under mask: untagged frames only, neither an 802.1Q
+	 * (cvlan_tag, byte 18 0x80) nor an 802.1ad tag (svlan_tag, 0x40). */
 	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
-	ex_byte(&e, OUTER + 18, 0x80, 0x00);
-	VT_CHECK(check_expect(&m, &e) == 0, "cvlan_tag 1/0");
+	ex_byte(&e, OUTER + 18, 0xc0, 0x00);
+	VT_CHECK(check_expect(&m, &e) == 0, "cvlan_tag, svlan_tag 1/0");
+	/* has_vlan 1: a tagged frame, first tag 802.1Q (mlx5's reading). */
+	eth.has_vlan = 1;
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_byte(&e, OUTER + 18, 0x80, 0x80);
+	VT_CHECK(check_expect(&m, &e) == 0, "cvlan_tag 1/1");
+	eth.has_vlan = 0;
 	/* ...which a VLAN item then contradicts. */
 	VT_CHECK_EQ(translate(p2, &m, &err), -EINVAL, "has_vlan 0 + VLAN");
 	VT_CHECK(err.cause == &p2[1], "cause");
@@ -725,11 +783,15 @@ test_mpls(void)
 	ex_put(&e, MISC2 + 8, lm, &mpls, 4);
 	VT_CHECK(check_expect(&m, &e) == 0, "MPLS over GRE bytes");
 
-	/* TC, S or TTL under mask: beyond what the device takes. */
+	/* The TTL is the last byte of the same PRM entry. */
 	pu[3].mask = &(struct rte_flow_item_mpls){ .ttl = 0xff };
-	VT_CHECK_EQ(translate(pu, &m, &err), -ENOTSUP, "ttl mask");
-	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "type");
-	VT_CHECK(strstr(err.message, "ttl") != NULL, "%s", err.message);
+	VT_CHECK_EQ(translate(pu, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 4);
+	ex_byte(&e, OUTER + 16, 0xff, 17);
+	ex_be16(&e, OUTER + 30, 0xffff, 6635);
+	ex_byte(&e, MISC2 + 15, 0xff, 9);
+	VT_CHECK(check_expect(&m, &e) == 0, "MPLS ttl bytes");
 	return VT_OK;
 }
 
@@ -782,6 +844,532 @@ test_value_anded(void)
 	return VT_OK;
 }
 
+/* --- what only the matcher takes --- */
+
+/* TTL and hop limit: ttl_hoplimit (byte 27), outer and inner. */
+static int
+test_ttl_hop(void)
+{
+	struct rte_flow_item_ipv4 ip = { .hdr.time_to_live = 2 };
+	struct rte_flow_item_ipv4 ip_m = { .hdr.time_to_live = 0xff };
+	struct rte_flow_item_ipv6 ip6 = { .hdr.hop_limits = 60 };
+	struct rte_flow_item_ipv6 ip6_m = { .hdr.hop_limits = 0xff };
+	struct rte_flow_item p4[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip, .mask = &ip_m },
+		END_ITEM,
+	};
+	struct rte_flow_item p6[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV6,
+		  .spec = &ip6,
+		  .mask = &ip6_m },
+		END_ITEM,
+	};
+	struct rte_flow_item pin[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN },
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip, .mask = &ip_m },
+		END_ITEM,
+	};
+	static struct vsteer_dv_match m;
+	static struct expect e;
+	struct rte_flow_error err;
+
+	VT_CHECK_EQ(translate(p4, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 4);
+	ex_byte(&e, OUTER + 27, 0xff, 2);
+	VT_CHECK(check_expect(&m, &e) == 0, "IPv4 ttl");
+	VT_CHECK_EQ(translate(p6, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 6);
+	ex_byte(&e, OUTER + 27, 0xff, 60);
+	VT_CHECK(check_expect(&m, &e) == 0, "IPv6 hop limit");
+	VT_CHECK_EQ(translate(pin, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 4);
+	ex_byte(&e, OUTER + 16, 0xff, 17);
+	ex_be16(&e, OUTER + 30, 0xffff, 4789);
+	ex_ipver(&e, INNER, 4);
+	ex_byte(&e, INNER + 27, 0xff, 2);
+	VT_CHECK(check_expect(&m, &e) == 0, "inner ttl");
+	return VT_OK;
+}
+
+/* ihl: ipv4_ihl, 4 bits at 0xd0 (byte 26, high nibble). */
+static int
+test_ipv4_ihl(void)
+{
+	struct rte_flow_item_ipv4 ip = { .hdr.version_ihl = 0x46 };
+	struct rte_flow_item_ipv4 ip_m = { .hdr.version_ihl = 0xff };
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip, .mask = &ip_m },
+		END_ITEM,
+	};
+	static struct vsteer_dv_match m;
+	static struct expect e;
+	struct rte_flow_error err;
+
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 4);
+	ex_byte(&e, OUTER + 26, 0xf0, 0x60);
+	VT_CHECK(check_expect(&m, &e) == 0, "ipv4_ihl 6");
+	/* A version other than 4 under mask. */
+	ip.hdr.version_ihl = 0x56;
+	VT_CHECK_EQ(translate(p, &m, &err), -EINVAL, "version 5");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, "type");
+	return VT_OK;
+}
+
+/* tcp_flags: 9 bits at 0x97, NS (the low bit of data_off) is bit 8. */
+static int
+test_tcp_flags_ns(void)
+{
+	struct rte_flow_item_tcp tcp = {
+		.hdr = { .data_off = 0x51, .tcp_flags = 0x12 },
+	};
+	struct rte_flow_item_tcp tcp_m = {
+		.hdr = { .data_off = 0x01, .tcp_flags = 0x17 },
+	};
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_TCP, .spec = &tcp, .mask = &tcp_m },
+		END_ITEM,
+	};
+	static struct vsteer_dv_match m;
+	static struct expect e;
+	struct rte_flow_error err;
+
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 4);
+	ex_byte(&e, OUTER + 16, 0xff, 6);
+	ex_byte(&e, OUTER + 18, 0x01, 0x01); /* NS */
+	ex_byte(&e, OUTER + 19, 0x17,
+		0x12); /* SYN ACK, under RST|SYN|FIN|ACK */
+	VT_CHECK(check_expect(&m, &e) == 0, "tcp_flags with NS");
+	/* The data offset itself is matched by neither engine. */
+	tcp_m.hdr.data_off = 0xf0;
+	VT_CHECK_EQ(translate(p, &m, &err), -ENOTSUP, "data offset");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "type");
+	VT_CHECK(strstr(err.message,
+			"TCP item: data_off: the mlx5dv matcher cannot match it") !=
+			 NULL,
+		 "%s", err.message);
+	VT_CHECK(plan.limit.set, "an engine limitation");
+	return VT_OK;
+}
+
+/*
+ * Tags: an empty VLAN item (any tag), QinQ (ETH type 0x88a8: svlan_tag,
+ * byte 18 0x40), a second tag by inner_type or has_more_vlan (misc byte
+ * 12: outer_second_cvlan_tag 0x80, outer_second_svlan_tag 0x20).
+ */
+static int
+test_vlan_tags(void)
+{
+	struct rte_flow_item_eth qinq = { .hdr.ether_type = BE16(0x88a8) };
+	struct rte_flow_item_eth type_m = { .hdr.ether_type = BE16(0xffff) };
+	struct rte_flow_item_vlan v = {
+		.hdr.vlan_tci = BE16(100),
+		.hdr.eth_proto = BE16(0x8100),
+	};
+	struct rte_flow_item_vlan v_m = {
+		.hdr.vlan_tci = BE16(0x0fff),
+		.hdr.eth_proto = BE16(0xffff),
+	};
+	struct rte_flow_item_vlan more = { .has_more_vlan = 1 };
+	struct rte_flow_item_vlan more_m = { .has_more_vlan = 1 };
+	struct rte_flow_item pe[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN },
+		END_ITEM,
+	};
+	struct rte_flow_item pq[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &qinq,
+		  .mask = &type_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN, .spec = &v, .mask = &v_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		END_ITEM,
+	};
+	struct rte_flow_item pm[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN,
+		  .spec = &more,
+		  .mask = &more_m },
+		END_ITEM,
+	};
+	static struct vsteer_dv_match m;
+	static struct expect e;
+	struct rte_flow_error err;
+
+	/* No TCI mask: the tag's presence (verbs cannot say it). */
+	VT_CHECK_EQ(translate(pe, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_byte(&e, OUTER + 18, 0x80, 0x80);
+	VT_CHECK(check_expect(&m, &e) == 0, "cvlan_tag only");
+
+	/* 802.1ad outer tag, VID 100, then an 802.1Q tag, then IPv4. */
+	VT_CHECK_EQ(translate(pq, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_byte(&e, OUTER + 18, 0x40, 0x40);
+	ex_be16(&e, OUTER + 14, 0x0fff, 100);
+	ex_byte(&e, MISC + 12, 0x80, 0x80);
+	ex_ipver(&e, OUTER, 4);
+	VT_CHECK(check_expect(&m, &e) == 0, "QinQ bytes");
+	/* ... or an 802.1ad second tag. */
+	v.hdr.eth_proto = BE16(0x88a8);
+	VT_CHECK_EQ(translate(pq, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_byte(&e, OUTER + 18, 0x40, 0x40);
+	ex_be16(&e, OUTER + 14, 0x0fff, 100);
+	ex_byte(&e, MISC + 12, 0x20, 0x20);
+	ex_ipver(&e, OUTER, 4);
+	VT_CHECK(check_expect(&m, &e) == 0, "second tag 802.1ad");
+
+	/* has_more_vlan 1: a second 802.1Q tag; 0: no second tag. */
+	VT_CHECK_EQ(translate(pm, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_byte(&e, OUTER + 18, 0x80, 0x80);
+	ex_byte(&e, MISC + 12, 0x80, 0x80);
+	VT_CHECK(check_expect(&m, &e) == 0, "has_more_vlan 1");
+	more.has_more_vlan = 0;
+	VT_CHECK_EQ(translate(pm, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_byte(&e, OUTER + 18, 0x80, 0x80);
+	ex_byte(&e, MISC + 12, 0xa0, 0x00);
+	VT_CHECK(check_expect(&m, &e) == 0, "has_more_vlan 0");
+
+	/* inner_type 0x0800 says "one tag": has_more_vlan 1 contradicts. */
+	more.has_more_vlan = 1;
+	more.hdr.eth_proto = BE16(0x0800);
+	more_m.hdr.eth_proto = BE16(0xffff);
+	VT_CHECK_EQ(translate(pm, &m, &err), -EINVAL, "contradiction");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, "type");
+	VT_CHECK(err.cause == &pm[1], "cause");
+	return VT_OK;
+}
+
+/* ESP: ip_protocol 50 and misc.outer_esp_spi (bit 0x180, byte 48). */
+static int
+test_esp(void)
+{
+	struct rte_flow_item_esp esp = { .hdr.spi = BE32(0x00001234) };
+	struct rte_flow_item po[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_ESP, .spec = &esp },
+		END_ITEM,
+	};
+	struct rte_flow_item pi[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_ESP, .spec = &esp },
+		END_ITEM,
+	};
+	static const uint8_t spi_m[4] = { 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t spi_v[4] = { 0, 0, 0x12, 0x34 };
+	static struct vsteer_dv_match m;
+	static struct expect e;
+	struct rte_flow_error err;
+
+	VT_CHECK_EQ(translate(po, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 4);
+	ex_byte(&e, OUTER + 16, 0xff, 50);
+	ex_put(&e, MISC + 48, spi_m, spi_v, 4);
+	VT_CHECK(check_expect(&m, &e) == 0, "ESP SPI bytes");
+	/* The PRM's SPI field is the outer header's. */
+	VT_CHECK_EQ(translate(pi, &m, &err), -ENOTSUP, "inner SPI");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ITEM_MASK, "type");
+	VT_CHECK(strstr(err.message,
+			"ESP item: spi: the mlx5dv matcher cannot match it after a tunnel item") !=
+			 NULL,
+		 "%s", err.message);
+	/* An inner ESP header without SPI: ip_protocol 50 inside. */
+	pi[5].spec = NULL;
+	VT_CHECK_EQ(translate(pi, &m, &err), 0, "%s", err.message);
+	VT_CHECK(((const uint8_t *)m.value.buf)[INNER + 16] == 50,
+		 "inner ip_protocol");
+	return VT_OK;
+}
+
+/*
+ * rte_flow.rst: a last field equal to spec, or zero, is no range. Both
+ * give the exact match of spec; a real range is refused (ITEM_LAST) but
+ * on fragment_offset.
+ */
+static int
+test_degenerate_ranges(void)
+{
+	struct rte_flow_item_ipv4 ip = {
+		.hdr = { .dst_addr = BE32(0x0a000001), .time_to_live = 7 },
+	};
+	struct rte_flow_item_ipv4 ip_m = {
+		.hdr = { .dst_addr = BE32(0xffffffff),
+			 .time_to_live = 0xff,
+			 .fragment_offset = BE16(0x3fff) },
+	};
+	struct rte_flow_item_ipv4 last = {
+		.hdr = { .dst_addr = BE32(0x0a000001) }, /* equal; ttl 0 */
+	};
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &ip,
+		  .last = &last,
+		  .mask = &ip_m },
+		END_ITEM,
+	};
+	static const uint8_t dst_m[4] = { 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t dst_v[4] = { 10, 0, 0, 1 };
+	static struct vsteer_dv_match m;
+	static struct expect e;
+	struct rte_flow_error err;
+
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
+	memset(&e, 0, sizeof(e));
+	ex_ipver(&e, OUTER, 4);
+	ex_put(&e, OUTER + 48 + 12, dst_m, dst_v, 4);
+	ex_byte(&e, OUTER + 27, 0xff, 7);
+	ex_byte(&e, OUTER + 18, 0x20, 0x00); /* not a fragment */
+	VT_CHECK(check_expect(&m, &e) == 0, "degenerate last: exact");
+	/* The same with the whole last zero. */
+	memset(&last, 0, sizeof(last));
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
+	VT_CHECK(check_expect(&m, &e) == 0, "zero last: exact");
+	/* A real range on the address. */
+	last.hdr.dst_addr = BE32(0x0a0000ff);
+	VT_CHECK_EQ(translate(p, &m, &err), -ENOTSUP, "range");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ITEM_LAST, "type");
+	VT_CHECK(err.cause == &p[0], "cause");
+	VT_CHECK(strstr(err.message, "IPv4 item: dst_addr") != NULL, "%s",
+		 err.message);
+	return VT_OK;
+}
+
+/* Find the matcher entry of a plan with the given hash fields. */
+static int
+entry_by_hash(uint64_t h)
+{
+	unsigned int i;
+
+	for (i = 0; i < plan.n_rules; i++)
+		if (plan.var[i].hash_fields == h)
+			return (int)i;
+	return -1;
+}
+
+#define H4 (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)
+#define H6 (IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6)
+#define HT (IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP)
+#define HU (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+/*
+ * RSS expansion on the matcher: OVS 3.1's partial offload shape (ETH with
+ * has_vlan 0, IPv4 not a fragment, MARK + RSS IP|TCP|UDP) becomes three
+ * matcher entries: TCP and UDP at sub-priority L4 with ip_protocol, the
+ * pattern itself at L3; each to the hash QP of its type.
+ */
+static int
+test_rss_expansion(void)
+{
+	struct vsteer_xlate_ctx c = ctx_default();
+	static const uint16_t qs[] = { 0, 1, 2, 3 };
+	const struct rte_flow_action_mark mark = { .id = 1 };
+	const struct rte_flow_action_rss rss = {
+		.types = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP,
+		.queue_num = RTE_DIM(qs),
+		.queue = qs,
+	};
+	const struct rte_flow_action acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &mark },
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_item_eth eth = {
+		.hdr.dst_addr.addr_bytes = { 2, 0, 0, 0, 0, 1 },
+		.hdr.src_addr.addr_bytes = { 2, 0, 0, 0, 0, 2 },
+		.hdr.ether_type = BE16(0x0800),
+		.has_vlan = 0,
+	};
+	struct rte_flow_item_eth eth_m = {
+		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+					     0xff },
+		.hdr.src_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+					     0xff },
+		.hdr.ether_type = BE16(0xffff),
+		.has_vlan = 1,
+	};
+	struct rte_flow_item_ipv4 ip = { .hdr.fragment_offset = 0 };
+	struct rte_flow_item_ipv4 ip_m = {
+		.hdr.fragment_offset = BE16(0x3fff),
+	};
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth, .mask = &eth_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip, .mask = &ip_m },
+		END_ITEM,
+	};
+	static struct vsteer_dv_match base, m;
+	static struct expect e, want;
+	struct rte_flow_error err;
+	int i;
+
+	VT_CHECK_EQ(translate_full(&c, &attr_in, p, acts, &base, &err), 0, "%s",
+		    err.message);
+	VT_CHECK_EQ(plan.n_rules, 3, "three matcher entries");
+	VT_CHECK(plan.mark && plan.mark_id == 1, "mark");
+	/* The pattern's own bytes, shared by the three. */
+	memset(&e, 0, sizeof(e));
+	ex_put(&e, OUTER + 8, eth_m.hdr.dst_addr.addr_bytes,
+	       eth.hdr.dst_addr.addr_bytes, 6);
+	ex_put(&e, OUTER + 0, eth_m.hdr.src_addr.addr_bytes,
+	       eth.hdr.src_addr.addr_bytes, 6);
+	ex_ipver(&e, OUTER, 4);
+	ex_byte(&e, OUTER + 18, 0xe0, 0x00); /* untagged, not a fragment */
+	VT_CHECK(check_expect(&base, &e) == 0, "base match");
+	/* Most specific first: the L4 entries, then the pattern. */
+	VT_CHECK_EQ(plan.var[0].sub, VSTEER_SUBPRIO_L4, "entry 0");
+	VT_CHECK_EQ(plan.var[1].sub, VSTEER_SUBPRIO_L4, "entry 1");
+	VT_CHECK_EQ(plan.var[2].sub, VSTEER_SUBPRIO_L3, "entry 2");
+	i = entry_by_hash(H4 | HU);
+	VT_CHECK(i >= 0, "UDP entry");
+	vsteer_flow_dv_rule_match(&base, &plan, (unsigned int)i, &m);
+	want = e;
+	ex_byte(&want, OUTER + 16, 0xff, 17);
+	VT_CHECK(check_expect(&m, &want) == 0, "UDP entry bytes");
+	i = entry_by_hash(H4 | HT);
+	VT_CHECK(i >= 0, "TCP entry");
+	vsteer_flow_dv_rule_match(&base, &plan, (unsigned int)i, &m);
+	want = e;
+	ex_byte(&want, OUTER + 16, 0xff, 6);
+	VT_CHECK(check_expect(&m, &want) == 0, "TCP entry bytes");
+	i = entry_by_hash(H4);
+	VT_CHECK(i >= 0 && plan.var[i].sub == VSTEER_SUBPRIO_L3, "L3 entry");
+	vsteer_flow_dv_rule_match(&base, &plan, (unsigned int)i, &m);
+	VT_CHECK(check_expect(&m, &e) == 0, "L3 entry bytes");
+
+	/* An empty ETH: both families, each with UDP, TCP and L3 entries,
+	 * and the pattern itself (L2, not hashed). */
+	p[0].spec = NULL;
+	p[0].mask = NULL;
+	p[1].type = RTE_FLOW_ITEM_TYPE_END;
+	VT_CHECK_EQ(translate_full(&c, &attr_in, p, acts, &base, &err), 0, "%s",
+		    err.message);
+	VT_CHECK_EQ(plan.n_rules, 7, "seven entries");
+	VT_CHECK_EQ(plan.var[6].sub, VSTEER_SUBPRIO_L2, "last the pattern");
+	VT_CHECK_EQ(plan.var[6].hash_fields, 0, "not hashed");
+	i = entry_by_hash(H6 | HT);
+	VT_CHECK(i >= 0, "IPv6 TCP entry");
+	vsteer_flow_dv_rule_match(&base, &plan, (unsigned int)i, &m);
+	memset(&want, 0, sizeof(want));
+	ex_ipver(&want, OUTER, 6);
+	ex_byte(&want, OUTER + 16, 0xff, 6);
+	VT_CHECK(check_expect(&m, &want) == 0, "IPv6 TCP entry bytes");
+
+	/* ARP by ethertype: nothing to expand, one entry to queue 0. */
+	eth.hdr.ether_type = BE16(0x0806);
+	p[0].spec = &eth;
+	p[0].mask = &eth_m;
+	VT_CHECK_EQ(translate_full(&c, &attr_in, p, acts, &base, &err), 0, "%s",
+		    err.message);
+	VT_CHECK_EQ(plan.n_rules, 1, "ARP: one entry");
+	VT_CHECK_EQ(plan.var[0].hash_fields, 0, "ARP: not hashed");
+	return VT_OK;
+}
+
+/* Attributes and actions: what the matcher engine refuses, and why. */
+static int
+test_attr_actions(void)
+{
+	struct vsteer_xlate_ctx c = ctx_default();
+	struct rte_flow_attr a = { .ingress = 1 };
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		END_ITEM,
+	};
+	const struct rte_flow_action passthru[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_PASSTHRU },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action count[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue0 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	static struct vsteer_dv_match m;
+	struct rte_flow_error err;
+
+	VT_CHECK_EQ(translate_full(&c, &a, p, passthru, &m, &err), -ENOTSUP,
+		    "PASSTHRU");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION, "type");
+	VT_CHECK(err.cause == &passthru[0], "cause");
+	VT_CHECK(plan.limit.set, "a limitation");
+	VT_CHECK(strstr(err.message,
+			"PASSTHRU action: the mlx5dv matcher cannot take it") !=
+			 NULL,
+		 "%s", err.message);
+	/* COUNT is a DevX counter on this engine. */
+	VT_CHECK_EQ(translate_full(&c, &a, p, count, &m, &err), 0, "%s",
+		    err.message);
+	VT_CHECK(plan.count, "count");
+	c.devx_ok = false;
+	VT_CHECK_EQ(translate_full(&c, &a, p, count, &m, &err), -ENOTSUP,
+		    "COUNT without DevX");
+	VT_CHECK(err.cause == &count[0] && plan.limit.set, "cause, limit");
+	VT_CHECK(strstr(err.message,
+			"COUNT action: the mlx5dv matcher cannot take it: the device offers no DevX flow counters") !=
+			 NULL,
+		 "%s", err.message);
+	c.devx_ok = true;
+	/* Egress: verbs only. */
+	a.ingress = 0;
+	a.egress = 1;
+	VT_CHECK_EQ(translate_full(&c, &a, p, drop, &m, &err), -ENOTSUP,
+		    "egress");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, "type");
+	VT_CHECK(err.cause == &a && plan.limit.set, "cause, limit");
+	/* Transfer: neither engine; type ATTR_TRANSFER, even with no
+	 * direction given (OVS's full offload attempt). */
+	a.egress = 0;
+	a.transfer = 1;
+	VT_CHECK_EQ(translate_full(&c, &a, p, drop, &m, &err), -ENOTSUP,
+		    "transfer");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, "type");
+	VT_CHECK(!plan.limit.set, "no engine would");
+	a.transfer = 0;
+	a.ingress = 1;
+	a.group = 2;
+	VT_CHECK_EQ(translate_full(&c, &a, p, drop, &m, &err), -ENOTSUP,
+		    "group");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_GROUP, "type");
+	a.group = 0;
+	a.priority = 4;
+	VT_CHECK_EQ(translate_full(&c, &a, p, drop, &m, &err), -ENOTSUP,
+		    "priority");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, "type");
+	/* Matcher priority: 3 x priority + sub-priority, as verbs. */
+	a.priority = 2;
+	VT_CHECK_EQ(translate_full(&c, &a, p, drop, &m, &err), 0, "%s",
+		    err.message);
+	VT_CHECK_EQ(vsteer_flow_verbs_prio(&c, plan.rte_priority,
+					   plan.var[0].sub),
+		    8, "L2 at level 2");
+	return VT_OK;
+}
+
 /* --- errors: errno, type, cause, a message naming the field --- */
 
 struct err_case {
@@ -819,9 +1407,6 @@ test_errors(void)
 	};
 	static const struct rte_flow_item_eth eth_type_m = {
 		.hdr.ether_type = BE16(0xffff),
-	};
-	static const struct rte_flow_item_vlan vlan_more = {
-		.has_more_vlan = 1,
 	};
 	static const struct rte_flow_item_vxlan vxlan_flags = {
 		.flags = 0xff,
@@ -892,15 +1477,6 @@ test_errors(void)
 		  -ENOTSUP,
 		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
 		  "next_proto_id" },
-		{ "has_more_vlan",
-		  { { .type = RTE_FLOW_ITEM_TYPE_VLAN,
-		      .spec = &vlan_more,
-		      .mask = &vlan_more },
-		    END_ITEM },
-		  0,
-		  -ENOTSUP,
-		  RTE_FLOW_ERROR_TYPE_ITEM_MASK,
-		  "has_more_vlan" },
 		{ "VXLAN flags",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_UDP },
@@ -929,7 +1505,7 @@ test_errors(void)
 		  1,
 		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "L3" },
+		  "TCP item cannot follow ETH item" },
 		{ "TCP after protocol UDP",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4,
 		      .spec = &ip_udp,
@@ -938,16 +1514,16 @@ test_errors(void)
 		    END_ITEM },
 		  1,
 		  -EINVAL,
-		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "TCP" },
+		  RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
+		  "does not carry TCP" },
 		{ "two L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_IPV6 },
 		    END_ITEM },
 		  1,
-		  -ENOTSUP,
+		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "L3" },
+		  "IPv6 item cannot follow IPv4 item" },
 		{ "VLAN after L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_VLAN },
@@ -955,7 +1531,7 @@ test_errors(void)
 		  1,
 		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "L3" },
+		  "VLAN item cannot follow IPv4 item" },
 		{ "L2 after L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_ETH },
@@ -963,7 +1539,7 @@ test_errors(void)
 		  1,
 		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "L2" },
+		  "ETH item cannot follow IPv4 item" },
 		{ "IPv4 after ether type IPv6",
 		  { { .type = RTE_FLOW_ITEM_TYPE_ETH,
 		      .spec = &eth_v6,
@@ -972,7 +1548,7 @@ test_errors(void)
 		    END_ITEM },
 		  1,
 		  -EINVAL,
-		  RTE_FLOW_ERROR_TYPE_ITEM,
+		  RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
 		  "ether type" },
 		{ "VXLAN without UDP",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
@@ -981,7 +1557,7 @@ test_errors(void)
 		  1,
 		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "UDP" },
+		  "VXLAN item cannot follow IPv4 item" },
 		{ "GRE without L3",
 		  { { .type = RTE_FLOW_ITEM_TYPE_ETH },
 		    { .type = RTE_FLOW_ITEM_TYPE_GRE },
@@ -989,7 +1565,7 @@ test_errors(void)
 		  1,
 		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "L3" },
+		  "GRE item cannot follow ETH item" },
 		{ "GRE_KEY without GRE",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_GRE_KEY },
@@ -997,7 +1573,7 @@ test_errors(void)
 		  1,
 		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "GRE" },
+		  "GRE_KEY item cannot follow IPv4 item" },
 		{ "two tunnels",
 		  { { .type = RTE_FLOW_ITEM_TYPE_IPV4 },
 		    { .type = RTE_FLOW_ITEM_TYPE_UDP },
@@ -1017,7 +1593,7 @@ test_errors(void)
 		  2,
 		  -EINVAL,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "MPLS" },
+		  "MPLS item cannot follow TCP item" },
 		{ "two VLAN",
 		  { { .type = RTE_FLOW_ITEM_TYPE_VLAN },
 		    { .type = RTE_FLOW_ITEM_TYPE_VLAN },
@@ -1025,7 +1601,7 @@ test_errors(void)
 		  1,
 		  -ENOTSUP,
 		  RTE_FLOW_ERROR_TYPE_ITEM,
-		  "VLAN" },
+		  "VLAN item: a second VLAN item: the mlx5dv matcher cannot express it" },
 	};
 	static struct vsteer_dv_match m;
 	struct rte_flow_error err;
@@ -1234,16 +1810,34 @@ test_counter_cmds(void)
 }
 
 static const struct vt_case cases[] = {
-	VT_CASE(test_prm_accessors),	VT_CASE(test_eth),
-	VT_CASE(test_eth_default_mask), VT_CASE(test_eth_vlan),
-	VT_CASE(test_eth_has_vlan),	VT_CASE(test_ipv4),
-	VT_CASE(test_ipv4_frag),	VT_CASE(test_ipv6),
-	VT_CASE(test_tcp_udp),		VT_CASE(test_vxlan_inner),
-	VT_CASE(test_gre_key),		VT_CASE(test_mpls),
-	VT_CASE(test_empty_and_void),	VT_CASE(test_value_anded),
-	VT_CASE(test_errors),		VT_CASE(test_last_equal),
-	VT_CASE(test_matcher_key),	VT_CASE(test_dump),
-	VT_CASE(test_counter_cmds),	{ NULL, NULL },
+	VT_CASE(test_prm_accessors),
+	VT_CASE(test_eth),
+	VT_CASE(test_eth_default_mask),
+	VT_CASE(test_eth_vlan),
+	VT_CASE(test_eth_has_vlan),
+	VT_CASE(test_ipv4),
+	VT_CASE(test_ipv4_frag),
+	VT_CASE(test_ipv6),
+	VT_CASE(test_tcp_udp),
+	VT_CASE(test_vxlan_inner),
+	VT_CASE(test_gre_key),
+	VT_CASE(test_mpls),
+	VT_CASE(test_empty_and_void),
+	VT_CASE(test_value_anded),
+	VT_CASE(test_errors),
+	VT_CASE(test_last_equal),
+	VT_CASE(test_matcher_key),
+	VT_CASE(test_dump),
+	VT_CASE(test_counter_cmds),
+	VT_CASE(test_ttl_hop),
+	VT_CASE(test_ipv4_ihl),
+	VT_CASE(test_tcp_flags_ns),
+	VT_CASE(test_vlan_tags),
+	VT_CASE(test_esp),
+	VT_CASE(test_degenerate_ranges),
+	VT_CASE(test_rss_expansion),
+	VT_CASE(test_attr_actions),
+	{ NULL, NULL },
 };
 
 int

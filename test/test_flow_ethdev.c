@@ -37,6 +37,7 @@
 #include <rte_udp.h>
 
 #include "softverbs.h"
+#include "vsteer.h"
 #include "vt_test.h"
 #ifdef VT_RDMA_GLUE
 #include "vt_rdma.h"
@@ -53,6 +54,9 @@ static char rdma_base[PATH_MAX];
 /* User priority levels: 16 verbs priorities (mlx5) / 3 sub-priorities,
  * the last level kept for the default flows. */
 #define USER_LEVELS 4
+/* Driver state of one simple rule (ETH / IPV4 / QUEUE): well inside the
+ * 512 bytes of driver and device state a rule may take. */
+#define FLOW_BYTES_MAX 256
 
 enum run {
 	RUN_VERBS,
@@ -417,6 +421,15 @@ xstat(uint16_t port, const char *name)
 /* --- flow helpers --- */
 
 static const struct rte_flow_attr attr_in = { .ingress = 1 };
+
+#define ITEM(t, s, m)                                                    \
+	{                                                                \
+		.type = RTE_FLOW_ITEM_TYPE_##t, .spec = (s), .mask = (m) \
+	}
+#define ITEM_END                               \
+	{                                      \
+		.type = RTE_FLOW_ITEM_TYPE_END \
+	}
 
 static const struct rte_flow_item_ipv4 ipv4_dst_mask = {
 	.hdr.dst_addr = RTE_BE32(0xffffffff)
@@ -810,6 +823,14 @@ in_run(enum run r, int (*fn)(void))
 		return in_run(RUN_DV, fn);    \
 	}
 
+/* Also under flow_engine=auto (the default). */
+#define PER_ENGINE3(fn)                      \
+	PER_ENGINE(fn)                       \
+	static int fn##_auto(void)           \
+	{                                    \
+		return in_run(RUN_AUTO, fn); \
+	}
+
 #define CHECK_OK(expr)                  \
 	do {                            \
 		if ((expr) != VT_OK)    \
@@ -961,9 +982,10 @@ rss_subset(void)
 PER_ENGINE(rss_subset)
 
 /*
- * An RSS action on ETH / IPV4 with IPv4, UDP and TCP types: verbs expands
- * it into one rule per L4 protocol plus the L3 rule; a single mlx5dv
- * matcher cannot, and the dv engine says so.
+ * An RSS action on ETH / IPV4 with IPv4, UDP and TCP types: each engine
+ * expands it into one device rule per L4 protocol plus the L3 one (verbs
+ * rules, or matcher entries each to the hash QP of its type), and every
+ * frame lands on the queue rte_softrss predicts for its protocol.
  */
 static int
 rss_expand(void)
@@ -987,22 +1009,29 @@ rss_expand(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 	struct rte_flow_error err;
-	unsigned int i;
+	struct rte_flow *f;
+	unsigned int i, per_q[NQ] = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
 	struct pkt k;
-	int ret;
+	FILE *fp;
+	int ret, q;
 
 	memset(&err, 0, sizeof(err));
 	ret = rte_flow_validate(pb, &attr_in, pat, actions, &err);
-	if (cur == RUN_DV) {
-		VT_CHECK_EQ(ret, -ENOTSUP, "dv engine took an RSS expansion");
-		VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ACTION, "type");
-		VT_CHECK(rte_flow_create(pb, &attr_in, pat, actions, &err) ==
-				 NULL,
-			 "create took what validate refused");
-		return VT_OK;
-	}
 	VT_CHECK_EQ(ret, 0, "validate: %s", err.message ? err.message : "");
-	VT_CHECK(flow_new(pb, &attr_in, pat, actions) != NULL, "create");
+	f = flow_new(pb, &attr_in, pat, actions);
+	VT_CHECK(f != NULL, "create");
+	fp = open_memstream(&buf, &len);
+	VT_CHECK(fp != NULL, "memstream");
+	ret = rte_flow_dev_dump(pb, f, fp, &err);
+	fclose(fp);
+	VT_CHECK(ret == 0 && buf != NULL &&
+			 strstr(buf, cur == RUN_DV ?
+					     "matcher entry 3 of 3" :
+					     "verbs rule 3 of 3") != NULL,
+		 "not 3 device rules:\n%s", buf ? buf : "");
+	free(buf);
 	rte_srand(13);
 	for (i = 0; i < 48; i++) {
 		k = udp(IP(10, 0, 0, 0) + (uint32_t)(rte_rand() & 0xffffff),
@@ -1011,11 +1040,15 @@ rss_expand(void)
 		k.proto = i % 3 == 0 ? IPPROTO_UDP :
 			  i % 3 == 1 ? IPPROTO_TCP :
 				       IPPROTO_ICMP;
-		VT_CHECK_EQ(xfer_pkt(&k),
+		q = xfer_pkt(&k);
+		VT_CHECK_EQ(q,
 			    rss_queue(rss_key_custom, qs, 2, &k,
 				      k.proto != IPPROTO_ICMP),
 			    "frame %u, protocol %u", i, k.proto);
+		per_q[q]++;
 	}
+	VT_CHECK(per_q[1] > 0 && per_q[2] > 0, "spread %u %u", per_q[1],
+		 per_q[2]);
 	return VT_OK;
 }
 PER_ENGINE(rss_expand)
@@ -1760,7 +1793,7 @@ errors(void)
 	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "no rule left");
 	return VT_OK;
 }
-PER_ENGINE(errors)
+PER_ENGINE3(errors)
 
 /* rte_flow_dev_dump prints the device-level translation. */
 static int
@@ -1783,6 +1816,8 @@ dump(void)
 	struct rte_flow *f;
 	struct act_q a;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE], *buf = NULL;
+	const char *p;
+	unsigned int bytes;
 	size_t len = 0;
 	FILE *fp;
 	int ret;
@@ -1800,6 +1835,13 @@ dump(void)
 	VT_CHECK_EQ(ret, 0, "dump");
 	VT_CHECK(buf != NULL && strstr(buf, mac) != NULL,
 		 "dump lacks the MAC %s:\n%s", mac, buf ? buf : "");
+	/* A simple rule's own driver state stays small (one allocation:
+	 * the record and the rule bytes; queues and matchers are shared). */
+	p = strstr(buf, ", applied, ");
+	VT_CHECK(p != NULL && sscanf(p, ", applied, %u bytes", &bytes) == 1,
+		 "no state size:\n%s", buf);
+	VT_CHECK(bytes > 0 && bytes <= FLOW_BYTES_MAX, "%u bytes of flow state",
+		 bytes);
 	if (cur == RUN_DV) {
 		VT_CHECK(strstr(buf, "mlx5dv") != NULL &&
 				 strstr(buf, "dmac") != NULL &&
@@ -1932,14 +1974,16 @@ flow_engine_is(struct rte_flow *f, const char *engine)
 }
 
 /*
- * flow_engine=auto: matchers for DROP/MARK/FLAG/COUNT flows, verbs for the
- * rest; both kinds share one priority space on the device.
+ * flow_engine=auto: verbs for every rule a verbs chain carries (QUEUE,
+ * DROP, MARK and COUNT ones included), matchers for the rest (here: rules
+ * on the TTL); both kinds share one priority space on the device.
  */
 static int
 auto_mix(void)
 {
 	const uint32_t d1 = IP(10, 50, 0, 1), d2 = IP(10, 50, 0, 2);
-	const uint32_t bad = IP(10, 50, 9, 9);
+	const uint32_t d3 = IP(10, 50, 0, 3);
+	const uint32_t bad = IP(10, 50, 9, 9), bad2 = IP(10, 50, 9, 10);
 	const struct rte_flow_attr a0 = { .ingress = 1, .priority = 0 };
 	const struct rte_flow_attr a1 = { .ingress = 1, .priority = 1 };
 	const struct rte_flow_action_mark mark = { .id = 7 };
@@ -1947,11 +1991,37 @@ auto_mix(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	struct rte_flow *fv1, *fc, *fd, *fv2, *fm;
+	const struct rte_flow_item_ipv4 ttl = { .hdr.time_to_live = 64 };
+	const struct rte_flow_item_ipv4 ttl_m = { .hdr.time_to_live = 0xff };
+	const struct rte_flow_item_ipv4 ttl_src = {
+		.hdr.time_to_live = 64, .hdr.src_addr = RTE_BE32(bad)
+	};
+	const struct rte_flow_item_ipv4 ttl_src_m = {
+		.hdr.time_to_live = 0xff, .hdr.src_addr = RTE_BE32(0xffffffff)
+	};
+	const struct rte_flow_item_ipv4 ttl_dst = {
+		.hdr.time_to_live = 64, .hdr.dst_addr = RTE_BE32(d2)
+	};
+	const struct rte_flow_item_ipv4 ttl_dst_m = {
+		.hdr.time_to_live = 0xff, .hdr.dst_addr = RTE_BE32(0xffffffff)
+	};
+	const struct rte_flow_item_udp u9 = { .hdr.dst_port = RTE_BE16(9) };
+	const struct rte_flow_item p_ttl_udp[] = {
+		ITEM(ETH, NULL, NULL), ITEM(IPV4, &ttl, &ttl_m),
+		ITEM(UDP, &u9, &udp_dport_mask), ITEM_END
+	};
+	const struct rte_flow_item p_ttl_src[] = {
+		ITEM(ETH, NULL, NULL), ITEM(IPV4, &ttl_src, &ttl_src_m),
+		ITEM_END
+	};
+	const struct rte_flow_item p_ttl_dst[] = {
+		ITEM(ETH, NULL, NULL), ITEM(IPV4, &ttl_dst, &ttl_dst_m),
+		ITEM_END
+	};
+	struct rte_flow *fv1, *fc, *fd, *fv2, *fm, *fvc, *fvd, *fvm;
 	struct rte_flow_query_count qc;
-	struct pat_ip p1, p2, p3, p4;
-	struct pat_l4 pu;
-	struct act_q q1, q2, q3, q4;
+	struct pat_ip p1, p3, p5, p6, p7;
+	struct act_q q1, q2, q3, q4, q5, q6;
 	struct rte_mbuf *r;
 	struct pkt k;
 
@@ -1959,13 +2029,23 @@ auto_mix(void)
 	 * priority 0. */
 	fv1 = flow_new(pb, &a1, pat_ipv4(&p1, 0, d1),
 		       act_queue(&q1, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
-	fc = flow_new(pb, &a0, pat_l4(&pu, IPPROTO_UDP, 9),
+	fc = flow_new(pb, &a0, p_ttl_udp,
 		      act_queue(&q2, 3, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
-	fd = flow_new(pb, &a0, pat_ipv4(&p2, bad, 0), drop);
+	fd = flow_new(pb, &a0, p_ttl_src, drop);
 	VT_CHECK(fv1 != NULL && fc != NULL && fd != NULL, "flows");
 	VT_CHECK(flow_engine_is(fv1, "verbs"), "QUEUE flow on verbs");
-	VT_CHECK(flow_engine_is(fc, "mlx5dv"), "COUNT flow on a matcher");
-	VT_CHECK(flow_engine_is(fd, "mlx5dv"), "DROP flow on a matcher");
+	VT_CHECK(flow_engine_is(fc, "mlx5dv"), "TTL COUNT flow on a matcher");
+	VT_CHECK(flow_engine_is(fd, "mlx5dv"), "TTL DROP flow on a matcher");
+	/* COUNT, DROP and MARK rules verbs can carry stay on verbs. */
+	fvc = flow_new(pb, &a1, pat_ipv4(&p5, 0, d3),
+		       act_queue(&q5, 2, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	fvd = flow_new(pb, &a1, pat_ipv4(&p6, bad2, 0), drop);
+	fvm = flow_new(pb, &a1, pat_ipv4(&p7, 0, IP(10, 50, 0, 4)),
+		       act_queue(&q6, 0, RTE_FLOW_ACTION_TYPE_MARK, &mark));
+	VT_CHECK(fvc != NULL && fvd != NULL && fvm != NULL, "flows");
+	VT_CHECK(flow_engine_is(fvc, "verbs"), "COUNT flow on verbs");
+	VT_CHECK(flow_engine_is(fvd, "verbs"), "DROP flow on verbs");
+	VT_CHECK(flow_engine_is(fvm, "verbs"), "MARK flow on verbs");
 	k = udp(IP(10, 0, 0, 1), d1, 1, 9, 100);
 	VT_CHECK_EQ(xfer_pkt(&k), 3, "matcher at 0 beats verbs at 1");
 	k.dport = 10;
@@ -1975,16 +2055,28 @@ auto_mix(void)
 	VT_CHECK_EQ(count_query(pb, fc, 0, &qc), 0, "query");
 	VT_CHECK_EQ(qc.hits, 1, "hits");
 	VT_CHECK_EQ(qc.bytes, 100, "bytes");
+	k = udp(IP(10, 0, 0, 1), d3, 1, 10, 120);
+	VT_CHECK_EQ(xfer_pkt(&k), 2, "verbs COUNT flow");
+	VT_CHECK_EQ(count_query(pb, fvc, 0, &qc), 0, "query");
+	VT_CHECK_EQ(qc.hits, 1, "verbs COUNT hits");
+	VT_CHECK_EQ(qc.bytes, 120, "verbs COUNT bytes");
+	k = udp(bad2, IP(10, 50, 0, 5), 1, 10, 120);
+	VT_CHECK_EQ(xfer_pkt(&k), -1, "verbs DROP flow");
 	/* And the other way: verbs at 0 over a MARK matcher at 1. */
 	fv2 = flow_new(pb, &a0, pat_ipv4(&p3, 0, d2),
 		       act_queue(&q3, 2, RTE_FLOW_ACTION_TYPE_END, NULL));
-	fm = flow_new(pb, &a1, pat_ipv4(&p4, 0, d2),
+	fm = flow_new(pb, &a1, p_ttl_dst,
 		      act_queue(&q4, 1, RTE_FLOW_ACTION_TYPE_MARK, &mark));
 	VT_CHECK(fv2 != NULL && fm != NULL, "flows");
-	VT_CHECK(flow_engine_is(fm, "mlx5dv"), "MARK flow on a matcher");
+	VT_CHECK(flow_engine_is(fm, "mlx5dv"), "TTL MARK flow on a matcher");
 	k = udp(IP(10, 0, 0, 1), d2, 1, 10, 100);
 	VT_CHECK_EQ(xfer(frame(&k), &r), 2, "verbs at 0 beats matcher at 1");
 	VT_CHECK((r->ol_flags & RTE_MBUF_F_RX_FDIR) == 0, "marked");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(rte_flow_destroy(pb, fv2, NULL), 0, "destroy");
+	VT_CHECK_EQ(xfer(frame(&k), &r), 1, "the matcher once verbs is gone");
+	VT_CHECK(r->ol_flags & RTE_MBUF_F_RX_FDIR_ID && r->hash.fdir.hi == 7,
+		 "not marked 7");
 	rte_pktmbuf_free(r);
 	return VT_OK;
 }
@@ -2000,6 +2092,1254 @@ rss_expand_auto(void)
 {
 	return in_run(RUN_AUTO, rss_expand);
 }
+
+/* --- hand-built frames: tags, IPv6, GRE, ESP, fragments, TCP flags --- */
+
+#define FB_MAX 256
+
+struct fb {
+	uint8_t b[FB_MAX];
+	uint16_t n;
+	uint16_t off4[2], off6[2], offu[2]; /* headers whose lengths follow */
+	uint8_t n4, n6, nu;
+};
+
+/* An IPv4 header as the cases vary it (host order). */
+struct v4 {
+	uint32_t sip, dip;
+	uint8_t proto, tos, ttl, ihl;
+	uint16_t frag; /* flags and offset */
+};
+
+static struct v4
+v4_hdr(uint32_t sip, uint32_t dip, uint8_t proto)
+{
+	struct v4 h = { sip, dip, proto, 0, 64, 5, 0 };
+
+	return h;
+}
+
+static void
+fb_init(struct fb *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+static void
+fb_be16(struct fb *f, uint16_t v)
+{
+	f->b[f->n++] = (uint8_t)(v >> 8);
+	f->b[f->n++] = (uint8_t)v;
+}
+
+static void
+fb_be32(struct fb *f, uint32_t v)
+{
+	fb_be16(f, (uint16_t)(v >> 16));
+	fb_be16(f, (uint16_t)v);
+}
+
+/* Ethernet to port B; type is the first TPID for a tagged frame. */
+static void
+fb_eth(struct fb *f, uint16_t type)
+{
+	memcpy(f->b + f->n, mac_b.addr_bytes, RTE_ETHER_ADDR_LEN);
+	memcpy(f->b + f->n + 6, mac_a.addr_bytes, RTE_ETHER_ADDR_LEN);
+	f->n += 12;
+	fb_be16(f, type);
+}
+
+/* A tag: TCI, then the type after it (the next TPID or the L3 type). */
+static void
+fb_tag(struct fb *f, uint16_t tci, uint16_t type)
+{
+	fb_be16(f, tci);
+	fb_be16(f, type);
+}
+
+static void
+fb_ipv4(struct fb *f, const struct v4 *h)
+{
+	unsigned int i;
+
+	f->off4[f->n4++] = f->n;
+	f->b[f->n++] = (uint8_t)(0x40 | h->ihl);
+	f->b[f->n++] = h->tos;
+	fb_be16(f, 0); /* total length, at the end */
+	fb_be16(f, 0x1234);
+	fb_be16(f, h->frag);
+	f->b[f->n++] = h->ttl;
+	f->b[f->n++] = h->proto;
+	fb_be16(f, 0); /* checksum, at the end */
+	fb_be32(f, h->sip);
+	fb_be32(f, h->dip);
+	for (i = 5; i < h->ihl; i++)
+		fb_be32(f, 0x01010101); /* NOP options */
+}
+
+/* 2001:db8::<s> > 2001:db8::<d>; frag adds a fragment header (first
+ * fragment: offset 0, M set) before next header nh. */
+static void
+fb_ipv6(struct fb *f, uint8_t s, uint8_t d, uint8_t nh, uint8_t tc,
+	uint32_t flow_label, uint8_t hop, bool frag)
+{
+	static const uint8_t prefix[14] = { 0x20, 0x01, 0x0d, 0xb8 };
+
+	f->off6[f->n6++] = f->n;
+	fb_be32(f, 6u << 28 | (uint32_t)tc << 20 | (flow_label & 0xfffff));
+	fb_be16(f, 0); /* payload length, at the end */
+	f->b[f->n++] = frag ? 44 : nh;
+	f->b[f->n++] = hop;
+	memcpy(f->b + f->n, prefix, sizeof(prefix));
+	f->b[f->n + 14] = 0;
+	f->b[f->n + 15] = s;
+	f->n += 16;
+	memcpy(f->b + f->n, prefix, sizeof(prefix));
+	f->b[f->n + 14] = 0;
+	f->b[f->n + 15] = d;
+	f->n += 16;
+	if (frag) {
+		f->b[f->n++] = nh;
+		f->b[f->n++] = 0;
+		fb_be16(f, 0x0001); /* offset 0, more fragments */
+		fb_be32(f, 0xabcd);
+	}
+}
+
+static void
+fb_udp(struct fb *f, uint16_t sport, uint16_t dport)
+{
+	f->offu[f->nu++] = f->n;
+	fb_be16(f, sport);
+	fb_be16(f, dport);
+	fb_be32(f, 0); /* length (at the end), no checksum */
+}
+
+/* flags: the 9 flag bits, NS in bit 8. */
+static void
+fb_tcp(struct fb *f, uint16_t sport, uint16_t dport, uint16_t flags)
+{
+	fb_be16(f, sport);
+	fb_be16(f, dport);
+	fb_be32(f, 1);
+	fb_be32(f, 0);
+	f->b[f->n++] = (uint8_t)(0x50 | (flags >> 8 & 1));
+	f->b[f->n++] = (uint8_t)flags;
+	fb_be16(f, 8192);
+	fb_be32(f, 0);
+}
+
+#define GRE_C 0x8000
+#define GRE_K 0x2000
+#define GRE_S 0x1000
+
+/* GRE with the optional fields its C/K/S bits announce. */
+static void
+fb_gre(struct fb *f, uint16_t cks, uint16_t proto, uint32_t key)
+{
+	fb_be16(f, cks);
+	fb_be16(f, proto);
+	if (cks & GRE_C)
+		fb_be32(f, 0);
+	if (cks & GRE_K)
+		fb_be32(f, key);
+	if (cks & GRE_S)
+		fb_be32(f, 7);
+}
+
+static void
+fb_esp(struct fb *f, uint32_t spi)
+{
+	fb_be32(f, spi);
+	fb_be32(f, 1);
+}
+
+/* Pad to 64 bytes, write the lengths and checksums, make the mbuf. */
+static struct rte_mbuf *
+fb_mbuf(struct fb *f)
+{
+	struct rte_mbuf *m;
+	unsigned int i;
+	uint8_t *p;
+
+	while (f->n < 64)
+		f->b[f->n] = (uint8_t)f->n, f->n++;
+	for (i = 0; i < f->nu; i++) {
+		uint16_t len = f->n - f->offu[i];
+
+		f->b[f->offu[i] + 4] = (uint8_t)(len >> 8);
+		f->b[f->offu[i] + 5] = (uint8_t)len;
+	}
+	for (i = 0; i < f->n6; i++) {
+		uint16_t len = f->n - f->off6[i] - 40;
+
+		f->b[f->off6[i] + 4] = (uint8_t)(len >> 8);
+		f->b[f->off6[i] + 5] = (uint8_t)len;
+	}
+	for (i = 0; i < f->n4; i++) {
+		struct rte_ipv4_hdr *ip =
+			(struct rte_ipv4_hdr *)(f->b + f->off4[i]);
+
+		ip->total_length = rte_cpu_to_be_16(f->n - f->off4[i]);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	m = rte_pktmbuf_alloc(pool);
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, f->n);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memcpy(p, f->b, f->n);
+	return m;
+}
+
+/* Ethernet (untagged) / IPv4 h / UDP. */
+static void
+fb_v4_udp(struct fb *f, const struct v4 *h, uint16_t sport, uint16_t dport)
+{
+	fb_init(f);
+	fb_eth(f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, h);
+	if (h->proto == IPPROTO_UDP)
+		fb_udp(f, sport, dport);
+	else if (h->proto == IPPROTO_TCP)
+		fb_tcp(f, sport, dport, RTE_TCP_ACK_FLAG);
+}
+
+/*
+ * Send a hand-built frame; it must arrive once, on queue q (any queue when
+ * q < 0), carrying MARK id (no FDIR flag at all when id < 0). The MARK is
+ * the oracle of "the rule matched": unmatched frames go to default RSS.
+ */
+static int
+fb_expect(struct fb *f, int q, int id, const char *what)
+{
+	struct rte_mbuf *r;
+	uint64_t fl;
+	uint32_t hi;
+	int got;
+
+	got = xfer(fb_mbuf(f), &r);
+	VT_CHECK(got >= 0, "%s: %s", what,
+		 got == -1 ? "never arrived" : "arrived more than once");
+	fl = r->ol_flags & (RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID);
+	hi = r->hash.fdir.hi;
+	rte_pktmbuf_free(r);
+	if (id < 0)
+		VT_CHECK_EQ(fl, 0, "%s: marked (id %u): a rule matched", what,
+			    hi);
+	else
+		VT_CHECK(fl == (RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID) &&
+				 hi == (uint32_t)id,
+			 "%s: flags 0x%" PRIx64 " id %u, want MARK %d", what,
+			 fl, hi, id);
+	if (q >= 0)
+		VT_CHECK_EQ(got, q, "%s: queue", what);
+	return VT_OK;
+}
+
+/* rte_softrss over an IPv6 pair (2001:db8::s > ::d), ports when l4. */
+static uint32_t
+toeplitz6(const uint8_t *key, uint8_t s, uint8_t d, uint16_t sport,
+	  uint16_t dport, bool l4)
+{
+	static const uint8_t prefix[14] = { 0x20, 0x01, 0x0d, 0xb8 };
+	struct rte_ipv6_hdr ip;
+	union rte_thash_tuple t;
+
+	memset(&ip, 0, sizeof(ip));
+	memcpy(ip.src_addr, prefix, sizeof(prefix));
+	memcpy(ip.dst_addr, prefix, sizeof(prefix));
+	ip.src_addr[15] = s;
+	ip.dst_addr[15] = d;
+	memset(&t, 0, sizeof(t));
+	rte_thash_load_v6_addrs(&ip, &t);
+	t.v6.sport = sport;
+	t.v6.dport = dport;
+	return rte_softrss((uint32_t *)&t,
+			   l4 ? RTE_THASH_V6_L4_LEN : RTE_THASH_V6_L3_LEN, key);
+}
+
+/* --- engine capabilities a case changes (restored after it) --- */
+
+static struct vsteer_priv *
+priv_b(void)
+{
+	return vsteer_priv(&rte_eth_devices[pb]);
+}
+
+struct caps {
+	uint32_t dv_ok, devx_ok, verbs_esp_ok;
+};
+
+static struct caps
+caps_set(int dv_ok, int devx_ok, int verbs_esp_ok)
+{
+	struct vsteer_priv *p = priv_b();
+	struct caps saved = { p->dv_ok, p->devx_ok, p->verbs_esp_ok };
+
+	if (dv_ok >= 0)
+		p->dv_ok = (uint32_t)dv_ok;
+	if (devx_ok >= 0)
+		p->devx_ok = (uint32_t)devx_ok;
+	if (verbs_esp_ok >= 0)
+		p->verbs_esp_ok = (uint32_t)verbs_esp_ok;
+	return saved;
+}
+
+static void
+caps_restore(struct caps c)
+{
+	struct vsteer_priv *p = priv_b();
+
+	p->dv_ok = c.dv_ok;
+	p->devx_ok = c.devx_ok;
+	p->verbs_esp_ok = c.verbs_esp_ok;
+}
+
+/*
+ * A rule only the matcher can express: flow_engine=verbs refuses it
+ * (validate and create alike) with ENOTSUP, the error type and cause
+ * given, and a message naming the field; dv makes it; auto makes it on a
+ * matcher. *out gets the flow (NULL on verbs).
+ */
+static int
+matcher_rule(const char *what, const struct rte_flow_item *pattern,
+	     const struct rte_flow_action *actions,
+	     enum rte_flow_error_type type, const void *cause,
+	     const char *field, struct rte_flow **out)
+{
+	struct rte_flow_error err;
+	char msg[160];
+	int ret;
+
+	*out = NULL;
+	if (cur == RUN_VERBS) {
+		snprintf(msg, sizeof(msg), "%s: verbs cannot", field);
+		CHECK_OK(expect_err(what, &attr_in, pattern, actions, ENOTSUP,
+				    type, cause, msg));
+		return VT_OK;
+	}
+	memset(&err, 0, sizeof(err));
+	ret = rte_flow_validate(pb, &attr_in, pattern, actions, &err);
+	VT_CHECK_EQ(ret, 0, "%s: validate: %s", what,
+		    err.message ? err.message : "");
+	*out = flow_new(pb, &attr_in, pattern, actions);
+	VT_CHECK(*out != NULL, "%s: create", what);
+	if (cur == RUN_AUTO)
+		VT_CHECK(flow_engine_is(*out, "mlx5dv"), "%s: engine", what);
+	return VT_OK;
+}
+
+/* IPv4 time_to_live and IPv6 hop_limits (matcher only). */
+static int
+ttl_hop(void)
+{
+	const struct rte_flow_item_ipv4 v4 = { .hdr.time_to_live = 2 };
+	const struct rte_flow_item_ipv4 v4m = { .hdr.time_to_live = 0xff };
+	const struct rte_flow_item_ipv6 v6 = { .hdr.hop_limits = 60 };
+	const struct rte_flow_item_ipv6 v6m = { .hdr.hop_limits = 0xff };
+	const struct rte_flow_item p4[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, &v4, &v4m), ITEM_END };
+	const struct rte_flow_item p6[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV6, &v6, &v6m), ITEM_END };
+	const struct rte_flow_action_mark m1 = { .id = 1 }, m2 = { .id = 2 };
+	struct rte_flow *f1, *f2;
+	struct act_q a1, a2;
+	struct fb f;
+	struct v4 h;
+
+	CHECK_OK(matcher_rule("ttl is 2", p4,
+			      act_queue(&a1, 3, RTE_FLOW_ACTION_TYPE_MARK, &m1),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p4[1],
+			      "IPv4 item: time_to_live", &f1));
+	CHECK_OK(matcher_rule("hop is 60", p6,
+			      act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_MARK, &m2),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p6[1],
+			      "IPv6 item: hop_limits", &f2));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	h = v4_hdr(IP(10, 0, 0, 1), IP(10, 0, 0, 2), IPPROTO_UDP);
+	h.ttl = 2;
+	fb_v4_udp(&f, &h, 1000, 2000);
+	CHECK_OK(fb_expect(&f, 3, 1, "IPv4 UDP ttl 2"));
+	h.proto = IPPROTO_TCP;
+	fb_v4_udp(&f, &h, 1000, 2000);
+	CHECK_OK(fb_expect(&f, 3, 1, "IPv4 TCP ttl 2"));
+	h.ttl = 3;
+	fb_v4_udp(&f, &h, 1000, 2000);
+	CHECK_OK(fb_expect(&f, -1, -1, "IPv4 ttl 3"));
+	h.ttl = 64;
+	fb_v4_udp(&f, &h, 1000, 2000);
+	CHECK_OK(fb_expect(&f, -1, -1, "IPv4 ttl 64"));
+
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, 1, 2, IPPROTO_UDP, 0, 0, 60, false);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 2, 2, "IPv6 hop 60"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, 1, 2, IPPROTO_UDP, 0, 0, 61, false);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "IPv6 hop 61"));
+	/* The IPv4 rule is no rule on IPv6's hop limit. */
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, 1, 2, IPPROTO_UDP, 0, 0, 2, false);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "IPv6 hop 2"));
+	return VT_OK;
+}
+PER_ENGINE3(ttl_hop)
+
+/*
+ * Fragments, as rte_flow defines them: fragment_offset spec 0 mask 0x3fff
+ * is "not a fragment" (DF does not count), spec 1 last 0x3fff mask 0x3fff
+ * "is a fragment"; IPv6 has_frag_ext 0 / 1.
+ */
+static int
+fragments(void)
+{
+	const struct rte_flow_item_ipv4 v4_not = { .hdr.fragment_offset = 0 };
+	const struct rte_flow_item_ipv4 v4_is = { .hdr.fragment_offset =
+							  RTE_BE16(1) };
+	const struct rte_flow_item_ipv4 v4_is_last = {
+		.hdr.fragment_offset = RTE_BE16(0x3fff)
+	};
+	const struct rte_flow_item_ipv4 v4_m = {
+		.hdr.fragment_offset = RTE_BE16(0x3fff),
+		.hdr.dst_addr = RTE_BE32(0xffffffff),
+	};
+	struct rte_flow_item_ipv4 v4_not_d = v4_not, v4_is_d = v4_is;
+	struct rte_flow_item_ipv6 v6_not = { .has_frag_ext = 0 };
+	struct rte_flow_item_ipv6 v6_is = { .has_frag_ext = 1 };
+	struct rte_flow_item_ipv6 v6_m = { .has_frag_ext = 1 };
+	const uint32_t dst = IP(10, 30, 0, 1);
+	const struct rte_flow_action_mark m1 = { .id = 1 }, m2 = { .id = 2 };
+	const struct rte_flow_action_mark m3 = { .id = 3 }, m4 = { .id = 4 };
+	struct rte_flow_item p_not[3], p_is[3], p6_not[3], p6_is[3];
+	struct rte_flow *f1, *f2, *f3, *f4;
+	struct act_q a1, a2, a3, a4;
+	struct fb f;
+	struct v4 h;
+
+	v4_not_d.hdr.dst_addr = RTE_BE32(dst);
+	v4_is_d.hdr.dst_addr = RTE_BE32(dst);
+	memset(p_not, 0, sizeof(p_not));
+	p_not[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	p_not[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	p_not[1].spec = &v4_not_d;
+	p_not[1].mask = &v4_m;
+	p_not[2].type = RTE_FLOW_ITEM_TYPE_END;
+	memcpy(p_is, p_not, sizeof(p_is));
+	p_is[1].spec = &v4_is_d;
+	p_is[1].last = &v4_is_last;
+	memcpy(p6_not, p_not, sizeof(p6_not));
+	p6_not[1].type = RTE_FLOW_ITEM_TYPE_IPV6;
+	p6_not[1].spec = &v6_not;
+	p6_not[1].mask = &v6_m;
+	memcpy(p6_is, p6_not, sizeof(p6_is));
+	p6_is[1].spec = &v6_is;
+
+	CHECK_OK(matcher_rule("not a fragment", p_not,
+			      act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_MARK, &m1),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_not[1],
+			      "IPv4 item: fragment_offset", &f1));
+	/* verbs refuses the mask before it looks at the range. */
+	CHECK_OK(matcher_rule("is a fragment", p_is,
+			      act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_MARK, &m2),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_is[1],
+			      "IPv4 item: fragment_offset", &f2));
+	CHECK_OK(matcher_rule("IPv6 no fragment header", p6_not,
+			      act_queue(&a3, 3, RTE_FLOW_ACTION_TYPE_MARK, &m3),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p6_not[1],
+			      "IPv6 item: has_frag_ext", &f3));
+	CHECK_OK(matcher_rule("IPv6 fragment header", p6_is,
+			      act_queue(&a4, 0, RTE_FLOW_ACTION_TYPE_MARK, &m4),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p6_is[1],
+			      "IPv6 item: has_frag_ext", &f4));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	h = v4_hdr(IP(10, 0, 0, 1), dst, IPPROTO_UDP);
+	fb_v4_udp(&f, &h, 1, 2);
+	CHECK_OK(fb_expect(&f, 1, 1, "whole datagram"));
+	h.frag = 0x4000; /* DF */
+	fb_v4_udp(&f, &h, 1, 2);
+	CHECK_OK(fb_expect(&f, 1, 1, "DF: not a fragment"));
+	h.frag = 0x2000; /* MF, offset 0: the first fragment */
+	fb_v4_udp(&f, &h, 1, 2);
+	CHECK_OK(fb_expect(&f, 2, 2, "first fragment"));
+	h.frag = 0x0064; /* offset 100, no MF: the last fragment */
+	fb_v4_udp(&f, &h, 1, 2);
+	CHECK_OK(fb_expect(&f, 2, 2, "last fragment"));
+	h.frag = 0x6010; /* DF | MF, offset 16 */
+	fb_v4_udp(&f, &h, 1, 2);
+	CHECK_OK(fb_expect(&f, 2, 2, "middle fragment with DF"));
+	h.frag = 0;
+	h.dip = dst + 1;
+	fb_v4_udp(&f, &h, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "other destination"));
+
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, 1, 2, IPPROTO_UDP, 0, 0, 64, false);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 3, 3, "IPv6 whole datagram"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, 1, 2, IPPROTO_UDP, 0, 0, 64, true);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 0, 4, "IPv6 fragment"));
+	return VT_OK;
+}
+PER_ENGINE3(fragments)
+
+/* TCP flags: a pure SYN (SYN set; FIN, RST, ACK clear), and NS. */
+static int
+tcp_flags(void)
+{
+	const struct rte_flow_item_tcp syn = { .hdr.tcp_flags =
+						       RTE_TCP_SYN_FLAG };
+	const struct rte_flow_item_tcp syn_m = {
+		.hdr.tcp_flags = RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG |
+				 RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG
+	};
+	const struct rte_flow_item_tcp ns = { .hdr.data_off = 0x01 };
+	const struct rte_flow_item_tcp ns_m = { .hdr.data_off = 0x01 };
+	const struct rte_flow_item p_syn[] = { ITEM(ETH, NULL, NULL),
+					       ITEM(IPV4, NULL, NULL),
+					       ITEM(TCP, &syn, &syn_m),
+					       ITEM_END };
+	const struct rte_flow_item p_ns[] = { ITEM(ETH, NULL, NULL),
+					      ITEM(IPV4, NULL, NULL),
+					      ITEM(TCP, &ns, &ns_m), ITEM_END };
+	const struct rte_flow_action_mark m1 = { .id = 1 }, m2 = { .id = 2 };
+	struct rte_flow *f1, *f2;
+	struct act_q a1, a2;
+	struct fb f;
+	struct v4 h = v4_hdr(IP(10, 0, 0, 1), IP(10, 0, 0, 2), IPPROTO_TCP);
+
+	CHECK_OK(matcher_rule("pure SYN", p_syn,
+			      act_queue(&a1, 3, RTE_FLOW_ACTION_TYPE_MARK, &m1),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_syn[2],
+			      "TCP item: tcp_flags", &f1));
+	CHECK_OK(matcher_rule("NS", p_ns,
+			      act_queue(&a2, 1, RTE_FLOW_ACTION_TYPE_MARK, &m2),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_ns[2],
+			      "TCP item: data_off NS flag", &f2));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_tcp(&f, 1000, 80, RTE_TCP_SYN_FLAG);
+	CHECK_OK(fb_expect(&f, 3, 1, "SYN"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_tcp(&f, 1000, 80, RTE_TCP_SYN_FLAG | RTE_TCP_PSH_FLAG);
+	CHECK_OK(fb_expect(&f, 3, 1, "SYN+PSH (PSH not in the mask)"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_tcp(&f, 1000, 80, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	CHECK_OK(fb_expect(&f, -1, -1, "SYN+ACK"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_tcp(&f, 1000, 80, RTE_TCP_ACK_FLAG);
+	CHECK_OK(fb_expect(&f, -1, -1, "ACK"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_tcp(&f, 1000, 80, 0x100 | RTE_TCP_ACK_FLAG);
+	CHECK_OK(fb_expect(&f, 1, 2, "NS+ACK"));
+	return VT_OK;
+}
+PER_ENGINE3(tcp_flags)
+
+/*
+ * Tag presence: has_vlan 1 (an 802.1Q tag first), has_vlan 0 (no tag),
+ * an empty VLAN item (some 802.1Q tag).
+ */
+static int
+vlan_presence(void)
+{
+	const uint32_t d1 = IP(10, 31, 0, 1), d2 = IP(10, 31, 0, 2);
+	const struct rte_flow_item_eth e1 = { .has_vlan = 1 };
+	const struct rte_flow_item_eth e0 = { .has_vlan = 0 };
+	const struct rte_flow_item_eth em = { .has_vlan = 1 };
+	const struct rte_flow_item_ipv4 i1 = { .hdr.dst_addr = RTE_BE32(d1) };
+	const struct rte_flow_item_ipv4 i2 = { .hdr.dst_addr = RTE_BE32(d2) };
+	const struct rte_flow_item p_tag[] = { ITEM(ETH, &e1, &em),
+					       ITEM(IPV4, &i1, &ipv4_dst_mask),
+					       ITEM_END };
+	const struct rte_flow_item p_untag[] = {
+		ITEM(ETH, &e0, &em), ITEM(IPV4, &i1, &ipv4_dst_mask), ITEM_END
+	};
+	const struct rte_flow_item p_vlan[] = { ITEM(ETH, NULL, NULL),
+						ITEM(VLAN, NULL, NULL),
+						ITEM(IPV4, &i2, &ipv4_dst_mask),
+						ITEM_END };
+	const struct rte_flow_action_mark m1 = { .id = 1 }, m2 = { .id = 2 };
+	const struct rte_flow_action_mark m3 = { .id = 3 };
+	struct rte_flow *f1, *f2, *f3;
+	struct act_q a1, a2, a3;
+	struct fb f;
+	struct v4 h1 = v4_hdr(IP(10, 0, 0, 1), d1, IPPROTO_UDP);
+	struct v4 h2 = v4_hdr(IP(10, 0, 0, 1), d2, IPPROTO_UDP);
+
+	CHECK_OK(matcher_rule("has_vlan 1", p_tag,
+			      act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_MARK, &m1),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_tag[0],
+			      "ETH item: has_vlan", &f1));
+	CHECK_OK(matcher_rule("has_vlan 0", p_untag,
+			      act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_MARK, &m2),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_untag[0],
+			      "ETH item: has_vlan", &f2));
+	CHECK_OK(matcher_rule("empty VLAN", p_vlan,
+			      act_queue(&a3, 3, RTE_FLOW_ACTION_TYPE_MARK, &m3),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_vlan[1],
+			      "VLAN item: tag presence alone (empty tci mask)",
+			      &f3));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 5, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h1);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 1, 1, "802.1Q-tagged, has_vlan 1"));
+	fb_v4_udp(&f, &h1, 1, 2);
+	CHECK_OK(fb_expect(&f, 2, 2, "untagged, has_vlan 0"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_QINQ);
+	fb_tag(&f, 5, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h1);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "802.1ad-tagged: neither"));
+
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 0xe123, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h2);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 3, 3, "tagged, empty VLAN item"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 0, RTE_ETHER_TYPE_IPV4); /* priority tag, VID 0 */
+	fb_ipv4(&f, &h2);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 3, 3, "priority-tagged, empty VLAN item"));
+	fb_v4_udp(&f, &h2, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "untagged, empty VLAN item"));
+	return VT_OK;
+}
+PER_ENGINE3(vlan_presence)
+
+/*
+ * QinQ: ETH type 0x88a8 makes the first tag an 802.1ad one; has_more_vlan
+ * or a TPID inner_type asks for a second (802.1Q) tag, a non-TPID
+ * inner_type for none.
+ */
+static int
+qinq(void)
+{
+	const struct rte_flow_item_eth e_s = { .hdr.ether_type = RTE_BE16(
+						       RTE_ETHER_TYPE_QINQ) };
+	const struct rte_flow_item_eth e_m = { .hdr.ether_type =
+						       RTE_BE16(0xffff) };
+	const struct rte_flow_item_vlan v_more = {
+		.hdr.vlan_tci = RTE_BE16(100), .has_more_vlan = 1
+	};
+	const struct rte_flow_item_vlan v_more_m = {
+		.hdr.vlan_tci = RTE_BE16(0x0fff), .has_more_vlan = 1
+	};
+	const struct rte_flow_item_vlan v_one = {
+		.hdr.vlan_tci = RTE_BE16(100),
+		.hdr.eth_proto = RTE_BE16(RTE_ETHER_TYPE_IPV4)
+	};
+	const struct rte_flow_item_vlan v_tpid = {
+		.hdr.vlan_tci = RTE_BE16(300),
+		.hdr.eth_proto = RTE_BE16(RTE_ETHER_TYPE_VLAN)
+	};
+	const struct rte_flow_item_vlan v_m = {
+		.hdr.vlan_tci = RTE_BE16(0x0fff),
+		.hdr.eth_proto = RTE_BE16(0xffff)
+	};
+	const struct rte_flow_item p_more[] = { ITEM(ETH, &e_s, &e_m),
+						ITEM(VLAN, &v_more, &v_more_m),
+						ITEM_END };
+	const struct rte_flow_item p_one[] = { ITEM(ETH, &e_s, &e_m),
+					       ITEM(VLAN, &v_one, &v_m),
+					       ITEM_END };
+	const struct rte_flow_item p_tpid[] = { ITEM(ETH, &e_s, &e_m),
+						ITEM(VLAN, &v_tpid, &v_m),
+						ITEM_END };
+	const struct rte_flow_action_mark m1 = { .id = 1 }, m2 = { .id = 2 };
+	const struct rte_flow_action_mark m3 = { .id = 3 };
+	struct rte_flow *f1, *f2, *f3;
+	struct act_q a1, a2, a3;
+	struct fb f;
+	struct v4 h = v4_hdr(IP(10, 0, 0, 1), IP(10, 32, 0, 1), IPPROTO_UDP);
+
+	CHECK_OK(
+		matcher_rule("S-tag 100 and a C-tag", p_more,
+			     act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_MARK, &m1),
+			     RTE_FLOW_ERROR_TYPE_ITEM_SPEC, &p_more[0],
+			     "ETH item: type 0x88a8 (the first tag is 802.1ad)",
+			     &f1));
+	CHECK_OK(
+		matcher_rule("S-tag 100 alone", p_one,
+			     act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_MARK, &m2),
+			     RTE_FLOW_ERROR_TYPE_ITEM_SPEC, &p_one[0],
+			     "ETH item: type 0x88a8 (the first tag is 802.1ad)",
+			     &f2));
+	CHECK_OK(
+		matcher_rule("S-tag 300, inner_type 0x8100", p_tpid,
+			     act_queue(&a3, 3, RTE_FLOW_ACTION_TYPE_MARK, &m3),
+			     RTE_FLOW_ERROR_TYPE_ITEM_SPEC, &p_tpid[0],
+			     "ETH item: type 0x88a8 (the first tag is 802.1ad)",
+			     &f3));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_QINQ);
+	fb_tag(&f, 100, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 200, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 1, 1, "S100 C200"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_QINQ);
+	fb_tag(&f, 0x2000 | 100, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 2, 2, "S100 (PCP 1) alone"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 100, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 200, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "C100 C200: not an S-tag"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_QINQ);
+	fb_tag(&f, 101, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 200, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "S101 C200"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_QINQ);
+	fb_tag(&f, 300, RTE_ETHER_TYPE_VLAN);
+	fb_tag(&f, 7, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, 1, 2, IPPROTO_UDP, 0, 0, 64, false);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, 3, 3, "S300 C7 IPv6"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_QINQ);
+	fb_tag(&f, 300, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_udp(&f, 1, 2);
+	CHECK_OK(fb_expect(&f, -1, -1, "S300 alone: no second tag"));
+	return VT_OK;
+}
+PER_ENGINE3(qinq)
+
+/* GRE C/K/S bits: key present and no checksum or sequence number; none. */
+static int
+gre_bits(void)
+{
+	const struct rte_flow_item_gre g_k = { .c_rsvd0_ver = RTE_BE16(GRE_K) };
+	const struct rte_flow_item_gre g_none = {
+		.protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4)
+	};
+	const struct rte_flow_item_gre g_m = { .c_rsvd0_ver = RTE_BE16(
+						       GRE_C | GRE_K | GRE_S) };
+	const struct rte_flow_item_gre g_pm = { .c_rsvd0_ver = RTE_BE16(
+							GRE_C | GRE_K | GRE_S),
+						.protocol = RTE_BE16(0xffff) };
+	const struct rte_flow_item p_k[] = { ITEM(ETH, NULL, NULL),
+					     ITEM(IPV4, NULL, NULL),
+					     ITEM(GRE, &g_k, &g_m), ITEM_END };
+	const struct rte_flow_item p_none[] = { ITEM(ETH, NULL, NULL),
+						ITEM(IPV4, NULL, NULL),
+						ITEM(GRE, &g_none, &g_pm),
+						ITEM_END };
+	const struct rte_flow_action_mark m1 = { .id = 1 }, m2 = { .id = 2 };
+	struct rte_flow *f1, *f2;
+	struct act_q a1, a2;
+	struct v4 o = v4_hdr(IP(10, 1, 0, 1), IP(10, 1, 0, 2), IPPROTO_GRE);
+	struct v4 in = v4_hdr(IP(10, 2, 0, 1), IP(10, 2, 0, 2), IPPROTO_UDP);
+	static const uint16_t bits[] = { GRE_K,		0,     GRE_C | GRE_K,
+					 GRE_K | GRE_S, GRE_C, GRE_S };
+	static const int want[] = { 1, 2, -1, -1, -1, -1 };
+	struct fb f;
+	unsigned int i;
+	char what[64];
+
+	CHECK_OK(matcher_rule("GRE K only", p_k,
+			      act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_MARK, &m1),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_k[2],
+			      "GRE item: c_rsvd0_ver C bit", &f1));
+	CHECK_OK(matcher_rule("GRE no option", p_none,
+			      act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_MARK, &m2),
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_none[2],
+			      "GRE item: c_rsvd0_ver C bit", &f2));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	for (i = 0; i < RTE_DIM(bits); i++) {
+		fb_init(&f);
+		fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+		fb_ipv4(&f, &o);
+		fb_gre(&f, bits[i], RTE_ETHER_TYPE_IPV4, 0x1234);
+		fb_ipv4(&f, &in);
+		fb_udp(&f, 1, 2);
+		snprintf(what, sizeof(what), "GRE flags 0x%04x", bits[i]);
+		CHECK_OK(fb_expect(&f, want[i] < 0 ? -1 : want[i], want[i],
+				   what));
+	}
+	return VT_OK;
+}
+PER_ENGINE3(gre_bits)
+
+/*
+ * ESP SPI on a device whose kernel refuses the verbs ESP spec
+ * (verbs_esp_ok 0): only the matcher (misc.outer_esp_spi) takes it.
+ */
+static int
+esp_spi_body(void)
+{
+	const struct rte_flow_item_esp e = { .hdr.spi = RTE_BE32(0x1234) };
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   ITEM(IPV4, NULL, NULL),
+					   ITEM(ESP, &e, NULL), ITEM_END };
+	const struct rte_flow_action_mark m1 = { .id = 1 };
+	struct rte_flow *f1;
+	struct act_q a1;
+	struct v4 h = v4_hdr(IP(10, 3, 0, 1), IP(10, 3, 0, 2), IPPROTO_ESP);
+	struct fb f;
+
+	CHECK_OK(matcher_rule("ESP spi", p,
+			      act_queue(&a1, 2, RTE_FLOW_ACTION_TYPE_MARK, &m1),
+			      RTE_FLOW_ERROR_TYPE_ITEM, &p[2],
+			      "ESP item: the ESP header", &f1));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_esp(&f, 0x1234);
+	CHECK_OK(fb_expect(&f, 2, 1, "SPI 0x1234"));
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	fb_esp(&f, 0x1235);
+	CHECK_OK(fb_expect(&f, -1, -1, "SPI 0x1235"));
+	h.proto = IPPROTO_UDP;
+	fb_v4_udp(&f, &h, 0x0000, 0x1234);
+	CHECK_OK(fb_expect(&f, -1, -1, "UDP, not ESP"));
+	return VT_OK;
+}
+
+static int
+esp_spi(void)
+{
+	struct caps saved = caps_set(-1, -1, 0);
+	int ret = esp_spi_body();
+
+	caps_restore(saved);
+	return ret;
+}
+PER_ENGINE3(esp_spi)
+
+/* Degenerate ranges: last equal to spec, or 0, is an exact match. */
+static int
+degenerate(void)
+{
+	const uint32_t dst = IP(10, 33, 0, 1), src = IP(10, 33, 1, 1);
+	const struct rte_flow_item_ipv4 i_spec = {
+		.hdr.src_addr = RTE_BE32(src), .hdr.dst_addr = RTE_BE32(dst)
+	};
+	const struct rte_flow_item_ipv4 i_last = {
+		.hdr.src_addr = 0, .hdr.dst_addr = RTE_BE32(dst)
+	};
+	const struct rte_flow_item_ipv4 i_mask = {
+		.hdr.src_addr = RTE_BE32(0xffffffff),
+		.hdr.dst_addr = RTE_BE32(0xffffffff)
+	};
+	const struct rte_flow_item_udp u = { .hdr.dst_port = RTE_BE16(53) };
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   { .type = RTE_FLOW_ITEM_TYPE_IPV4,
+					     .spec = &i_spec,
+					     .last = &i_last,
+					     .mask = &i_mask },
+					   { .type = RTE_FLOW_ITEM_TYPE_UDP,
+					     .spec = &u,
+					     .last = &u,
+					     .mask = &udp_dport_mask },
+					   ITEM_END };
+	const struct rte_flow_action_mark m1 = { .id = 1 };
+	struct act_q a1;
+	struct fb f;
+	struct v4 h = v4_hdr(src, dst, IPPROTO_UDP);
+
+	CHECK_OK(expect_agree("degenerate ranges", &attr_in, p,
+			      act_queue(&a1, 3, RTE_FLOW_ACTION_TYPE_MARK,
+					&m1)));
+	VT_CHECK(flow_new(pb, &attr_in, p,
+			  act_queue(&a1, 3, RTE_FLOW_ACTION_TYPE_MARK, &m1)) !=
+			 NULL,
+		 "degenerate ranges");
+	fb_v4_udp(&f, &h, 1, 53);
+	CHECK_OK(fb_expect(&f, 3, 1, "exact match"));
+	fb_v4_udp(&f, &h, 1, 54);
+	CHECK_OK(fb_expect(&f, -1, -1, "port 54: last is no range"));
+	h.dip = dst + 1;
+	fb_v4_udp(&f, &h, 1, 53);
+	CHECK_OK(fb_expect(&f, -1, -1, "dst + 1: last is no range"));
+	h.dip = dst;
+	h.sip = src + 1;
+	fb_v4_udp(&f, &h, 1, 53);
+	CHECK_OK(fb_expect(&f, -1, -1, "src + 1: last 0 is no wildcard"));
+	return VT_OK;
+}
+PER_ENGINE3(degenerate)
+
+/*
+ * Open vSwitch 3.1's partial offload (lib/netdev-offload-dpdk.c): ETH
+ * with both MACs, the type and has_vlan 0; IPv4 "not a fragment" or IPv6
+ * has_frag_ext 0 or nothing (ARP); MARK + RSS over every queue with types
+ * IP | TCP | UDP, level 0, no key. Frames are marked and on the queue the
+ * port key's Toeplitz hash picks; the rules outlive a stop/start.
+ */
+static int
+ovs_shapes(void)
+{
+	static const uint16_t qs[NQ] = { 0, 1, 2, 3 };
+	const struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_DEFAULT,
+		.level = 0,
+		.types = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP,
+		.key_len = 0,
+		.key = NULL,
+		.queue_num = NQ,
+		.queue = qs,
+	};
+	struct rte_flow_item_eth e4, e6, earp, em;
+	const struct rte_flow_item_ipv4 i4 = { .hdr.fragment_offset = 0 };
+	const struct rte_flow_item_ipv4 i4m = { .hdr.fragment_offset =
+							RTE_BE16(0x3fff) };
+	const struct rte_flow_item_ipv6 i6 = { .has_frag_ext = 0 };
+	const struct rte_flow_item_ipv6 i6m = { .has_frag_ext = 1 };
+	const struct rte_flow_action_mark m1 = { .id = 1 }, m2 = { .id = 2 };
+	const struct rte_flow_action_mark m3 = { .id = 3 };
+	const struct rte_flow_action act1[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &m1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act2[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &m2 },
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act3[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &m3 },
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_item p4[] = { ITEM(ETH, &e4, &em),
+				      ITEM(IPV4, &i4, &i4m), ITEM_END };
+	struct rte_flow_item p6[] = { ITEM(ETH, &e6, &em),
+				      ITEM(IPV6, &i6, &i6m), ITEM_END };
+	struct rte_flow_item parp[] = { ITEM(ETH, &earp, &em), ITEM_END };
+	struct rte_flow *f4, *f6, *farp;
+	struct pkt k;
+	struct fb f;
+	struct v4 h;
+	unsigned int i, round;
+	int q;
+
+	memset(&em, 0, sizeof(em));
+	memset(&em.hdr, 0xff, sizeof(em.hdr));
+	em.has_vlan = 1;
+	memset(&e4, 0, sizeof(e4)); /* has_vlan 0: untagged */
+	e4.hdr.dst_addr = mac_b;
+	e4.hdr.src_addr = mac_a;
+	e4.hdr.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	e6 = e4;
+	e6.hdr.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	earp = e4;
+	earp.hdr.ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	CHECK_OK(matcher_rule("OVS IPv4", p4, act1,
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p4[0],
+			      "ETH item: has_vlan", &f4));
+	CHECK_OK(matcher_rule("OVS IPv6", p6, act2,
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p6[0],
+			      "ETH item: has_vlan", &f6));
+	CHECK_OK(matcher_rule("OVS ARP", parp, act3,
+			      RTE_FLOW_ERROR_TYPE_ITEM_MASK, &parp[0],
+			      "ETH item: has_vlan", &farp));
+	if (cur == RUN_VERBS)
+		return VT_OK;
+	for (round = 0; round < 2; round++) {
+		rte_srand(21 + round);
+		for (i = 0; i < 24; i++) {
+			/* UDP, TCP, ICMP: 4-tuple, 4-tuple, address hash. */
+			k = udp(IP(10, 0, 0, 0) +
+					(uint32_t)(rte_rand() & 0xffff),
+				IP(10, 5, 0, 0) +
+					(uint32_t)(rte_rand() & 0xffff),
+				(uint16_t)rte_rand(), (uint16_t)rte_rand(), 90);
+			k.proto = i % 3 == 0 ? IPPROTO_UDP :
+				  i % 3 == 1 ? IPPROTO_TCP :
+					       IPPROTO_ICMP;
+			q = rss_queue(key_b, qs, NQ, &k,
+				      k.proto != IPPROTO_ICMP);
+			h = v4_hdr(k.sip, k.dip, k.proto);
+			fb_v4_udp(&f, &h, k.sport, k.dport);
+			CHECK_OK(fb_expect(&f, q, 1, "OVS IPv4 frame"));
+		}
+		/* A fragment or a tagged frame stays in software. */
+		h = v4_hdr(IP(10, 0, 0, 1), IP(10, 5, 0, 1), IPPROTO_UDP);
+		h.frag = 0x2000;
+		fb_v4_udp(&f, &h, 1, 2);
+		CHECK_OK(fb_expect(&f, -1, -1, "OVS: an IPv4 fragment"));
+		h.frag = 0;
+		fb_init(&f);
+		fb_eth(&f, RTE_ETHER_TYPE_VLAN);
+		fb_tag(&f, 10, RTE_ETHER_TYPE_IPV4);
+		fb_ipv4(&f, &h);
+		fb_udp(&f, 1, 2);
+		CHECK_OK(fb_expect(&f, -1, -1, "OVS: a tagged frame"));
+		for (i = 0; i < 12; i++) {
+			uint8_t s = (uint8_t)(1 + i), d = (uint8_t)(100 + i);
+			uint16_t sp = (uint16_t)(1000 + 7 * i), dp = 53;
+			bool l4 = i % 3 != 2;
+
+			fb_init(&f);
+			fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+			fb_ipv6(&f, s, d, l4 ? IPPROTO_UDP : IPPROTO_ICMPV6, 0,
+				0, 64, false);
+			if (l4)
+				fb_udp(&f, sp, dp);
+			q = qs[toeplitz6(key_b, s, d, sp, dp, l4) % NQ];
+			CHECK_OK(fb_expect(&f, q, 2, "OVS IPv6 frame"));
+		}
+		fb_init(&f);
+		fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+		fb_ipv6(&f, 1, 2, IPPROTO_UDP, 0, 0, 64, true);
+		fb_udp(&f, 1, 2);
+		CHECK_OK(fb_expect(&f, -1, -1, "OVS: an IPv6 fragment"));
+		/* ARP: nothing the types hash, so the first queue. */
+		for (i = 0; i < 4; i++) {
+			fb_init(&f);
+			fb_eth(&f, RTE_ETHER_TYPE_ARP);
+			fb_be32(&f, 0x00010800);
+			fb_be32(&f, 0x06040001);
+			fb_be32(&f, i);
+			CHECK_OK(fb_expect(&f, qs[0], 3, "OVS ARP frame"));
+		}
+		/* OVS keeps its rules over a port restart. */
+		VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+		VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+		drain();
+	}
+	return VT_OK;
+}
+PER_ENGINE3(ovs_shapes)
+
+/*
+ * COUNT where DevX is not offered (devx_ok 0), flow_engine=auto: a rule
+ * verbs can carry counts with ibv_counters; a matcher-only rule with COUNT
+ * is refused naming both reasons; without COUNT it is made.
+ */
+static int
+count_nodevx_body(void)
+{
+	const uint32_t d1 = IP(10, 34, 0, 1), d2 = IP(10, 34, 0, 2);
+	const struct rte_flow_item_ipv4 t = { .hdr.time_to_live = 64,
+					      .hdr.dst_addr = RTE_BE32(d2) };
+	const struct rte_flow_item_ipv4 tm = {
+		.hdr.time_to_live = 0xff, .hdr.dst_addr = RTE_BE32(0xffffffff)
+	};
+	const struct rte_flow_item p_ttl[] = { ITEM(ETH, NULL, NULL),
+					       ITEM(IPV4, &t, &tm), ITEM_END };
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *fc, *ft;
+	struct act_q a1, a2, a3;
+	struct pat_ip pi;
+	unsigned int i;
+	struct pkt k;
+
+	fc = flow_new(pb, &attr_in, pat_ipv4(&pi, 0, d1),
+		      act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	VT_CHECK(fc != NULL, "COUNT rule verbs can carry");
+	VT_CHECK(flow_engine_is(fc, "verbs"), "COUNT rule on verbs");
+	for (i = 0; i < 3; i++) {
+		k = udp(IP(10, 0, 0, 1), d1, (uint16_t)i, 7, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), 1, "counted frame %u", i);
+	}
+	VT_CHECK_EQ(count_query(pb, fc, 0, &qc), 0, "query");
+	VT_CHECK_EQ(qc.hits, 3, "hits");
+	VT_CHECK_EQ(qc.bytes, 300, "bytes");
+
+	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(pb, &attr_in, p_ttl,
+				      act_queue(&a2, 2,
+						RTE_FLOW_ACTION_TYPE_COUNT,
+						NULL),
+				      &err),
+		    -ENOTSUP, "matcher-only rule with COUNT, no DevX");
+	VT_CHECK(err.message != NULL &&
+			 strstr(err.message,
+				"IPv4 item: time_to_live: verbs cannot") !=
+				 NULL &&
+			 strstr(err.message, "COUNT action") != NULL &&
+			 strstr(err.message, "DevX") != NULL,
+		 "message '%s'", err.message ? err.message : "");
+	CHECK_OK(expect_agree("matcher-only COUNT, no DevX", &attr_in, p_ttl,
+			      act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_COUNT,
+					NULL)));
+	ft = flow_new(pb, &attr_in, p_ttl,
+		      act_queue(&a3, 2, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK(ft != NULL, "the same rule without COUNT");
+	VT_CHECK(flow_engine_is(ft, "mlx5dv"), "on a matcher");
+	k = udp(IP(10, 0, 0, 1), d2, 1, 7, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), 2, "ttl 64 frame");
+	return VT_OK;
+}
+
+static int
+count_nodevx(void)
+{
+	struct caps saved = caps_set(-1, 0, -1);
+	int ret = count_nodevx_body();
+
+	caps_restore(saved);
+	return ret;
+}
+
+static int
+count_nodevx_auto(void)
+{
+	return in_run(RUN_AUTO, count_nodevx);
+}
+
+/* flow_engine=dv without DevX: COUNT is refused, the rest is made. */
+static int
+count_nodevx_dv_body(void)
+{
+	struct act_q a1;
+	struct pat_ip pi;
+
+	CHECK_OK(expect_err("COUNT without DevX", &attr_in,
+			    pat_ipv4(&pi, 0, IP(10, 35, 0, 1)),
+			    act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_COUNT, NULL),
+			    ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, &a1.actions[0],
+			    "DevX"));
+	VT_CHECK(flow_new(pb, &attr_in, pat_ipv4(&pi, 0, IP(10, 35, 0, 1)),
+			  act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_END, NULL)) !=
+			 NULL,
+		 "without COUNT");
+	return VT_OK;
+}
+
+static int
+count_nodevx_dv_fn(void)
+{
+	struct caps saved = caps_set(-1, 0, -1);
+	int ret = count_nodevx_dv_body();
+
+	caps_restore(saved);
+	return ret;
+}
+
+static int
+count_nodevx_dv(void)
+{
+	return in_run(RUN_DV, count_nodevx_dv_fn);
+}
+
+/*
+ * What each engine lacks, in the words of the message: forced engines
+ * name themselves, auto names both or the missing matcher.
+ */
+static int
+limits(void)
+{
+	const struct rte_flow_item_ipv4 t = { .hdr.time_to_live = 2 };
+	const struct rte_flow_item_ipv4 tm = { .hdr.time_to_live = 0xff };
+	const struct rte_flow_item p_ttl[] = { ITEM(ETH, NULL, NULL),
+					       ITEM(IPV4, &t, &tm), ITEM_END };
+	const struct rte_flow_item p_order[] = { ITEM(ETH, NULL, NULL),
+						 ITEM(IPV4, NULL, NULL),
+						 ITEM(ETH, NULL, NULL),
+						 ITEM_END };
+	const struct rte_flow_item p_vlan_after_ip[] = { ITEM(ETH, NULL, NULL),
+							 ITEM(IPV4, NULL, NULL),
+							 ITEM(VLAN, NULL, NULL),
+							 ITEM_END };
+	const struct rte_flow_action_queue q1 = { .index = 1 };
+	const struct rte_flow_action passthru[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_PASSTHRU },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct act_q a;
+	struct pat_ip pi;
+	struct caps saved;
+	int ret;
+
+	/* An impossible order is the pattern's fault on every engine. */
+	CHECK_OK(expect_err("ETH after IPv4", &attr_in, p_order,
+			    act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL),
+			    EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, &p_order[2],
+			    "ETH item cannot follow IPv4 item"));
+	CHECK_OK(expect_err("VLAN after IPv4", &attr_in, p_vlan_after_ip,
+			    act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL),
+			    EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
+			    &p_vlan_after_ip[2],
+			    "VLAN item cannot follow IPv4 item"));
+	switch (cur) {
+	case RUN_VERBS:
+		return expect_err(
+			"ttl on verbs", &attr_in, p_ttl,
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL),
+			ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_ttl[1],
+			"IPv4 item: time_to_live: verbs cannot match it (flow_engine=verbs)");
+	case RUN_DV:
+		return expect_err(
+			"PASSTHRU on dv", &attr_in,
+			pat_ipv4(&pi, 0, IP(10, 36, 0, 1)), passthru, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, &passthru[0],
+			"PASSTHRU action: the mlx5dv matcher cannot take it (flow_engine=dv)");
+	default:
+		break;
+	}
+	/* auto: both engines lack something. */
+	CHECK_OK(expect_err(
+		"ttl and PASSTHRU", &attr_in, p_ttl, passthru, ENOTSUP,
+		RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_ttl[1],
+		"IPv4 item: time_to_live: verbs cannot match it; PASSTHRU action: the mlx5dv matcher cannot take it"));
+	/* auto on a device without mlx5dv. */
+	saved = caps_set(0, 0, -1);
+	ret = expect_err(
+		"ttl without mlx5dv", &attr_in, p_ttl,
+		act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL), ENOTSUP,
+		RTE_FLOW_ERROR_TYPE_ITEM_MASK, &p_ttl[1],
+		"IPv4 item: time_to_live: verbs cannot match it and the device offers no mlx5dv matcher");
+	caps_restore(saved);
+	return ret;
+}
+PER_ENGINE3(limits)
 
 /*
  * Nothing leaked: a port with flows of every kind, an indirect action
@@ -2145,6 +3485,16 @@ static const struct vt_case cases[] = {
 	VT_CASE(passthru_verbs),
 	VT_CASE(errors_verbs),
 	VT_CASE(dump_verbs),
+	VT_CASE(ttl_hop_verbs),
+	VT_CASE(fragments_verbs),
+	VT_CASE(tcp_flags_verbs),
+	VT_CASE(vlan_presence_verbs),
+	VT_CASE(qinq_verbs),
+	VT_CASE(gre_bits_verbs),
+	VT_CASE(esp_spi_verbs),
+	VT_CASE(degenerate_verbs),
+	VT_CASE(ovs_shapes_verbs),
+	VT_CASE(limits_verbs),
 	VT_CASE(leaks_verbs),
 	VT_CASE(steer_dv),
 	VT_CASE(rss_subset_dv),
@@ -2158,11 +3508,34 @@ static const struct vt_case cases[] = {
 	VT_CASE(vxlan_dv),
 	VT_CASE(errors_dv),
 	VT_CASE(dump_dv),
+	VT_CASE(ttl_hop_dv),
+	VT_CASE(fragments_dv),
+	VT_CASE(tcp_flags_dv),
+	VT_CASE(vlan_presence_dv),
+	VT_CASE(qinq_dv),
+	VT_CASE(gre_bits_dv),
+	VT_CASE(esp_spi_dv),
+	VT_CASE(degenerate_dv),
+	VT_CASE(ovs_shapes_dv),
+	VT_CASE(limits_dv),
+	VT_CASE(count_nodevx_dv),
 	VT_CASE(leaks_dv),
 	VT_CASE(egress_generic),
 	VT_CASE(leaks_generic),
 	VT_CASE(auto_mix_auto),
 	VT_CASE(rss_expand_auto),
+	VT_CASE(errors_auto),
+	VT_CASE(ttl_hop_auto),
+	VT_CASE(fragments_auto),
+	VT_CASE(tcp_flags_auto),
+	VT_CASE(vlan_presence_auto),
+	VT_CASE(qinq_auto),
+	VT_CASE(gre_bits_auto),
+	VT_CASE(esp_spi_auto),
+	VT_CASE(degenerate_auto),
+	VT_CASE(ovs_shapes_auto),
+	VT_CASE(limits_auto),
+	VT_CASE(count_nodevx_auto),
 	VT_CASE(leaks_auto),
 	{ NULL, NULL },
 };
@@ -2191,10 +3564,11 @@ main(int argc, char **argv)
 		 (int)getpid());
 	ret = rte_eal_init((int)RTE_DIM(eal) - 1, eal);
 	if (ret < 0) {
-		/* Nothing here needs privileges: a failure is a failure. */
+		/* Nothing here depends on the host: a failed start is a
+		 * failure, not a skip. */
 		fprintf(stderr, "EAL init failed: %s\n",
 			rte_strerror(rte_errno));
-		return 1;
+		return VT_FAIL;
 	}
 	pool = rte_pktmbuf_pool_create("flow_pool", NB_MBUF, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);

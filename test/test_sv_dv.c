@@ -226,6 +226,31 @@ mk_udp4(struct fb *f, const uint8_t dmac[6], const uint8_t dip[4],
 
 static struct rte_flow_error ferr;
 
+/* The driver's matcher translation of a pattern (ingress, QUEUE 0). */
+static int
+dv_xlate(const struct rte_flow_item *p, struct vsteer_dv_match *dm,
+	 struct rte_flow_error *err)
+{
+	static const struct rte_flow_attr attr = { .ingress = 1 };
+	static const struct rte_flow_action_queue q0 = { .index = 0 };
+	static const struct rte_flow_action acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q0 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	static struct vsteer_flow_plan plan;
+	struct vsteer_xlate_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nb_rx_queues = 1;
+	ctx.port_num = 1;
+	ctx.max_verbs_prio = 15;
+	ctx.dv_ok = true;
+	ctx.devx_ok = true;
+	ctx.tag_ok = true;
+	ctx.count_ok = true;
+	return vsteer_flow_dv_translate(&ctx, &attr, p, acts, &plan, dm, err);
+}
+
 /* Translate with the driver, compile with softverbs. */
 static int
 compile(const struct rte_flow_item *p, struct sv_match *m)
@@ -235,7 +260,7 @@ compile(const struct rte_flow_item *p, struct sv_match *m)
 	size_t i;
 
 	memset(&ferr, 0, sizeof(ferr));
-	rc = vsteer_flow_dv_translate(p, &dm, &ferr);
+	rc = dv_xlate(p, &dm, &ferr);
 	if (rc != 0)
 		return rc;
 	rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.mask.buf, dm.mask.size,
@@ -641,6 +666,226 @@ test_agree_empty(void)
 	return VT_OK;
 }
 
+/*
+ * Tags by TPID, as the PRM's cvlan_tag / svlan_tag and second-tag bits
+ * tell them apart: has_vlan 0 is untagged (no 802.1ad tag either), a
+ * QinQ pattern (ETH type 0x88a8) matches only an 802.1ad outer tag, an
+ * empty VLAN item any 802.1Q tag, has_more_vlan 1 a second tag.
+ */
+static int
+test_agree_tags(void)
+{
+	struct rte_flow_item_eth untagged = { .has_vlan = 0 };
+	struct rte_flow_item_eth has_vlan_m = { .has_vlan = 1 };
+	struct rte_flow_item_eth qinq = { .hdr.ether_type = BE16(0x88a8) };
+	struct rte_flow_item_eth type_m = { .hdr.ether_type = BE16(0xffff) };
+	struct rte_flow_item_vlan svid = {
+		.hdr.vlan_tci = BE16(10),
+		.hdr.eth_proto = BE16(0x8100),
+	};
+	struct rte_flow_item_vlan svid_m = {
+		.hdr.vlan_tci = BE16(0x0fff),
+		.hdr.eth_proto = BE16(0xffff),
+	};
+	struct rte_flow_item_vlan more = { .has_more_vlan = 1 };
+	struct rte_flow_item pu[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &untagged,
+		  .mask = &has_vlan_m },
+		END_ITEM,
+	};
+	struct rte_flow_item pq[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH,
+		  .spec = &qinq,
+		  .mask = &type_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN,
+		  .spec = &svid,
+		  .mask = &svid_m },
+		END_ITEM,
+	};
+	struct rte_flow_item pe[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN },
+		END_ITEM,
+	};
+	struct rte_flow_item pm[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_VLAN,
+		  .spec = &more,
+		  .mask = &more },
+		END_ITEM,
+	};
+	static struct sv_match m;
+	struct fb s_tag, c_tag, qq, plain;
+
+	memset(&s_tag, 0, sizeof(s_tag));
+	fb_eth(&s_tag, mac_a, 0x88a8);
+	fb_vlan(&s_tag, 10, 0x0800);
+	fb_ipv4(&s_tag, ip_b, ip_a, 17, 0, 0);
+	fb_end(&s_tag);
+	memset(&c_tag, 0, sizeof(c_tag));
+	fb_eth(&c_tag, mac_a, 0x8100);
+	fb_vlan(&c_tag, 10, 0x0800);
+	fb_ipv4(&c_tag, ip_b, ip_a, 17, 0, 0);
+	fb_end(&c_tag);
+	memset(&qq, 0, sizeof(qq));
+	fb_eth(&qq, mac_a, 0x88a8);
+	fb_vlan(&qq, 10, 0x8100);
+	fb_vlan(&qq, 20, 0x0800);
+	fb_ipv4(&qq, ip_b, ip_a, 17, 0, 0);
+	fb_end(&qq);
+	mk_udp4(&plain, mac_a, ip_a, 53);
+
+	COMPILE(pu, &m);
+	VT_CHECK(hit(&m, &plain), "has_vlan 0: untagged");
+	VT_CHECK(!hit(&m, &c_tag), "has_vlan 0: 802.1Q");
+	VT_CHECK(!hit(&m, &s_tag), "has_vlan 0: 802.1ad");
+
+	COMPILE(pq, &m);
+	VT_CHECK(hit(&m, &qq), "QinQ: S-tag 10, then a C-tag");
+	VT_CHECK(!hit(&m, &s_tag), "QinQ: S-tag alone");
+	VT_CHECK(!hit(&m, &c_tag), "QinQ: a C-tag first");
+	qq.b[15] = 11;
+	VT_CHECK(!hit(&m, &qq), "QinQ: other S-VID");
+
+	COMPILE(pe, &m);
+	VT_CHECK(hit(&m, &c_tag), "empty VLAN: a C-tag");
+	VT_CHECK(!hit(&m, &plain), "empty VLAN: untagged");
+
+	COMPILE(pm, &m);
+	memset(&qq, 0, sizeof(qq));
+	fb_eth(&qq, mac_a, 0x8100);
+	fb_vlan(&qq, 10, 0x8100);
+	fb_vlan(&qq, 20, 0x0800);
+	fb_end(&qq);
+	VT_CHECK(hit(&m, &qq), "has_more_vlan: two C-tags");
+	VT_CHECK(!hit(&m, &c_tag), "has_more_vlan: one tag");
+	return VT_OK;
+}
+
+/*
+ * Fields only the matcher takes, against real headers: IPv4 ihl, TCP
+ * flags with NS, IPv6 hop limit and fragment header, an IPv6 address
+ * masked on its low 32 bits.
+ */
+static int
+test_agree_matcher_fields(void)
+{
+	struct rte_flow_item_ipv4 ihl = { .hdr.version_ihl = 0x46 };
+	struct rte_flow_item_ipv4 ihl_m = { .hdr.version_ihl = 0x0f };
+	struct rte_flow_item_tcp ns = {
+		.hdr = { .data_off = 0x01, .tcp_flags = 0x02 },
+	};
+	struct rte_flow_item_tcp ns_m = {
+		.hdr = { .data_off = 0x01, .tcp_flags = 0x02 },
+	};
+	struct rte_flow_item_ipv6 hop = { .hdr.hop_limits = 60 };
+	struct rte_flow_item_ipv6 hop_m = {
+		.hdr = {
+			.hop_limits = 0xff,
+			.dst_addr = { 0, 0, 0, 0, 0, 0, 0, 0,
+				      0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff },
+		},
+		.has_frag_ext = 1,
+	};
+	struct rte_flow_item p4[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &ihl,
+		  .mask = &ihl_m },
+		END_ITEM,
+	};
+	struct rte_flow_item pt[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_TCP, .spec = &ns, .mask = &ns_m },
+		END_ITEM,
+	};
+	struct rte_flow_item p6[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV6,
+		  .spec = &hop,
+		  .mask = &hop_m },
+		END_ITEM,
+	};
+	static struct sv_match m;
+	struct fb f;
+
+	COMPILE(p4, &m);
+	mk_udp4(&f, mac_a, ip_a, 53);
+	VT_CHECK(!hit(&m, &f), "ihl 5");
+	f.b[14] = 0x46;
+	VT_CHECK(hit(&m, &f), "ihl 6");
+
+	COMPILE(pt, &m);
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 6, 0, 0);
+	fb_tcp(&f, 1, 2, 0x02);
+	fb_end(&f);
+	VT_CHECK(!hit(&m, &f), "SYN without NS");
+	f.b[14 + 20 + 12] |= 0x01;
+	VT_CHECK(hit(&m, &f), "SYN with NS");
+
+	/* ::ip_a's low 32 bits: ip6_b ends in 0.0.0.2. */
+	memcpy(hop.hdr.dst_addr + 12, ip6_b + 12, 4);
+	COMPILE(p6, &m);
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x86dd);
+	fb_ipv6(&f, ip6_a, ip6_b, 17, 0);
+	fb_udp(&f, 1, 2);
+	fb_end(&f);
+	f.b[14 + 7] = 60;
+	VT_CHECK(hit(&m, &f), "hop limit 60, dst low bits, no fragment");
+	f.b[14 + 7] = 61;
+	VT_CHECK(!hit(&m, &f), "hop limit 61");
+	f.b[14 + 7] = 60;
+	f.b[14 + 24 + 15] = 3;
+	VT_CHECK(!hit(&m, &f), "other dst low bits");
+	f.b[14 + 24 + 15] = 2;
+	f.b[14 + 6] = 44; /* a fragment header follows */
+	VT_CHECK(!hit(&m, &f), "a fragment");
+	return VT_OK;
+}
+
+/* ESP SPI: the outer ESP header's, not one inside a tunnel. */
+static int
+test_agree_esp(void)
+{
+	struct rte_flow_item_esp esp = { .hdr.spi = BE32(0x1234) };
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_ESP, .spec = &esp },
+		END_ITEM,
+	};
+	static struct sv_match m;
+	struct fb f;
+	uint8_t *e;
+
+	COMPILE(p, &m);
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 50, 0, 0);
+	e = fb_put(&f, 8);
+	wr32(e, 0x1234);
+	wr32(e + 4, 1);
+	fb_end(&f);
+	VT_CHECK(hit(&m, &f), "outer ESP, SPI 0x1234");
+	wr32(e, 0x1235);
+	VT_CHECK(!hit(&m, &f), "other SPI");
+	/* The same SPI in an ESP header inside VXLAN. */
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 17, 0, 0);
+	fb_udp(&f, 1, 4789);
+	fb_vxlan(&f, 5);
+	fb_eth(&f, mac_b, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 50, 0, 0);
+	e = fb_put(&f, 8);
+	wr32(e, 0x1234);
+	fb_end(&f);
+	VT_CHECK(!hit(&m, &f), "inner ESP");
+	return VT_OK;
+}
+
 /* ---- sv_fte_compile on hand-made buffers ---- */
 
 static int
@@ -664,19 +909,18 @@ test_fte_refusals(void)
 		    "criteria bit 7");
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, NULL, 64, &k), EINVAL,
 		    "NULL buffer");
-	/* Fields softverbs cannot match. */
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_SVLAN_TAG, 1);
+	/* Fields softverbs does not model. */
+	vsteer_prm_set(b,
+		       VSTEER_PRM_MISC + VSTEER_PRM_MISC_OUTER_SECOND_VID_OFF,
+		       VSTEER_PRM_MISC_OUTER_SECOND_VID_LEN, 7);
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "svlan_tag");
+		    "outer_second_vid");
 	RESET();
-	VSTEER_PRM_SET(b, VSTEER_PRM_INNER, VSTEER_PRM_L24_IPV4_IHL, 0xf);
+	/* inner_esp_spi: misc bits 0x160..0x17f (the outer one is
+	 * modelled, the inner one is not). */
+	vsteer_prm_set(b, VSTEER_PRM_MISC + 0x160, 32, 0x1234);
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "ipv4_ihl");
-	RESET();
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_FLAGS, 0x100);
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 0xff);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "NS flag");
+		    "inner_esp_spi");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GENEVE_VNI, 1);
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
@@ -723,12 +967,17 @@ test_fte_refusals(void)
 		       32, 1);
 	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
 		    "MPLS over UDP in GRE");
-	/* An IPv4 rule with IPv6 address bits. */
+	/* An address mask on the low 32 bits only is the same bits for
+	 * both families (the PRM union): no layout is guessed, nothing is
+	 * refused, the key holds the union as it is. */
 	RESET();
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 4);
-	b[VSTEER_PRM_L24_SRC_IP_OFF / 8] = 0x20;
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "IPv4 with upper address bits");
+	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0xf);
+	memset(b + VSTEER_PRM_L24_SRC_IP_OFF / 8 + 12, 0xff, 4);
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), 0,
+		    "low 32 bits of an address");
+	VT_CHECK(k.outer.src_ip[12] == 0xff && k.outer.src_ip[15] == 0xff &&
+			 k.outer.src_ip[0] == 0,
+		 "kept where the PRM has them");
 #undef RESET
 	return VT_OK;
 }
@@ -750,12 +999,20 @@ test_fte_fields(void)
 	b[o + 14] = 0xa0;
 	b[o + 15] = 0x64;	     /* prio 5, vid 100 */
 	b[o + 18] = 0x80 | (6 << 1); /* cvlan_tag, ip_version 6 */
+	b[o + 18] |= 0x01;	     /* tcp_flags bit 8: NS */
+	b[o + 19] = 0x12;	     /* tcp_flags SYN ACK */
+	b[o + 16] = 6;		     /* ip_protocol TCP */
 	b[o + 17] = 0xb9;	     /* dscp:ecn */
 	b[o + 27] = 7;		     /* ttl_hoplimit */
 	memcpy(b + o + 32, ip6_a, 16);
-	memcpy(b + i + 48 + 12, ip_a, 4); /* inner ipv4 dst */
-	b[i + 18] = 0x20 | (4 << 1);	  /* inner frag, ipv4 */
-	b[64 + 0] = 0xb0;		  /* gre C, K, S */
+	memcpy(b + i + 48 + 12, ip_a, 4);   /* inner ipv4 dst */
+	b[i + 18] = 0x40 | 0x20 | (4 << 1); /* inner svlan_tag, frag, ipv4 */
+	b[i + 26] = 0x50;		    /* inner ipv4_ihl 5 */
+	b[64 + 12] = 0x80 | 0x10;	    /* outer_second_cvlan_tag,
+					     * inner_second_svlan_tag */
+	b[64 + 48] = 0xde;		    /* outer_esp_spi */
+	b[64 + 51] = 0x01;
+	b[64 + 0] = 0xb0; /* gre C, K, S */
 	b[64 + 14] = 0x65;
 	b[64 + 15] = 0x58; /* gre_protocol */
 	b[64 + 19] = 0x99; /* gre_key */
@@ -773,10 +1030,18 @@ test_fte_fields(void)
 	VT_CHECK(k.outer.ether_type == htons(0x8847), "ethertype");
 	VT_CHECK(k.outer.vlan_tci == htons(0xa064), "tci");
 	VT_CHECK(k.outer.tos == 0xb9 && k.outer.ttl == 7, "tos ttl");
-	VT_CHECK_EQ(k.outer.present, SV_P_VLAN | SV_P_IPV6, "outer present");
+	VT_CHECK(k.outer.tcp_flags == 0x12 && k.outer.tcp_ns == 1,
+		 "tcp flags, NS");
+	VT_CHECK_EQ(k.outer.present, SV_P_CVLAN | SV_P_CVLAN2 | SV_P_IPV6,
+		    "outer present");
 	VT_CHECK(memcmp(k.outer.src_ip, ip6_a, 16) == 0, "ipv6 src");
-	VT_CHECK(memcmp(k.inner.dst_ip, ip_a, 4) == 0, "inner ipv4 dst");
-	VT_CHECK_EQ(k.inner.present, SV_P_IPFRAG | SV_P_IPV4, "inner present");
+	VT_CHECK(memcmp(k.inner.dst_ip + SV_IPV4_OFF, ip_a, 4) == 0,
+		 "inner ipv4 dst in the last 4 bytes");
+	VT_CHECK(k.inner.ihl == 5, "inner ihl");
+	VT_CHECK_EQ(k.inner.present,
+		    SV_P_SVLAN | SV_P_SVLAN2 | SV_P_IPFRAG | SV_P_IPV4,
+		    "inner present");
+	VT_CHECK(k.outer_esp_spi == htonl(0xde000001), "outer_esp_spi");
 	VT_CHECK(k.gre_c_ks_ver == htons(0xb000), "gre C K S");
 	VT_CHECK(k.gre_protocol == htons(0x6558), "gre_protocol");
 	VT_CHECK(k.gre_key == htonl(0x99), "gre_key");
@@ -897,7 +1162,7 @@ mk_matcher(struct ibv_context *ctx, const struct rte_flow_item *p,
 		.priority = prio,
 	};
 
-	if (vsteer_flow_dv_translate(p, dm, &ferr) != 0) {
+	if (dv_xlate(p, dm, &ferr) != 0) {
 		errno = 0;
 		return NULL;
 	}
@@ -970,7 +1235,7 @@ test_matcher_errors(void)
 
 	ENV_UP(e);
 	udp_pattern(p, &u, 53);
-	VT_CHECK_EQ(vsteer_flow_dv_translate(p, &dm, &ferr), 0, "translate");
+	VT_CHECK_EQ(dv_xlate(p, &dm, &ferr), 0, "translate");
 #define MA_RESET()                                          \
 	do {                                                \
 		memset(&ma, 0, sizeof(ma));                 \
@@ -1020,11 +1285,10 @@ test_matcher_errors(void)
 	MA_FAILS(e->ctx[1], EOPNOTSUPP, "ip_version mask 4");
 	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION,
 		       0xf);
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_SVLAN_TAG,
-		       1);
-	MA_FAILS(e->ctx[1], EOPNOTSUPP, "svlan_tag");
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_SVLAN_TAG,
-		       0);
+	/* A bit no field of the PRM has (outer bit 0xc0). */
+	((uint8_t *)dm.mask.buf)[24] = 0x80;
+	MA_FAILS(e->ctx[1], EOPNOTSUPP, "reserved bits");
+	((uint8_t *)dm.mask.buf)[24] = 0;
 	/* NIC_TX is an egress matcher; 16 is accepted until a rule. */
 	ma.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE;
 	ma.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_TX;
@@ -1445,7 +1709,7 @@ test_flow_errors(void)
 	a[1].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 	a[1].obj = c1;
 	udp_pattern(p, &u, 54);
-	VT_CHECK_EQ(vsteer_flow_dv_translate(p, &dm, &ferr), 0, "translate");
+	VT_CHECK_EQ(dv_xlate(p, &dm, &ferr), 0, "translate");
 	fl2 = sv_mlx5dv_create_flow(m, vsteer_dv_params(&dm.value), 2, a);
 	VT_CHECK(fl2 != NULL, "DROP + COUNTERS_DEVX: errno %d", errno);
 	VT_CHECK_EQ(sv_mlx5dv_devx_obj_destroy(c1), EBUSY, "counter busy");
@@ -1497,7 +1761,7 @@ test_traffic(void)
 	VT_CHECK(f53 != NULL, "flow 53: errno %d", errno);
 	/* UDP 54 dropped, counted. */
 	udp_pattern(p, &u, 54);
-	VT_CHECK_EQ(vsteer_flow_dv_translate(p, &dm, &ferr), 0, "translate");
+	VT_CHECK_EQ(dv_xlate(p, &dm, &ferr), 0, "translate");
 	memset(a, 0, sizeof(a));
 	a[0].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 	a[0].obj = cdrop;
@@ -1572,7 +1836,7 @@ test_egress(void)
 
 	ENV_UP(e);
 	udp_pattern(p, &u, 53);
-	VT_CHECK_EQ(vsteer_flow_dv_translate(p, &dm, &ferr), 0, "translate");
+	VT_CHECK_EQ(dv_xlate(p, &dm, &ferr), 0, "translate");
 	ma.match_criteria_enable = dm.criteria;
 	ma.match_mask = vsteer_dv_params(&dm.mask);
 	m = sv_mlx5dv_create_flow_matcher(e->ctx[1], &ma);
@@ -1602,7 +1866,7 @@ test_egress(void)
 	fd = sv_mlx5dv_create_flow(m, vsteer_dv_params(&dm.value), 2, a);
 	VT_CHECK(fd != NULL, "egress DROP: errno %d", errno);
 	udp_pattern(p, &u, 54);
-	VT_CHECK_EQ(vsteer_flow_dv_translate(p, &dm, &ferr), 0, "translate");
+	VT_CHECK_EQ(dv_xlate(p, &dm, &ferr), 0, "translate");
 	a[0].obj = cp;
 	fp = sv_mlx5dv_create_flow(m, vsteer_dv_params(&dm.value), 1, a);
 	VT_CHECK(fp != NULL, "egress count only: errno %d", errno);
@@ -1638,6 +1902,7 @@ test_egress(void)
 }
 
 static const struct vt_case cases[] = {
+	/* clang-format off */
 	VT_CASE(test_agree_l2_l4),
 	VT_CASE(test_agree_vlan),
 	VT_CASE(test_agree_ipv6_tcp),
@@ -1646,6 +1911,9 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_agree_gre),
 	VT_CASE(test_agree_mpls),
 	VT_CASE(test_agree_empty),
+	VT_CASE(test_agree_tags),
+	VT_CASE(test_agree_matcher_fields),
+	VT_CASE(test_agree_esp),
 	VT_CASE(test_fte_refusals),
 	VT_CASE(test_fte_fields),
 	VT_CASE(test_dv_device),
@@ -1657,6 +1925,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_traffic),
 	VT_CASE(test_egress),
 	{ NULL, NULL },
+	/* clang-format on */
 };
 
 int

@@ -703,9 +703,11 @@ test_parse_ipv4_tcp(void)
 	VT_CHECK(memcmp(h->smac, f_v4_tcp + 6, 6) == 0, "smac");
 	VT_CHECK_EQ(h->ether_type, htons(0x0800), "ether_type");
 	VT_CHECK_EQ(h->vlan_tci, 0, "no tag");
-	VT_CHECK(memcmp(h->src_ip, src, 4) == 0, "src ip");
-	VT_CHECK(memcmp(h->dst_ip, dst, 4) == 0, "dst ip");
-	VT_CHECK(memcmp(h->src_ip + 4, zero, 12) == 0, "ipv4 tail zero");
+	/* IPv4 addresses sit in the last 4 bytes, as in the PRM union. */
+	VT_CHECK(memcmp(h->src_ip + SV_IPV4_OFF, src, 4) == 0, "src ip");
+	VT_CHECK(memcmp(h->dst_ip + SV_IPV4_OFF, dst, 4) == 0, "dst ip");
+	VT_CHECK(memcmp(h->src_ip, zero, 12) == 0, "ipv4 head zero");
+	VT_CHECK_EQ(h->ihl, 5, "ihl");
 	VT_CHECK_EQ(h->ip_proto, 6, "proto");
 	VT_CHECK_EQ(h->tos, 0x10, "tos");
 	VT_CHECK_EQ(h->ttl, 64, "ttl");
@@ -875,7 +877,9 @@ test_parse_vlan(void)
 	mk_qinq(&f, o);
 	sv_parse(f.b, f.n, &k, &info);
 	VT_CHECK_EQ(k.outer.present,
-		    SV_P_ETH | SV_P_VLAN | SV_P_IPV4 | SV_P_UDP, "qinq layers");
+		    SV_P_ETH | SV_P_VLAN | SV_P_SVLAN | SV_P_CVLAN2 |
+			    SV_P_IPV4 | SV_P_UDP,
+		    "qinq layers: 802.1ad then 802.1Q");
 	VT_CHECK_EQ(k.outer.vlan_tci, htons(0x2064), "first (outer) tag");
 	VT_CHECK_EQ(k.outer.ether_type, htons(0x0800), "after the tags");
 	VT_CHECK_EQ(info.l3_off, 22, "l3 after two tags");
@@ -888,7 +892,8 @@ test_parse_vlan(void)
 	fb_ipv6(&f, 59, IP6_A, IP6_B, 0, 0, 1);
 	fb_done(&f);
 	sv_parse(f.b, f.n, &k, &info);
-	VT_CHECK_EQ(k.outer.present, SV_P_ETH | SV_P_VLAN | SV_P_IPV6, "tag");
+	VT_CHECK_EQ(k.outer.present,
+		    SV_P_ETH | SV_P_VLAN | SV_P_CVLAN | SV_P_IPV6, "tag");
 	VT_CHECK_EQ(k.outer.vlan_tci, htons(0xe00a), "tci");
 	VT_CHECK_EQ(k.outer.ether_type, htons(0x86dd), "ether_type");
 	VT_CHECK_EQ(k.outer.ip_proto, 59, "no next header");
@@ -902,7 +907,9 @@ test_parse_vlan(void)
 	fb_ipv4(&f, 17, 1, 2, 0, 1, 0);
 	fb_done(&f);
 	sv_parse(f.b, f.n, &k, &info);
-	VT_CHECK_EQ(k.outer.present, SV_P_ETH | SV_P_VLAN, "three tags");
+	VT_CHECK_EQ(k.outer.present,
+		    SV_P_ETH | SV_P_VLAN | SV_P_SVLAN | SV_P_CVLAN2,
+		    "three tags");
 	VT_CHECK_EQ(k.outer.vlan_tci, htons(1), "first tci");
 	VT_CHECK_EQ(k.outer.ether_type, htons(0x8100), "stops at the third");
 	return VT_OK;

@@ -92,8 +92,9 @@ set_hdrs(struct sv_hdrs *h, bool v6, const uint8_t *src, const uint8_t *dst,
 {
 	memset(h, 0, sizeof(*h));
 	h->present = SV_P_ETH | (v6 ? SV_P_IPV6 : SV_P_IPV4);
-	memcpy(h->src_ip, src, v6 ? 16 : 4);
-	memcpy(h->dst_ip, dst, v6 ? 16 : 4);
+	/* IPv4 addresses sit in the last 4 bytes (the PRM union layout). */
+	memcpy(h->src_ip + (v6 ? 0 : SV_IPV4_OFF), src, v6 ? 16 : 4);
+	memcpy(h->dst_ip + (v6 ? 0 : SV_IPV4_OFF), dst, v6 ? 16 : 4);
 	h->ip_proto = proto;
 	if (proto == IPPROTO_TCP)
 		h->present |= SV_P_TCP;

@@ -12,22 +12,30 @@
  *   smac, dmac                 -> S.smac, S.dmac
  *   ethertype                  -> S.ether_type (after the VLAN tags)
  *   first_prio/first_cfi/first_vid -> S.vlan_tci (same bit layout)
- *   cvlan_tag                  -> SV_P_VLAN in S.present
+ *   cvlan_tag / svlan_tag      -> SV_P_CVLAN / SV_P_SVLAN in S.present (the
+ *                                 first tag is 802.1Q / 802.1ad; PRM:
+ *                                 "the first vlan in the packet is c-vlan
+ *                                 (0x8100)" / "s-vlan (0x88a8)")
  *   ip_version 4 / 6 / 0xf     -> SV_P_IPV4 / SV_P_IPV6 / both
  *   frag                       -> SV_P_IPFRAG
  *   ip_protocol                -> S.ip_proto
  *   ip_dscp:ip_ecn             -> S.tos (the same 8 bits)
+ *   ipv4_ihl                   -> S.ihl
  *   ttl_hoplimit               -> S.ttl
- *   tcp_flags (low 8 bits)     -> S.tcp_flags
+ *   tcp_flags (9 bits)         -> S.tcp_ns (bit 8, NS), S.tcp_flags (0-7)
  *   tcp_sport/dport or udp_sport/dport -> S.sport, S.dport
- *   src/dst ipv4_layout        -> S.src_ip[0..3], S.dst_ip[0..3]
- *   src/dst ipv6_layout        -> S.src_ip, S.dst_ip
+ *   src/dst ipv4_layout / ipv6_layout -> S.src_ip, S.dst_ip as they are
+ *                                 (the key keeps the union's layout: IPv4
+ *                                 in the last 4 bytes, sv_key.h)
  * misc
  *   gre_c/k/s_present          -> gre_c_ks_ver C (0x8000), K (0x2000),
  *                                 S (0x1000), network order
  *   gre_protocol, gre_key      -> gre_protocol, gre_key
  *   vxlan_vni                  -> vni (as ibv_flow_tunnel_filter)
  *   outer/inner_ipv6_flow_label -> outer/inner.flow_label
+ *   outer/inner_second_cvlan_tag, _svlan_tag -> SV_P_CVLAN2 / SV_P_SVLAN2
+ *                                 in outer/inner.present
+ *   outer_esp_spi              -> outer_esp_spi (an outer ESP header's)
  * misc2
  *   outer_first_mpls_over_gre / _over_udp -> mpls_label
  *
@@ -35,18 +43,17 @@
  * not have as zero, and so does the parser (sv_parse() zeroes the key).
  * A field therefore compiles to its key field alone, without a presence
  * bit; only the fields that are presence bits in the PRM (ip_version,
- * cvlan_tag, frag) set SV_P_* bits. A mask buffer and a value buffer thus
- * compile independently and still pair up: the presence bits of ip_version
- * 0xf (mask) cover those of 4 or 6 (value).
+ * cvlan_tag, svlan_tag, the second-tag bits, frag) set SV_P_* bits. A mask
+ * buffer and a value buffer thus compile independently and still pair up:
+ * the presence bits of ip_version 0xf (mask) cover those of 4 or 6
+ * (value).
  *
  * Where the key is coarser than the PRM the buffer must say which header
  * it means, else EOPNOTSUPP: TCP fields need ip_protocol 6 (or a full
- * mask), UDP fields 17, MPLS over UDP / over GRE 17 / 47, and an IPv4
- * layout address is recognised by ip_version (not 6) and all-zero upper
- * 96 bits. Fields softverbs does not model (svlan_tag, ipv4_ihl, the NS
- * TCP flag, second VLANs, GENEVE, ESP, metadata, misc3 and beyond) must be
- * zero in enabled sections: EOPNOTSUPP. Disabled sections are ignored, as
- * by the device.
+ * mask), UDP fields 17, MPLS over UDP / over GRE 17 / 47. Fields softverbs
+ * does not model (the second tag's VID/PCP/CFI, GENEVE, inner ESP SPI,
+ * metadata, misc3 and beyond) must be zero in enabled sections:
+ * EOPNOTSUPP. Disabled sections are ignored, as by the device.
  */
 
 #include <errno.h>
@@ -84,12 +91,13 @@ sv_fte_sup_init(struct sv_fte_sup *s)
 	SV_SUP(s->l24, VSTEER_PRM_L24_IP_DSCP);
 	SV_SUP(s->l24, VSTEER_PRM_L24_IP_ECN);
 	SV_SUP(s->l24, VSTEER_PRM_L24_CVLAN_TAG);
+	SV_SUP(s->l24, VSTEER_PRM_L24_SVLAN_TAG);
 	SV_SUP(s->l24, VSTEER_PRM_L24_FRAG);
 	SV_SUP(s->l24, VSTEER_PRM_L24_IP_VERSION);
-	/* tcp_flags: the 8 classic flags, not NS (bit 8). */
-	vsteer_prm_set(s->l24, VSTEER_PRM_L24_TCP_FLAGS_OFF + 1, 8, 0xff);
+	SV_SUP(s->l24, VSTEER_PRM_L24_TCP_FLAGS);
 	SV_SUP(s->l24, VSTEER_PRM_L24_TCP_SPORT);
 	SV_SUP(s->l24, VSTEER_PRM_L24_TCP_DPORT);
+	SV_SUP(s->l24, VSTEER_PRM_L24_IPV4_IHL);
 	SV_SUP(s->l24, VSTEER_PRM_L24_TTL_HOPLIMIT);
 	SV_SUP(s->l24, VSTEER_PRM_L24_UDP_SPORT);
 	SV_SUP(s->l24, VSTEER_PRM_L24_UDP_DPORT);
@@ -104,6 +112,11 @@ sv_fte_sup_init(struct sv_fte_sup *s)
 	SV_SUP(s->misc, VSTEER_PRM_MISC_VXLAN_VNI);
 	SV_SUP(s->misc, VSTEER_PRM_MISC_OUTER_IPV6_FLOW_LABEL);
 	SV_SUP(s->misc, VSTEER_PRM_MISC_INNER_IPV6_FLOW_LABEL);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_OUTER_SECOND_CVLAN_TAG);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_INNER_SECOND_CVLAN_TAG);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_OUTER_SECOND_SVLAN_TAG);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_INNER_SECOND_SVLAN_TAG);
+	SV_SUP(s->misc, VSTEER_PRM_MISC_OUTER_ESP_SPI);
 
 	memset(s->misc2 + VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_GRE_OFF / 8,
 	       0xff, 4);
@@ -136,31 +149,13 @@ sv_fte_nonzero(const uint8_t *p, size_t n)
 
 #define SV_GET(sect, fld) vsteer_prm_get((sect), fld##_OFF, fld##_LEN)
 
-/* An address of the IP union into the key: IPv6 as is, IPv4 (the last 32
- * bits, upper 96 zero) into the first 4 bytes. */
-static int
-sv_fte_addr(const uint8_t *a, uint32_t ip_version, uint8_t out[16])
-{
-	bool upper = sv_fte_nonzero(a, 12);
-
-	if (!upper && ip_version != 6) {
-		memcpy(out, a + 12, 4);
-		return 0;
-	}
-	/* Upper bits on an IPv4-only rule: not an address IPv4 can have. */
-	if (ip_version == 4)
-		return EOPNOTSUPP;
-	memcpy(out, a, 16);
-	return 0;
-}
-
 static int
 sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
 {
 	uint32_t ipv = SV_GET(s, VSTEER_PRM_L24_IP_VERSION);
 	uint32_t proto = SV_GET(s, VSTEER_PRM_L24_IP_PROTOCOL);
+	uint32_t flags = SV_GET(s, VSTEER_PRM_L24_TCP_FLAGS);
 	bool tcp, udp;
-	int rc;
 
 	memcpy(h->smac, s + VSTEER_PRM_L24_SMAC_OFF / 8, 6);
 	memcpy(h->dmac, s + VSTEER_PRM_L24_DMAC_OFF / 8, 6);
@@ -171,9 +166,14 @@ sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
 	/* ip_dscp:ip_ecn is the TOS / traffic class byte. */
 	h->tos = s[VSTEER_PRM_L24_IP_DSCP_OFF / 8];
 	h->ttl = (uint8_t)SV_GET(s, VSTEER_PRM_L24_TTL_HOPLIMIT);
-	h->tcp_flags = (uint8_t)SV_GET(s, VSTEER_PRM_L24_TCP_FLAGS);
+	h->ihl = (uint8_t)SV_GET(s, VSTEER_PRM_L24_IPV4_IHL);
+	/* tcp_flags bit 8 is NS, bits 7..0 CWR .. FIN. */
+	h->tcp_flags = (uint8_t)flags;
+	h->tcp_ns = (uint8_t)(flags >> 8);
 	if (SV_GET(s, VSTEER_PRM_L24_CVLAN_TAG))
-		h->present |= SV_P_VLAN;
+		h->present |= SV_P_CVLAN;
+	if (SV_GET(s, VSTEER_PRM_L24_SVLAN_TAG))
+		h->present |= SV_P_SVLAN;
 	if (SV_GET(s, VSTEER_PRM_L24_FRAG))
 		h->present |= SV_P_IPFRAG;
 	switch (ipv) {
@@ -192,7 +192,7 @@ sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
 		return EOPNOTSUPP;
 	}
 	/* One pair of ports in the key: the protocol must say whose. */
-	tcp = h->tcp_flags || SV_GET(s, VSTEER_PRM_L24_TCP_SPORT) ||
+	tcp = flags || SV_GET(s, VSTEER_PRM_L24_TCP_SPORT) ||
 	      SV_GET(s, VSTEER_PRM_L24_TCP_DPORT);
 	udp = SV_GET(s, VSTEER_PRM_L24_UDP_SPORT) ||
 	      SV_GET(s, VSTEER_PRM_L24_UDP_DPORT);
@@ -209,11 +209,10 @@ sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
 		memcpy(&h->sport, s + VSTEER_PRM_L24_UDP_SPORT_OFF / 8, 2);
 		memcpy(&h->dport, s + VSTEER_PRM_L24_UDP_DPORT_OFF / 8, 2);
 	}
-	rc = sv_fte_addr(s + VSTEER_PRM_L24_SRC_IP_OFF / 8, ipv, h->src_ip);
-	if (rc == 0)
-		rc = sv_fte_addr(s + VSTEER_PRM_L24_DST_IP_OFF / 8, ipv,
-				 h->dst_ip);
-	return rc;
+	/* The address union as it is: no family to guess. */
+	memcpy(h->src_ip, s + VSTEER_PRM_L24_SRC_IP_OFF / 8, 16);
+	memcpy(h->dst_ip, s + VSTEER_PRM_L24_DST_IP_OFF / 8, 16);
+	return 0;
 }
 
 /* A 20-bit flow label field into the key's network-order word. */
@@ -249,6 +248,15 @@ sv_fte_misc(const uint8_t *m, struct sv_key *k)
 			  &k->outer.flow_label);
 	sv_fte_flow_label(m, VSTEER_PRM_MISC_INNER_IPV6_FLOW_LABEL_OFF,
 			  &k->inner.flow_label);
+	if (SV_GET(m, VSTEER_PRM_MISC_OUTER_SECOND_CVLAN_TAG))
+		k->outer.present |= SV_P_CVLAN2;
+	if (SV_GET(m, VSTEER_PRM_MISC_OUTER_SECOND_SVLAN_TAG))
+		k->outer.present |= SV_P_SVLAN2;
+	if (SV_GET(m, VSTEER_PRM_MISC_INNER_SECOND_CVLAN_TAG))
+		k->inner.present |= SV_P_CVLAN2;
+	if (SV_GET(m, VSTEER_PRM_MISC_INNER_SECOND_SVLAN_TAG))
+		k->inner.present |= SV_P_SVLAN2;
+	memcpy(&k->outer_esp_spi, m + VSTEER_PRM_MISC_OUTER_ESP_SPI_OFF / 8, 4);
 }
 
 static int

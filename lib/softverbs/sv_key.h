@@ -40,6 +40,20 @@
 #define SV_P_ESP (1u << 7)
 #define SV_P_GRE (1u << 8)
 #define SV_P_MPLS (1u << 9)
+/* Which tags, as the PRM's cvlan_tag / svlan_tag and the second-tag bits
+ * of misc tell them apart (by TPID). */
+#define SV_P_CVLAN (1u << 10)  /* the first tag is 802.1Q (0x8100) */
+#define SV_P_SVLAN (1u << 11)  /* the first tag is 802.1ad (0x88a8) */
+#define SV_P_CVLAN2 (1u << 12) /* a second tag, 802.1Q */
+#define SV_P_SVLAN2 (1u << 13) /* a second tag, 802.1ad */
+
+/*
+ * Addresses are kept as the PRM's ipv4_layout / ipv6_layout union keeps
+ * them: an IPv6 address fills the 16 bytes, an IPv4 address is the last 4
+ * (the first 12 stay zero). A mask on the low 32 bits then means the same
+ * for both families, as on the device.
+ */
+#define SV_IPV4_OFF 12
 
 /* One header stack: the outer frame, or the frame inside a tunnel. */
 struct sv_hdrs {
@@ -48,8 +62,7 @@ struct sv_hdrs {
 	uint8_t smac[6];
 	uint16_t vlan_tci;   /* first tag's TCI (PCP, DEI, VID) */
 	uint16_t ether_type; /* after the VLAN tags */
-	/* IPv4 addresses live in the first 4 bytes of src_ip / dst_ip. */
-	uint8_t src_ip[16];
+	uint8_t src_ip[16];  /* IPv4: bytes SV_IPV4_OFF.. */
 	uint8_t dst_ip[16];
 	uint32_t flow_label; /* IPv6, low 20 bits, network order */
 	uint8_t ip_proto;    /* IPv4 protocol / IPv6 next header (L4) */
@@ -58,8 +71,10 @@ struct sv_hdrs {
 	uint8_t ip_flags;    /* IPv4 flags (3 bits, right aligned) */
 	uint16_t sport;	     /* TCP / UDP */
 	uint16_t dport;
-	uint8_t tcp_flags;
-	uint8_t pad_[3];
+	uint8_t tcp_flags; /* CWR .. FIN */
+	uint8_t tcp_ns;	   /* the NS flag (low bit of the offset byte) */
+	uint8_t ihl;	   /* IPv4 header length, 32-bit words */
+	uint8_t pad_[1];
 };
 
 /* struct sv_key.tunnel values */
@@ -78,8 +93,11 @@ struct sv_key {
 	uint16_t gre_protocol;
 	uint32_t gre_key;
 	uint32_t mpls_label; /* first label stack entry, whole 32 bits */
-	uint32_t esp_spi;
+	uint32_t esp_spi;    /* the ESP header's, outer or inner */
 	uint32_t esp_seq;
+	/* The SPI of an ESP header of the outer stack only (the PRM's
+	 * misc.outer_esp_spi): 0 when the outer stack has none. */
+	uint32_t outer_esp_spi;
 };
 
 struct sv_match {

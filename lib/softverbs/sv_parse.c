@@ -8,9 +8,13 @@
  * the first thing it does not understand, and never reads at or beyond len.
  *
  * What lands where:
- *   outer    Ethernet, up to two VLAN tags (0x8100 / 0x88a8), IPv4 or IPv6
- *            (extension headers walked), TCP / UDP / ESP / GRE, plain MPLS
- *            (ethertype 0x8847 / 0x8848: first label only, nothing after)
+ *   outer    Ethernet, up to two VLAN tags (0x8100 / 0x88a8: which of them
+ *            each is, as the PRM's cvlan_tag / svlan_tag and second-tag
+ *            bits tell), IPv4 (addresses in the last 4 bytes of the
+ *            address fields, as the PRM's ipv4_layout) or IPv6 (extension
+ *            headers walked), TCP (flags with NS) / UDP / ESP / GRE,
+ *            plain MPLS (ethertype 0x8847 / 0x8848: first label only,
+ *            nothing after)
  *   tunnels  (outer only, never nested)
  *            VXLAN  UDP dst port 4789, inner Ethernet stack
  *            GRE    IP protocol 47, version 0; protocol 0x6558 inner
@@ -217,6 +221,8 @@ sv_parse_l4(struct sv_parser *ps, uint32_t off, uint32_t end, uint8_t proto,
 		memcpy(&h->sport, f + off, 2);
 		memcpy(&h->dport, f + off + 2, 2);
 		h->tcp_flags = f[off + 13];
+		/* RFC 3540's NS is the low bit of the data offset byte. */
+		h->tcp_ns = f[off + 12] & 0x01;
 		if (l3->inner) {
 			ps->info->inner_l4_off = (uint16_t)off;
 			return;
@@ -270,6 +276,8 @@ sv_parse_l4(struct sv_parser *ps, uint32_t off, uint32_t end, uint8_t proto,
 		h->present |= SV_P_ESP;
 		memcpy(&key->esp_spi, f + off, 4);
 		memcpy(&key->esp_seq, f + off + 4, 4);
+		if (!l3->inner)
+			memcpy(&key->outer_esp_spi, f + off, 4);
 		return;
 	case SV_IPPROTO_GRE:
 		if (!l3->inner)
@@ -298,12 +306,13 @@ sv_parse_ipv4(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 	if (tot < hl)
 		return;
 	h->present |= SV_P_IPV4;
+	h->ihl = p[0] & 0x0f;
 	h->tos = p[1];
 	h->ip_flags = p[6] >> 5;
 	h->ttl = p[8];
 	h->ip_proto = p[9];
-	memcpy(h->src_ip, p + 12, 4);
-	memcpy(h->dst_ip, p + 16, 4);
+	memcpy(h->src_ip + SV_IPV4_OFF, p + 12, 4);
+	memcpy(h->dst_ip + SV_IPV4_OFF, p + 16, 4);
 	/* Ethernet padding beyond total length is not IP payload; a
 	 * truncated packet is parsed as far as it goes. */
 	l3.complete = tot <= end - off;
@@ -425,7 +434,12 @@ sv_parse_eth(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 			break;
 		if (tags == 0) {
 			h->present |= SV_P_VLAN;
+			h->present |= et == SV_ET_VLAN ? SV_P_CVLAN :
+							 SV_P_SVLAN;
 			memcpy(&h->vlan_tci, f + off, 2);
+		} else {
+			h->present |= et == SV_ET_VLAN ? SV_P_CVLAN2 :
+							 SV_P_SVLAN2;
 		}
 		et = sv_rd16(f + off + 2);
 		off += 4;

@@ -15,7 +15,8 @@
  *                           ibv_create_flow(3) NOTES 3)
  *   ETH vlan_tag         -> S.vlan_tci; a non-zero mask also requires
  *                           SV_P_VLAN (a tagged frame)
- *   IPV4 / IPV4_EXT src_ip, dst_ip -> S.src_ip[0..3], S.dst_ip[0..3]
+ *   IPV4 / IPV4_EXT src_ip, dst_ip -> S.src_ip[12..15], S.dst_ip[12..15]
+ *                           (SV_IPV4_OFF: the PRM's ipv4_layout)
  *   IPV4_EXT proto       -> S.ip_proto
  *   IPV4_EXT tos         -> S.tos
  *   IPV4_EXT ttl         -> S.ttl
@@ -352,9 +353,10 @@ sv_cc_ipv4_addr(struct sv_cc *cc, int layer, const uint32_t *src_v,
 {
 	int rc;
 
-	rc = sv_put(cc, SV_HF(layer, src_ip), src_v, src_m, 4);
+	rc = sv_put(cc, SV_HF(layer, src_ip) + SV_IPV4_OFF, src_v, src_m, 4);
 	if (rc == 0)
-		rc = sv_put(cc, SV_HF(layer, dst_ip), dst_v, dst_m, 4);
+		rc = sv_put(cc, SV_HF(layer, dst_ip) + SV_IPV4_OFF, dst_v,
+			    dst_m, 4);
 	if (rc == 0)
 		sv_present(cc, layer, SV_P_IPV4);
 	return rc;

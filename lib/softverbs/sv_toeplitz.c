@@ -65,11 +65,11 @@ sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
 	 * (generic profile) takes the one the frame carries. */
 	if ((fields & SV_HASH_L3_V4) && (h->present & SV_P_IPV4)) {
 		if (fields & IBV_RX_HASH_SRC_IPV4) {
-			memcpy(in + n, h->src_ip, 4);
+			memcpy(in + n, h->src_ip + SV_IPV4_OFF, 4);
 			n += 4;
 		}
 		if (fields & IBV_RX_HASH_DST_IPV4) {
-			memcpy(in + n, h->dst_ip, 4);
+			memcpy(in + n, h->dst_ip + SV_IPV4_OFF, 4);
 			n += 4;
 		}
 	} else if ((fields & SV_HASH_L3_V6) && (h->present & SV_P_IPV6)) {

@@ -7,9 +7,11 @@ and the errno), `flow validate` says the same as `flow create`, and
 nothing is left behind: `flow list 0` is empty and `flow dump 0 all`
 shows no rule. The limits hold exactly: priorities 0 to 3 are taken
 (verbs priority 3 * priority + sub-priority), 4 is not; queue 3 of 4 is
-taken, 4 is not. Then the same for what only the mlx5dv matcher engine
-refuses (flow_engine=dv), and for egress on a kernel that refused verbs
-egress rules (sv_verbs_egress=0)."""
+taken, 4 is not. Under flow_engine=auto (the default) a rule verbs cannot
+express but the matcher can is made on the matcher; a rule neither can
+express names what each engine lacks. Then what each forced engine alone
+refuses (flow_engine=verbs, flow_engine=dv), in its own words; and egress on a kernel that refused verbs egress
+rules (sv_verbs_egress=0)."""
 
 import re
 
@@ -23,7 +25,7 @@ EINVAL = "Invalid argument"
 COMMON = [
     ("ingress group 1 pattern eth / end actions queue index 1 / end",
      3, "group field",
-     "group 1 not supported: verbs rules live in one table (group 0)",
+     "group 1 not supported: rules live in one table (group 0)",
      ENOTSUP),
     ("ingress pattern eth / ipv4 / end actions queue index 4 / end",
      15, "action configuration",
@@ -42,19 +44,24 @@ COMMON = [
      EINVAL),
     ("ingress pattern eth / ipv4 src is 10.0.0.1 src last 10.0.0.9 / end "
      "actions queue index 1 / end", 11, "item specification range",
-     "IPv4 item: ranges are not supported (last differs from spec on "
-     "src_addr)", ENOTSUP),
-    ("ingress pattern eth / ipv4 / tcp flags is 2 / end actions queue "
-     "index 1 / end", 12, "item specification mask",
-     "TCP item: mask on tcp_flags not supported", ENOTSUP),
+     "IPv4 item: src_addr: verbs cannot match a range (last) and the "
+     "mlx5dv matcher cannot match a range (last)", ENOTSUP),
+    ("ingress pattern eth / ipv4 ttl is 2 / end actions passthru / end",
+     12, "item specification mask",
+     "IPv4 item: time_to_live: verbs cannot match it; PASSTHRU action: "
+     "the mlx5dv matcher cannot take it", ENOTSUP),
     ("ingress pattern eth / ipv4 / icmp / end actions queue index 1 / end",
      13, "specific pattern item", "item type 10 (ICMP) not supported",
      ENOTSUP),
     ("ingress pattern eth / ipv4 / udp / esp / end actions queue index 1 / "
      "end", 13, "specific pattern item", "ESP item cannot follow UDP item",
-     ENOTSUP),
+     EINVAL),
+    ("ingress pattern eth / ipv4 / eth / end actions queue index 1 / end",
+     13, "specific pattern item", "ETH item cannot follow IPv4 item",
+     EINVAL),
     ("transfer pattern eth / end actions queue index 1 / end",
-     7, "transfer field", "transfer not supported", ENOTSUP),
+     7, "transfer field", "transfer not supported: the port has no "
+     "E-Switch", ENOTSUP),
     ("egress pattern eth / ipv4 / end actions queue index 1 / end",
      16, "specific action",
      "QUEUE action: not supported on egress rules (only DROP and COUNT)",
@@ -79,21 +86,49 @@ COMMON = [
 # the driver's probe finds it, the rule is refused on the attribute.
 NO_EGRESS = [
     ("egress pattern eth / ipv4 / end actions drop / end",
-     6, "egress field", "egress not supported by the device", ENOTSUP),
+     6, "egress field", "attribute egress: verbs cannot take it: the device "
+     "takes no egress rules and the mlx5dv matcher cannot take it",
+     ENOTSUP),
+]
+
+# Rules only the matcher expresses: made under auto, on a matcher.
+MATCHER_ONLY = [
+    "ingress pattern eth / ipv4 ttl is 2 / end actions queue index 1 / end",
+    "ingress pattern eth / ipv6 hop is 60 / end actions queue index 1 / end",
+    "ingress pattern eth / ipv4 / tcp flags is 2 / end actions queue index "
+    "1 / end",
+    "ingress pattern eth type is 0x0800 has_vlan is 0 / ipv4 "
+    "fragment_offset spec 0 fragment_offset mask 0x3fff / end actions mark "
+    "id 1 / rss / end",
+]
+
+VERBS_ONLY = [
+    ("ingress pattern eth / ipv4 ttl is 2 / end actions queue index 1 / "
+     "end", 12, "item specification mask",
+     "IPv4 item: time_to_live: verbs cannot match it (flow_engine=verbs)",
+     ENOTSUP),
+    ("ingress pattern eth / ipv4 / tcp flags is 2 / end actions queue "
+     "index 1 / end", 12, "item specification mask",
+     "TCP item: tcp_flags: verbs cannot match it (flow_engine=verbs)",
+     ENOTSUP),
+    ("ingress pattern eth has_vlan is 0 / end actions queue index 1 / end",
+     12, "item specification mask",
+     "ETH item: has_vlan: verbs cannot match it (flow_engine=verbs)",
+     ENOTSUP),
 ]
 
 DV_ONLY = [
     ("ingress pattern eth / ipv4 / end actions passthru / end",
      16, "specific action",
-     "flow_engine=dv: an mlx5dv matcher takes one ingress rule with QUEUE, "
-     "RSS over one hash type, or DROP", ENOTSUP),
-    ("ingress pattern eth / ipv4 / end actions rss queues 0 1 end types "
-     "ipv4-udp ipv4-tcp end / end", 16, "specific action",
-     "flow_engine=dv: an mlx5dv matcher takes one ingress rule with QUEUE, "
-     "RSS over one hash type, or DROP", ENOTSUP),
-    ("ingress pattern eth / ipv4 / esp / end actions queue index 1 / end",
-     13, "specific pattern item", re.compile(r"item type \d+ \(ESP\) not supported by the mlx5dv "
-                r"matcher path"),
+     "PASSTHRU action: the mlx5dv matcher cannot take it (flow_engine=dv)",
+     ENOTSUP),
+    ("ingress pattern eth / ipv4 src is 10.0.0.1 src last 10.0.0.9 / end "
+     "actions queue index 1 / end", 11, "item specification range",
+     "IPv4 item: src_addr: the mlx5dv matcher cannot match a range (last) "
+     "(flow_engine=dv)", ENOTSUP),
+    ("egress pattern eth / ipv4 / end actions drop / end",
+     6, "egress field",
+     "attribute egress: the mlx5dv matcher cannot take it (flow_engine=dv)",
      ENOTSUP),
 ]
 
@@ -122,6 +157,19 @@ def check_refused(tp, cases):
         e2e.log("refused (%s): %s" % (err.type_name, err.message))
 
 
+def check_matcher_only(tp):
+    """What verbs cannot express goes to a matcher under auto."""
+    for rule in MATCHER_ONLY:
+        out = tp.cmd("flow validate 0 " + rule)
+        e2e.check("Flow rule validated" in out, "validate %s: %s", rule, out)
+        rid = tp.flow_create("0 " + rule)
+        dump = tp.cmd("flow dump 0 rule %d" % rid)
+        e2e.check("engine mlx5dv, applied" in dump,
+                  "%s not on a matcher:\n%s", rule, dump)
+    tp.cmd("flow flush 0")
+    check_nothing_left(tp, "flush")
+
+
 def check_limits(tp):
     """The last priority level and queue index that are taken, and the
     verbs priority they map to."""
@@ -148,7 +196,12 @@ def main(args):
         with e2e.Testpmd(args.pmd, net.vdev(), rxq=QUEUES, txq=QUEUES,
                          testpmd=args.testpmd) as tp:
             check_refused(tp, COMMON)
+            check_matcher_only(tp)
             check_limits(tp)
+            e2e.check_eq(tp.quit(), 0, "testpmd exit status")
+        with e2e.Testpmd(args.pmd, net.vdev(extra="flow_engine=verbs"),
+                         rxq=QUEUES, txq=QUEUES, testpmd=args.testpmd) as tp:
+            check_refused(tp, VERBS_ONLY)
             e2e.check_eq(tp.quit(), 0, "testpmd exit status")
         with e2e.Testpmd(args.pmd, net.vdev(extra="flow_engine=dv"),
                          rxq=QUEUES, txq=QUEUES, testpmd=args.testpmd) as tp:

@@ -208,7 +208,8 @@ def main(args):
         create(tp, "tcp80")
         create(tp, "udp53")
         dump, n = dump_flows(tp)
-        e2e.check(re.search(r"flow engine \S+( \(auto\))?, isolated", dump),
+        e2e.check(re.search(r"flow engine (verbs|mlx5dv|auto \([^)]*\)), "
+                            r"isolated", dump),
                   "dump header does not say isolated:\n%s", dump)
         e2e.check("default flow" not in dump,
                   "default flows left in isolated mode:\n%s", dump)

@@ -149,7 +149,7 @@ def check_dump(tp, engine, ids):
         }
     else:
         want = {
-            "tcp80": [r"mlx5dv matcher priority 0,",
+            "tcp80": [r"mlx5dv matcher entry 1 of 1, priority 0,",
                       r"outer\.tcp_dport mask 0xffff value 0x0050"],
             "dns": [r"outer\.dst_ip\(ipv4\) mask ff\.ff\.ff\.ff value "
                     r"0a\.00\.00\.35", r"outer\.ip_protocol mask 0xff value "
@@ -158,7 +158,7 @@ def check_dump(tp, engine, ids):
                      r"outer\.udp_dport mask 0xffff value 0x0fa0"],
             "rss3": [r"fate rss queues 0 1 3 ",
                      r"outer\.udp_dport mask 0xffff value 0x0fa1"],
-            "drop": [r"mlx5dv matcher priority 1,", r"fate drop, count",
+            "drop": [r"mlx5dv matcher entry 1 of 1, priority 1,", r"fate drop, count",
                      r"outer\.src_ip\(ipv4\) mask ff\.ff\.ff\.ff value "
                      r"0a\.09\.09\.09"],
             "mark": [r"mark %d \(tag 0x0001bc\)" % MARK_ID,

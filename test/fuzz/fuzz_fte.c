@@ -16,8 +16,8 @@
  * Invariants: EINVAL exactly for bad criteria or length; otherwise 0 or
  * EOPNOTSUPP. On success, disabled sections leave their key fields zero
  * and scrambling them changes nothing; the key's padding stays zero and
- * only the presence bits the PRM encodes (ip_version, cvlan_tag, frag) are
- * set; a second compile gives the same key.
+ * only the presence bits the PRM encodes (ip_version, cvlan_tag, svlan_tag,
+ * the second-tag bits, frag) are set; a second compile gives the same key.
  */
 
 #include <errno.h>
@@ -29,7 +29,9 @@
 #include "vsteer_prm.h"
 
 #define FZ_CRIT_BIT(b) (1u << VSTEER_PRM_CRIT_##b##_BIT)
-#define FZ_PRM_PRESENT (SV_P_VLAN | SV_P_IPFRAG | SV_P_IPV4 | SV_P_IPV6)
+#define FZ_PRM_PRESENT                                                     \
+	(SV_P_VLAN | SV_P_CVLAN | SV_P_SVLAN | SV_P_CVLAN2 | SV_P_SVLAN2 | \
+	 SV_P_IPFRAG | SV_P_IPV4 | SV_P_IPV6)
 
 static bool
 fz_zero(const void *p, size_t n)
@@ -61,8 +63,9 @@ fz_check_key(uint8_t crit, const struct sv_key *k)
 	if (!(crit & FZ_CRIT_BIT(OUTER))) {
 		struct sv_hdrs h = k->outer;
 
-		/* flow_label comes from misc. */
+		/* flow_label and the second-tag bits come from misc. */
 		h.flow_label = 0;
+		h.present &= ~(SV_P_CVLAN2 | SV_P_SVLAN2);
 		FZ_CHECK(memcmp(&h, &zero_hdrs, sizeof(h)) == 0,
 			 "outer fields with outer_headers disabled");
 	}
@@ -70,14 +73,18 @@ fz_check_key(uint8_t crit, const struct sv_key *k)
 		struct sv_hdrs h = k->inner;
 
 		h.flow_label = 0;
+		h.present &= ~(SV_P_CVLAN2 | SV_P_SVLAN2);
 		FZ_CHECK(memcmp(&h, &zero_hdrs, sizeof(h)) == 0,
 			 "inner fields with inner_headers disabled");
 	}
 	if (!(crit & FZ_CRIT_BIT(MISC)))
 		FZ_CHECK(k->gre_c_ks_ver == 0 && k->gre_protocol == 0 &&
 				 k->gre_key == 0 && k->vni == 0 &&
+				 k->outer_esp_spi == 0 &&
 				 k->outer.flow_label == 0 &&
-				 k->inner.flow_label == 0,
+				 k->inner.flow_label == 0 &&
+				 !((k->outer.present | k->inner.present) &
+				   (SV_P_CVLAN2 | SV_P_SVLAN2)),
 			 "misc fields with misc_parameters disabled");
 	if (!(crit & FZ_CRIT_BIT(MISC2)))
 		FZ_CHECK(k->mpls_label == 0,

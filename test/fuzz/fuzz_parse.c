@@ -11,7 +11,10 @@
  * - reported header offsets lie inside the frame, in header order;
  * - presence bits are consistent: no L4 without an IP header in the same
  *   stack, never IPv4 and IPv6 together, inner headers only behind a
- *   tunnel, VXLAN only behind outer UDP port 4789, GRE only with SV_P_GRE;
+ *   tunnel, VXLAN only behind outer UDP port 4789, GRE only with SV_P_GRE,
+ *   exactly one of the first tag's TPID bits with a tag and a second-tag
+ *   bit only after one, the outer ESP SPI only with an outer ESP header,
+ *   the IPv4 address bytes before the last four zero;
  * - the key's padding stays zero (the rule table hashes raw key bytes);
  * - a prefix of the frame never shows a header the whole frame lacks,
  *   nor another tunnel (but GRE for MPLS over GRE: the label is cut off).
@@ -53,6 +56,21 @@ fz_check_stack(const struct sv_hdrs *h, const char *which)
 		 "%s stack: fragment with L4 0x%x", which, h->present);
 	FZ_CHECK(!(h->present & SV_P_VLAN) || (h->present & SV_P_ETH),
 		 "%s stack: VLAN without Ethernet", which);
+	FZ_CHECK(!!(h->present & SV_P_VLAN) ==
+				 !!(h->present & (SV_P_CVLAN | SV_P_SVLAN)) &&
+			 (h->present & (SV_P_CVLAN | SV_P_SVLAN)) !=
+				 (SV_P_CVLAN | SV_P_SVLAN),
+		 "%s stack: tag bits 0x%x", which, h->present);
+	FZ_CHECK(!(h->present & (SV_P_CVLAN2 | SV_P_SVLAN2)) ||
+			 ((h->present & SV_P_VLAN) &&
+			  (h->present & (SV_P_CVLAN2 | SV_P_SVLAN2)) !=
+				  (SV_P_CVLAN2 | SV_P_SVLAN2)),
+		 "%s stack: second-tag bits 0x%x", which, h->present);
+	if (h->present & SV_P_IPV4)
+		FZ_CHECK(fz_zero(h->src_ip, SV_IPV4_OFF) &&
+				 fz_zero(h->dst_ip, SV_IPV4_OFF),
+			 "%s stack: IPv4 address outside the last 4 bytes",
+			 which);
 	FZ_CHECK(fz_zero(h->pad_, sizeof(h->pad_)), "%s stack padding", which);
 	if (!(h->present & (SV_P_TCP | SV_P_UDP)))
 		FZ_CHECK(h->sport == 0 && h->dport == 0,
@@ -95,6 +113,8 @@ fz_check_key(const struct sv_key *k, const struct sv_pkt_info *info,
 		FZ_CHECK(k->vni == 0, "VNI without VXLAN");
 		break;
 	}
+	FZ_CHECK(k->outer_esp_spi == 0 || (k->outer.present & SV_P_ESP),
+		 "outer ESP SPI without an outer ESP header");
 	if (!(k->outer.present & SV_P_GRE))
 		FZ_CHECK(k->gre_key == 0 && k->gre_protocol == 0 &&
 				 k->gre_c_ks_ver == 0,

@@ -34,6 +34,12 @@
 #define FZ_CTX_RAW_TYPES 0x40 /* 64-bit supported RSS types follow */
 #define FZ_CTX_NULL_ERROR 0x80
 
+/* Second context flag byte: the mlx5dv capabilities. */
+#define FZ_CTX2_DV_OK 0x01
+#define FZ_CTX2_DEVX_OK 0x02
+#define FZ_CTX2_VERBS_ESP 0x04
+#define FZ_CTX2_ALL (FZ_CTX2_DV_OK | FZ_CTX2_DEVX_OK | FZ_CTX2_VERBS_ESP)
+
 /* rte_flow.h documents a full default GRE key mask but defines none. */
 static const rte_be32_t fz_gre_key_mask = RTE_BE32(0xffffffff);
 

@@ -438,6 +438,7 @@ seed_frames(void)
 struct seed_flow {
 	const char *name;
 	uint8_t ctx_flags;
+	uint8_t ctx2; /* FZ_CTX2_*; 0 means FZ_CTX2_ALL */
 	uint8_t nb_rxq;
 	uint8_t prio_sel; /* index in fz_max_prios */
 	struct rte_flow_attr attr;
@@ -587,6 +588,54 @@ static const struct rte_flow_item_ipv4 ipv4_frag_none = {
 static const struct rte_flow_item_ipv4 ipv4_frag_mask = {
 	.hdr = { .fragment_offset = RTE_BE16(0x3fff) },
 };
+static const struct rte_flow_item_eth ovs_eth4 = {
+	.hdr.dst_addr.addr_bytes = { 0x02, 0, 0, 0, 0, 0x0a },
+	.hdr.src_addr.addr_bytes = { 0x02, 0, 0, 0, 0, 0x0b },
+	.hdr.ether_type = RTE_BE16(0x0800),
+	.has_vlan = 0,
+};
+static const struct rte_flow_item_eth ovs_eth6 = {
+	.hdr.dst_addr.addr_bytes = { 0x02, 0, 0, 0, 0, 0x0a },
+	.hdr.src_addr.addr_bytes = { 0x02, 0, 0, 0, 0, 0x0b },
+	.hdr.ether_type = RTE_BE16(0x86dd),
+};
+static const struct rte_flow_item_eth ovs_arp = {
+	.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	.hdr.src_addr.addr_bytes = { 0x02, 0, 0, 0, 0, 0x0b },
+	.hdr.ether_type = RTE_BE16(0x0806),
+};
+static const struct rte_flow_item_eth ovs_eth_mask = {
+	.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	.hdr.src_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	.hdr.ether_type = RTE_BE16(0xffff),
+	.has_vlan = 1,
+};
+static const struct rte_flow_action_rss rss_ovs = {
+	.types = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP,
+	.queue_num = 4,
+	.queue = rss_queues,
+};
+static const struct rte_flow_item_ipv6 ipv6_nofrag = { .has_frag_ext = 0 };
+static const struct rte_flow_item_ipv6 ipv6_frag_mask = { .has_frag_ext = 1 };
+static const struct rte_flow_item_ipv6 ipv6_hop = { .hdr.hop_limits = 60 };
+static const struct rte_flow_item_ipv6 ipv6_hop_mask = {
+	.hdr.hop_limits = 0xff,
+};
+static const struct rte_flow_item_tcp tcp_syn_ns = {
+	.hdr = { .data_off = 0x01, .tcp_flags = 0x02 },
+};
+static const struct rte_flow_item_vlan vlan_s100 = {
+	.hdr = { .vlan_tci = RTE_BE16(100), .eth_proto = RTE_BE16(0x8100) },
+};
+static const struct rte_flow_item_vlan vlan_s100_mask = {
+	.hdr = { .vlan_tci = RTE_BE16(0x0fff), .eth_proto = RTE_BE16(0xffff) },
+};
+static const struct rte_flow_item_ipv4 ipv4_ihl = {
+	.hdr.version_ihl = 0x46,
+};
+static const struct rte_flow_item_ipv4 ipv4_ihl_mask = {
+	.hdr.version_ihl = 0x0f,
+};
 static const struct rte_flow_item_gre gre_k_clear = {
 	.c_rsvd0_ver = RTE_BE16(0),
 };
@@ -612,6 +661,7 @@ static const struct rte_flow_item_gre gre_k_mask = {
 static const struct seed_flow seed_flows[] = {
 	{ "eth_any_queue",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -619,6 +669,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3) } },
 	{ "empty_rss_expand",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -626,6 +677,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(RSS, &rss_all) } },
 	{ "eth_ipv4_udp_rss_mark_count",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -634,6 +686,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(MARK, &mark7), A(COUNT, &count1), A(RSS, &rss_ip_udp) } },
 	{ "ipv6_tcp_drop",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -641,6 +694,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(DROP, NULL) } },
 	{ "ipv4_ext_proto_tos",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -650,6 +704,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3), A(FLAG, NULL) } },
 	{ "vxlan_inner_rss",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -658,6 +713,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(RSS, &rss_inner) } },
 	{ "gre_key_ipv4",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -666,6 +722,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3) } },
 	{ "udp_mpls",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -673,6 +730,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3) } },
 	{ "gre_mpls_ipv6",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -680,6 +738,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(DROP, NULL), A(COUNT, NULL) } },
 	{ "ipv4_esp_rss",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -687,6 +746,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(RSS, &rss_esp) } },
 	{ "vlan_ipv4_passthru",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -694,6 +754,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(PASSTHRU, NULL), A(INDIRECT, &queue3) } },
 	{ "egress_count_drop",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  { .egress = 1, .priority = 1 },
@@ -702,6 +763,7 @@ static const struct seed_flow seed_flows[] = {
 	/* Refused. */
 	{ "bad_icmp_item",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -709,6 +771,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3) } },
 	{ "bad_group",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  { .ingress = 1, .group = 1 },
@@ -716,6 +779,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(DROP, NULL) } },
 	{ "bad_priority",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  { .ingress = 1, .priority = 7 },
@@ -723,6 +787,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(DROP, NULL) } },
 	{ "bad_range",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -730,14 +795,16 @@ static const struct seed_flow seed_flows[] = {
 	  { A(DROP, NULL) } },
 	{ "bad_ttl_mask",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
 	  { I(ETH), I(IPV4, .spec = &ipv4_ttl, .mask = &ipv4_ttl_mask) },
 	  { A(DROP, NULL) } },
-	{ "bad_jump", ALL_OK, 8, 0, INGRESS, { I(ETH) }, { A(JUMP, &jump1) } },
+	{ "bad_jump", ALL_OK, 0, 8, 0, INGRESS, { I(ETH) }, { A(JUMP, &jump1) } },
 	{ "bad_queue_index",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -745,6 +812,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue9) } },
 	{ "bad_rss_key",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -752,6 +820,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(RSS, &rss_bad_key) } },
 	{ "bad_no_tag",
 	  FZ_CTX_COUNT_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -759,6 +828,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(MARK, &mark7), A(QUEUE, &queue3) } },
 	{ "bad_egress_queue",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  { .egress = 1 },
@@ -768,13 +838,15 @@ static const struct seed_flow seed_flows[] = {
 	 * flag bits. */
 	{ "eth_type_vlan_tpid",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
 	  { I(ETH, .spec = &eth_type_vlan, .mask = &eth_type_mask), I(IPV4) },
 	  { A(QUEUE, &queue3) } },
-	{ "known_dv_eth_type_qinq",
+	{ "dv_eth_type_qinq",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -782,6 +854,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3) } },
 	{ "ipv4_any_fragment",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -790,6 +863,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(DROP, NULL) } },
 	{ "ipv4_not_fragment",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -798,25 +872,93 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3) } },
 	{ "gre_k_clear_then_key",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
 	  { I(ETH), I(IPV4), I(GRE, .spec = &gre_k_clear, .mask = &gre_k_mask),
 	    I(GRE_KEY, .spec = &gre_key) },
 	  { A(QUEUE, &queue3) } },
-	/*
-	 * Known issues (doc/fuzzing.md): these pass unless the harness
-	 * runs with VT_FUZZ_STRICT=1.
-	 */
-	{ "known_dv_ipv6_low32_mask",
+	{ "dv_ipv6_low32_mask",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
 	  { I(ETH), I(IPV6, .spec = &ipv6_low32, .mask = &ipv6_low32_mask) },
 	  { A(QUEUE, &queue3) } },
+	/* OVS 3.1's partial offload: ETH with has_vlan 0, IPv4 not a
+	 * fragment / IPv6 without fragment header / ARP by ethertype, MARK
+	 * and RSS IP|TCP|UDP over every queue. */
+	{ "ovs_ipv4_mark_rss",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH, .spec = &ovs_eth4, .mask = &ovs_eth_mask),
+	    I(IPV4, .spec = &ipv4_frag_none, .mask = &ipv4_frag_mask) },
+	  { A(MARK, &mark7), A(RSS, &rss_ovs) } },
+	{ "ovs_ipv6_mark_rss",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH, .spec = &ovs_eth6, .mask = &ovs_eth_mask),
+	    I(IPV6, .spec = &ipv6_nofrag, .mask = &ipv6_frag_mask) },
+	  { A(MARK, &mark7), A(RSS, &rss_ovs) } },
+	{ "ovs_arp_mark_rss",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH, .spec = &ovs_arp, .mask = &ovs_eth_mask) },
+	  { A(MARK, &mark7), A(RSS, &rss_ovs) } },
+	/* Matcher-only fields. */
+	{ "dv_ipv6_hop_tcp_flags_ns",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV6, .spec = &ipv6_hop, .mask = &ipv6_hop_mask),
+	    I(TCP, .spec = &tcp_syn_ns, .mask = &tcp_syn_ns) },
+	  { A(QUEUE, &queue3), A(COUNT, NULL) } },
+	{ "dv_qinq_second_tag_ihl",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH, .spec = &eth_type_qinq, .mask = &eth_type_mask),
+	    I(VLAN, .spec = &vlan_s100, .mask = &vlan_s100_mask),
+	    I(IPV4, .spec = &ipv4_ihl, .mask = &ipv4_ihl_mask) },
+	  { A(DROP, NULL) } },
+	{ "dv_esp_no_verbs_esp",
+	  ALL_OK,
+	  FZ_CTX2_DV_OK | FZ_CTX2_DEVX_OK,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4), I(ESP, .spec = &esp_spi) },
+	  { A(QUEUE, &queue3) } },
+	{ "bad_dv_count_no_devx",
+	  ALL_OK,
+	  FZ_CTX2_DV_OK | FZ_CTX2_VERBS_ESP,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4, .spec = &ipv4_ttl, .mask = &ipv4_ttl_mask) },
+	  { A(COUNT, NULL), A(DROP, NULL) } },
+	/*
+	 * Known issues (doc/fuzzing.md): these pass unless the harness
+	 * runs with VT_FUZZ_STRICT=1.
+	 */
 	{ "partial_proto_mask",
 	  ALL_OK,
+	  0,
 	  8,
 	  0,
 	  INGRESS,
@@ -825,6 +967,7 @@ static const struct seed_flow seed_flows[] = {
 	  { A(QUEUE, &queue3) } },
 	{ "known_internal_prio",
 	  ALL_OK | FZ_CTX_INTERNAL,
+	  0,
 	  8,
 	  5,
 	  INGRESS,
@@ -924,6 +1067,7 @@ encode_flow(struct out *o, const struct seed_flow *s)
 
 	memset(o, 0, sizeof(*o));
 	put8(o, s->ctx_flags);
+	put8(o, s->ctx2 != 0 ? s->ctx2 : FZ_CTX2_ALL);
 	put8(o, (uint8_t)(s->nb_rxq - 1));
 	put8(o, 1);	      /* port */
 	put8(o, s->prio_sel); /* max verbs priority */
@@ -1042,6 +1186,7 @@ seed_flows_all(void)
 
 	for (i = 0; i < RTE_DIM(seed_flows); i++) {
 		const struct seed_flow *s = &seed_flows[i];
+		uint8_t ctx2 = s->ctx2 != 0 ? s->ctx2 : FZ_CTX2_ALL;
 		struct vsteer_xlate_ctx ctx = {
 			.nb_rx_queues = s->nb_rxq,
 			.port_num = 1,
@@ -1050,12 +1195,15 @@ seed_flows_all(void)
 			.tag_ok = s->ctx_flags & FZ_CTX_TAG_OK,
 			.inner_rss_ok = s->ctx_flags & FZ_CTX_INNER_RSS,
 			.count_ok = s->ctx_flags & FZ_CTX_COUNT_OK,
+			.dv_ok = ctx2 & FZ_CTX2_DV_OK,
+			.devx_ok = ctx2 & FZ_CTX2_DEVX_OK,
+			.verbs_esp_ok = ctx2 & FZ_CTX2_VERBS_ESP,
 			.rss_hf_supported = FZ_RSS_DEVICE,
 			.rss_hf_default = RTE_ETH_RSS_IP,
 			.rss_key_default = key,
 		};
 		struct rte_flow_error err;
-		struct vsteer_dv_match m;
+		static struct vsteer_dv_match base, m;
 		struct out o;
 		char name[128];
 
@@ -1082,11 +1230,19 @@ seed_flows_all(void)
 				write_seed("spec", name, o.b, o.n);
 			}
 		}
-		if (vsteer_flow_dv_translate(s->items, &m, &err) == 0) {
-			snprintf(name, sizeof(name), "dv_%s_mask", s->name);
+		if (vsteer_flow_dv_translate(&ctx, &s->attr, s->items,
+					     s->actions, &plan, &base,
+					     &err) != 0)
+			continue;
+		/* Each matcher entry (one unless RSS expands). */
+		for (r = 0; r < plan.n_rules; r++) {
+			vsteer_flow_dv_rule_match(&base, &plan, r, &m);
+			snprintf(name, sizeof(name), "xlate_%s_%u_mask",
+				 s->name, r);
 			encode_fte(&o, m.criteria, 0, m.mask.buf);
 			write_seed("fte", name, o.b, o.n);
-			snprintf(name, sizeof(name), "dv_%s_value", s->name);
+			snprintf(name, sizeof(name), "xlate_%s_%u_value",
+				 s->name, r);
 			encode_fte(&o, m.criteria, 1, m.value.buf);
 			write_seed("fte", name, o.b, o.n);
 		}

@@ -68,11 +68,6 @@ extern int vsteer_logtype_tx;
  * and a veth peer take (softverbs' SV_WIRE_FRAME_MAX, mlx5's port MTU). */
 #define VSTEER_TX_OVERHEAD (RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN)
 
-enum vsteer_flow_engine {
-	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
-	VSTEER_FLOW_ENGINE_DV,	      /* mlx5dv matchers */
-};
-
 /* One registered memory chunk. */
 struct vsteer_mr {
 	uintptr_t start;

@@ -6,21 +6,29 @@
  * rte_flow operations.
  *
  * A flow is translated once, when it is validated or created (the same
- * walk for both, so they cannot disagree), into a plan: verbs rules from
- * vsteer_flow_verbs.c and, for the matcher engine, a PRM match from
- * vsteer_flow_dv.c. The plan is kept; applying it makes the device
- * objects (ibv_flow, RSS contexts, matchers) and removing it destroys them.
- * Flows are applied while the port runs and removed at stop, so they
- * survive stop/start (RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP) and may be created
- * before the first start. Counter objects live as long as the flow (or the
- * indirect action), so counts survive a restart too.
+ * walk for both, so they cannot disagree), by the translator of its engine
+ * into a plan: verbs rules (vsteer_flow_verbs.c) or PRM matches for mlx5dv
+ * matchers (vsteer_flow_dv.c). What the flow keeps of it is compact: its
+ * device rules (the verbs spec bytes, or the matcher value sections) in
+ * one allocation sized for them, a reference to a shared destination (the
+ * queue list and key a QUEUE or RSS action names) and, for matcher rules,
+ * to a shared template (mask and priority). Applying the flow makes the
+ * device objects (ibv_flow, RSS contexts, matchers) and removing it
+ * destroys them. Flows are applied while the port runs and removed at
+ * stop, so they survive stop/start (RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP) and
+ * may be created before the first start. Counter objects live as long as
+ * the flow (or the indirect action), so counts survive a restart too.
  *
- * Engine choice per flow: flow_engine=verbs always uses ibv_create_flow;
- * flow_engine=dv uses mlx5dv_create_flow for every flow and refuses what a
- * matcher cannot express; auto (on mlx5dv devices) uses the matcher path
- * for flows with DROP, MARK, FLAG or COUNT, as the design asks, and verbs
- * for the rest and for what a matcher cannot express (RSS expansion,
- * PASSTHRU, egress).
+ * Engine choice per flow (vsteer_flow_prepare()):
+ * - flow_engine=verbs: ibv_create_flow; what a verbs chain cannot express
+ *   is refused, naming the field.
+ * - flow_engine=dv: mlx5dv matchers; likewise for what they cannot express.
+ * - flow_engine=auto: verbs whenever the whole rule fits a verbs chain
+ *   (COUNT, MARK, FLAG and DROP included: both engines do them the same
+ *   way), else an mlx5dv matcher on a device that offers one, else refused
+ *   with both reasons ("IPv4 item: time_to_live: verbs cannot match it and
+ *   the device offers no mlx5dv matcher"). The reasons come from the
+ *   engine rows (vsteer_flow_engines.c) through plan->limit.
  */
 
 #include <errno.h>
@@ -30,6 +38,7 @@
 #include <string.h>
 
 #include <rte_flow_driver.h>
+#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "vsteer.h"
@@ -38,6 +47,8 @@
 /* Counter indexes of a verbs counters object (static attach). */
 #define VSTEER_CNT_PACKETS 0
 #define VSTEER_CNT_BYTES 1
+
+#define VSTEER_TAG_FLAG 0xffffffu /* FLAG's tag; MARK id n is tag n + 1 */
 
 /* A counter: a verbs ibv_counters object and/or a DevX flow counter. A
  * flow's own counter has one of them; an indirect COUNT action gets each
@@ -57,35 +68,71 @@ struct rte_flow_action_handle {
 	struct vsteer_count cnt;
 };
 
-/* An mlx5dv matcher shared by flows with equal mask and priority. */
-struct vsteer_matcher {
-	TAILQ_ENTRY(vsteer_matcher) next;
+/*
+ * What a QUEUE or RSS action names, shared by the flows that name the
+ * same: the queue list, the key and whether hash QPs need tunnel
+ * offloads. The hash QPs themselves are RSS contexts (vsteer_rss.c),
+ * taken per device rule when a flow is applied.
+ */
+struct vsteer_dest {
+	TAILQ_ENTRY(vsteer_dest) next;
 	uint32_t refcnt;
-	uint16_t priority;
 	uint32_t hash;
-	struct vsteer_dv_match match; /* mask and criteria (value unused) */
+	uint32_t flags;	    /* VSTEER_RSS_* */
+	uint64_t rss_types; /* for the dump */
+	uint32_t rss_level;
+	uint32_t queue_num;
+	uint8_t key[VSTEER_RSS_KEY_LEN];
+	uint16_t queues[];
+};
+
+/*
+ * A matcher template: the mask and priority matcher rules share. The
+ * mlx5dv matcher exists while an applied rule uses it.
+ */
+struct vsteer_tmpl {
+	TAILQ_ENTRY(vsteer_tmpl) next;
+	uint32_t refcnt;  /* rules that use it, applied or kept */
+	uint32_t applied; /* applied rules: obj exists */
+	uint32_t hash;
+	uint16_t priority;
+	uint8_t criteria;
+	uint8_t nsect; /* sections criteria enables */
 	struct mlx5dv_flow_matcher *obj;
+	struct vsteer_dv_params mask;
+};
+
+/* One device rule of a flow. */
+struct vsteer_frule {
+	struct ibv_flow *ibv;	  /* applied */
+	struct vsteer_rss *rss;	  /* its destination, while applied */
+	struct vsteer_tmpl *tmpl; /* matcher engine */
+	uint64_t hash_fields;
+	uint16_t off;	    /* its bytes in the flow's data */
+	uint16_t size;	    /* verbs: attr + specs; dv: value sections */
+	uint16_t count_off; /* verbs: the COUNT spec, 0 when none */
 };
 
 struct rte_flow {
 	TAILQ_ENTRY(rte_flow) next;
-	enum vsteer_flow_engine engine;
-	struct vsteer_flow_plan *plan;
-	struct vsteer_dv_match *dvm; /* matcher engine only */
-	uint16_t dv_prio;	     /* matcher priority, with dvm */
-	struct vsteer_count *cnt;    /* own counter, or the handle's */
-	struct rte_flow_action_handle *handle;
-	struct vsteer_count own_cnt;
-	/* Applied state. */
-	uint32_t applied; /* verbs rules made */
-	struct ibv_flow *ibv[VSTEER_MAX_EXPAND];
-	struct vsteer_rss *rss[VSTEER_MAX_EXPAND];
-	struct vsteer_matcher *matcher;
+	struct vsteer_dest *dest; /* QUEUE, RSS */
+	struct vsteer_count *cnt; /* own counter, or the handle's */
+	struct rte_flow_action_handle *handle; /* indirect COUNT */
+	uint32_t tag;			       /* flow tag, 0: none */
+	uint32_t rte_priority;
+	uint8_t engine; /* enum vsteer_flow_engine */
+	uint8_t fate;	/* enum vsteer_fate */
+	uint8_t n_rules;
+	uint8_t applied; /* rules made on the device */
+	uint8_t egress : 1;
+	uint8_t own_cnt : 1;
+	struct vsteer_frule rules[]; /* n_rules, then their bytes */
 };
 
 TAILQ_HEAD(vsteer_flow_list, rte_flow);
 TAILQ_HEAD(vsteer_handle_list, rte_flow_action_handle);
-TAILQ_HEAD(vsteer_matcher_list, vsteer_matcher);
+TAILQ_HEAD(vsteer_dest_list, vsteer_dest);
+TAILQ_HEAD(vsteer_tmpl_list, vsteer_tmpl);
 
 /*
  * The sink: a hash QP over one WQ that is never made ready, so whatever
@@ -104,8 +151,14 @@ struct vsteer_sink {
 struct vsteer_flow_priv {
 	struct vsteer_flow_list flows;
 	struct vsteer_handle_list handles;
-	struct vsteer_matcher_list matchers;
+	struct vsteer_dest_list dests;
+	struct vsteer_tmpl_list tmpls;
 	struct vsteer_sink sink;
+	/* Translation scratch: the flow ops are serialized by ethdev
+	 * (RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE is not set). */
+	struct vsteer_flow_plan plan;
+	struct vsteer_dv_match base;
+	struct vsteer_dv_match match;
 };
 
 static struct vsteer_flow_priv *
@@ -121,7 +174,8 @@ vsteer_fpriv(struct rte_eth_dev *dev)
 		return NULL;
 	TAILQ_INIT(&fp->flows);
 	TAILQ_INIT(&fp->handles);
-	TAILQ_INIT(&fp->matchers);
+	TAILQ_INIT(&fp->dests);
+	TAILQ_INIT(&fp->tmpls);
 	priv->flow_priv = fp;
 	return fp;
 }
@@ -332,77 +386,310 @@ vsteer_count_query(struct vsteer_priv *priv, struct vsteer_count *c,
 	return 0;
 }
 
-/* --- matchers --- */
+/* --- shared destinations --- */
 
-static struct vsteer_matcher *
-vsteer_matcher_get(struct vsteer_priv *priv, struct vsteer_flow_priv *fp,
-		   const struct vsteer_dv_match *m, uint16_t prio)
+static uint32_t
+vsteer_dest_hash(const struct vsteer_flow_plan *plan, uint32_t flags)
 {
-	uint32_t hash = vsteer_flow_dv_matcher_hash(m, prio);
-	struct mlx5dv_flow_matcher_attr attr = {
-		.type = IBV_FLOW_ATTR_NORMAL,
-		.flags = 0,
-		.priority = prio,
-		.match_criteria_enable = m->criteria,
-	};
-	struct vsteer_matcher *mt;
+	uint32_t h = rte_jhash(plan->rss_key, VSTEER_RSS_KEY_LEN,
+			       plan->queue_num ^ flags << 24);
+	uint32_t i;
 
-	TAILQ_FOREACH(mt, &fp->matchers, next) {
-		if (mt->hash == hash &&
-		    vsteer_flow_dv_matcher_equal(&mt->match, mt->priority, m,
-						 prio)) {
-			mt->refcnt++;
-			return mt;
+	/* Queue by queue: rte_jhash() reads whole words, past an odd
+	 * number of 16-bit queues. */
+	for (i = 0; i < plan->queue_num; i++)
+		h = rte_jhash_1word(plan->queues[i], h);
+	return h;
+}
+
+/* The destination a QUEUE or RSS plan names (new or shared). */
+static struct vsteer_dest *
+vsteer_dest_get(struct vsteer_flow_priv *fp,
+		const struct vsteer_flow_plan *plan)
+{
+	uint32_t flags =
+		plan->tunnel || plan->rss_level >= 2 ? VSTEER_RSS_TUNNEL : 0;
+	uint32_t hash = vsteer_dest_hash(plan, flags);
+	struct vsteer_dest *d;
+
+	TAILQ_FOREACH(d, &fp->dests, next) {
+		if (d->hash == hash && d->flags == flags &&
+		    d->queue_num == plan->queue_num &&
+		    d->rss_types == plan->rss_types &&
+		    d->rss_level == plan->rss_level &&
+		    memcmp(d->key, plan->rss_key, VSTEER_RSS_KEY_LEN) == 0 &&
+		    memcmp(d->queues, plan->queues,
+			   plan->queue_num * sizeof(uint16_t)) == 0) {
+			d->refcnt++;
+			return d;
 		}
 	}
-	mt = rte_zmalloc("vsteer_matcher", sizeof(*mt), 0);
-	if (mt == NULL) {
-		errno = ENOMEM;
+	d = malloc(sizeof(*d) + plan->queue_num * sizeof(uint16_t));
+	if (d == NULL)
 		return NULL;
-	}
-	mt->match = *m;
-	memset(&mt->match.value, 0, sizeof(mt->match.value));
-	mt->priority = prio;
-	mt->hash = hash;
-	attr.match_mask = vsteer_dv_params(&mt->match.mask);
-	mt->obj = priv->glue->dv_create_flow_matcher(priv->ctx, &attr);
-	if (mt->obj == NULL) {
-		int err = errno ? errno : ENOMEM;
-
-		rte_free(mt);
-		errno = err;
-		return NULL;
-	}
-	mt->refcnt = 1;
-	TAILQ_INSERT_TAIL(&fp->matchers, mt, next);
-	return mt;
+	d->refcnt = 1;
+	d->hash = hash;
+	d->flags = flags;
+	d->rss_types = plan->rss_types;
+	d->rss_level = plan->rss_level;
+	d->queue_num = plan->queue_num;
+	memcpy(d->key, plan->rss_key, VSTEER_RSS_KEY_LEN);
+	memcpy(d->queues, plan->queues, plan->queue_num * sizeof(uint16_t));
+	TAILQ_INSERT_TAIL(&fp->dests, d, next);
+	return d;
 }
 
 static void
-vsteer_matcher_put(struct vsteer_priv *priv, struct vsteer_flow_priv *fp,
-		   struct vsteer_matcher *mt)
+vsteer_dest_put(struct vsteer_flow_priv *fp, struct vsteer_dest *d)
+{
+	if (d == NULL || --d->refcnt > 0)
+		return;
+	TAILQ_REMOVE(&fp->dests, d, next);
+	free(d);
+}
+
+/* --- matcher templates --- */
+
+static unsigned int
+vsteer_tmpl_sections(uint8_t criteria)
+{
+	return (unsigned int)__builtin_popcount(criteria);
+}
+
+static struct vsteer_tmpl *
+vsteer_tmpl_get(struct vsteer_flow_priv *fp, const struct vsteer_dv_match *m,
+		uint16_t prio)
+{
+	uint32_t hash = vsteer_flow_dv_matcher_hash(m, prio);
+	struct vsteer_tmpl *t;
+
+	TAILQ_FOREACH(t, &fp->tmpls, next) {
+		if (t->hash == hash && t->priority == prio &&
+		    t->criteria == m->criteria &&
+		    t->mask.size == m->mask.size &&
+		    memcmp(t->mask.buf, m->mask.buf, m->mask.size) == 0) {
+			t->refcnt++;
+			return t;
+		}
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	t->refcnt = 1;
+	t->hash = hash;
+	t->priority = prio;
+	t->criteria = m->criteria;
+	t->nsect = (uint8_t)vsteer_tmpl_sections(m->criteria);
+	t->mask = m->mask;
+	TAILQ_INSERT_TAIL(&fp->tmpls, t, next);
+	return t;
+}
+
+static void
+vsteer_tmpl_put(struct vsteer_flow_priv *fp, struct vsteer_tmpl *t)
+{
+	if (t == NULL || --t->refcnt > 0)
+		return;
+	if (t->obj != NULL)
+		FLOW_LOG(ERR, "matcher template released while applied");
+	TAILQ_REMOVE(&fp->tmpls, t, next);
+	free(t);
+}
+
+/* The device matcher of a template, made by its first applied rule. */
+static struct mlx5dv_flow_matcher *
+vsteer_tmpl_apply(struct vsteer_priv *priv, struct vsteer_tmpl *t)
+{
+	struct mlx5dv_flow_matcher_attr attr = {
+		.type = IBV_FLOW_ATTR_NORMAL,
+		.flags = 0,
+		.priority = t->priority,
+		.match_criteria_enable = t->criteria,
+		.match_mask = vsteer_dv_params(&t->mask),
+	};
+
+	if (t->obj == NULL) {
+		errno = 0;
+		t->obj = priv->glue->dv_create_flow_matcher(priv->ctx, &attr);
+		if (t->obj == NULL) {
+			if (errno == 0)
+				errno = ENOMEM;
+			return NULL;
+		}
+	}
+	t->applied++;
+	return t->obj;
+}
+
+static void
+vsteer_tmpl_unapply(struct vsteer_priv *priv, struct vsteer_tmpl *t)
 {
 	int ret;
 
-	if (--mt->refcnt > 0)
+	if (--t->applied > 0)
 		return;
-	TAILQ_REMOVE(&fp->matchers, mt, next);
-	ret = priv->glue->dv_destroy_flow_matcher(mt->obj);
+	ret = priv->glue->dv_destroy_flow_matcher(t->obj);
 	if (ret != 0)
 		FLOW_LOG(ERR, "mlx5dv_destroy_flow_matcher: %s", strerror(ret));
-	rte_free(mt);
+	t->obj = NULL;
 }
 
-/* --- translation --- */
-
-static bool
-vsteer_plan_dv_expressible(const struct vsteer_flow_plan *plan)
+/* Keep the value sections the template enables (value & mask). */
+static void
+vsteer_dv_value_pack(const struct vsteer_tmpl *t,
+		     const struct vsteer_dv_match *m, uint8_t *out)
 {
-	return plan->ingress && plan->n_rules == 1 &&
-	       (plan->fate == VSTEER_FATE_QUEUE ||
-		plan->fate == VSTEER_FATE_RSS ||
-		plan->fate == VSTEER_FATE_DROP);
+	const uint8_t *v = (const uint8_t *)m->value.buf;
+	unsigned int s;
+
+	for (s = 0; s < VSTEER_PRM_NUM_SECTS; s++) {
+		if (!(t->criteria & (1u << s)))
+			continue;
+		memcpy(out, v + s * VSTEER_PRM_SECT_BYTES,
+		       VSTEER_PRM_SECT_BYTES);
+		out += VSTEER_PRM_SECT_BYTES;
+	}
 }
+
+static void
+vsteer_dv_value_unpack(const struct vsteer_tmpl *t, const uint8_t *in,
+		       struct vsteer_dv_params *p)
+{
+	uint8_t *v = (uint8_t *)p->buf;
+	unsigned int s;
+
+	memset(p->buf, 0, t->mask.size);
+	p->size = t->mask.size;
+	for (s = 0; s < VSTEER_PRM_NUM_SECTS; s++) {
+		if (!(t->criteria & (1u << s)))
+			continue;
+		memcpy(v + s * VSTEER_PRM_SECT_BYTES, in,
+		       VSTEER_PRM_SECT_BYTES);
+		in += VSTEER_PRM_SECT_BYTES;
+	}
+}
+
+/* --- flows: compact state --- */
+
+static inline uint8_t *
+vsteer_flow_data(struct rte_flow *flow)
+{
+	return (uint8_t *)&flow->rules[flow->n_rules];
+}
+
+static uint32_t
+vsteer_plan_tag(const struct vsteer_flow_plan *plan)
+{
+	/* 0 means "no tag" in a completion: MARK id n travels as n + 1. */
+	if (plan->flag)
+		return VSTEER_TAG_FLAG;
+	return plan->mark ? plan->mark_id + 1 : 0;
+}
+
+static void
+vsteer_flow_free(struct vsteer_flow_priv *fp, struct rte_flow *flow)
+{
+	uint32_t i;
+
+	if (flow == NULL)
+		return;
+	for (i = 0; i < flow->n_rules; i++)
+		vsteer_tmpl_put(fp, flow->rules[i].tmpl);
+	vsteer_dest_put(fp, flow->dest);
+	if (flow->own_cnt)
+		free(flow->cnt);
+	free(flow);
+}
+
+/*
+ * The flow record of a translated plan: one allocation holding the rule
+ * descriptors and their bytes, references to the shared destination and
+ * templates, the flow's own counter when it has COUNT.
+ */
+static struct rte_flow *
+vsteer_flow_record(struct vsteer_flow_priv *fp,
+		   const struct vsteer_xlate_ctx *ctx,
+		   struct rte_flow_error *error)
+{
+	const struct vsteer_flow_plan *plan = &fp->plan;
+	struct vsteer_tmpl *tmpls[VSTEER_MAX_EXPAND];
+	struct rte_flow *flow = NULL;
+	size_t data = 0, off;
+	uint32_t i, n = plan->n_rules;
+
+	memset(tmpls, 0, sizeof(tmpls));
+	for (i = 0; i < n; i++) {
+		if (plan->engine == VSTEER_FLOW_ENGINE_VERBS) {
+			data += plan->rules[i].size;
+			continue;
+		}
+		vsteer_flow_dv_rule_match(&fp->base, plan, i, &fp->match);
+		tmpls[i] = vsteer_tmpl_get(fp, &fp->match,
+					   (uint16_t)vsteer_flow_verbs_prio(
+						   ctx, plan->rte_priority,
+						   plan->var[i].sub));
+		if (tmpls[i] == NULL)
+			goto nomem;
+		data += (size_t)tmpls[i]->nsect * VSTEER_PRM_SECT_BYTES;
+	}
+	flow = calloc(1, sizeof(*flow) + n * sizeof(flow->rules[0]) + data);
+	if (flow == NULL)
+		goto nomem;
+	flow->n_rules = (uint8_t)n;
+	flow->engine = (uint8_t)plan->engine;
+	flow->fate = (uint8_t)plan->fate;
+	flow->egress = plan->egress;
+	flow->rte_priority = plan->rte_priority;
+	flow->tag = vsteer_plan_tag(plan);
+	off = 0;
+	for (i = 0; i < n; i++) {
+		struct vsteer_frule *r = &flow->rules[i];
+
+		r->hash_fields = plan->var[i].hash_fields;
+		r->off = (uint16_t)off;
+		if (plan->engine == VSTEER_FLOW_ENGINE_VERBS) {
+			r->size = plan->rules[i].size;
+			r->count_off = plan->rules[i].count_off;
+			memcpy(vsteer_flow_data(flow) + off, plan->rules[i].buf,
+			       r->size);
+		} else {
+			r->tmpl = tmpls[i];
+			tmpls[i] = NULL;
+			r->size = (uint16_t)(r->tmpl->nsect *
+					     VSTEER_PRM_SECT_BYTES);
+			vsteer_flow_dv_rule_match(&fp->base, plan, i,
+						  &fp->match);
+			vsteer_dv_value_pack(r->tmpl, &fp->match,
+					     vsteer_flow_data(flow) + off);
+		}
+		off += r->size;
+	}
+	if (plan->fate == VSTEER_FATE_QUEUE || plan->fate == VSTEER_FATE_RSS) {
+		flow->dest = vsteer_dest_get(fp, plan);
+		if (flow->dest == NULL)
+			goto nomem;
+	}
+	if (plan->count) {
+		flow->cnt = calloc(1, sizeof(*flow->cnt));
+		if (flow->cnt == NULL)
+			goto nomem;
+		flow->own_cnt = 1;
+	} else if (plan->count_handle != NULL) {
+		flow->handle = (struct rte_flow_action_handle *)(uintptr_t)
+				       plan->count_handle;
+		flow->cnt = &flow->handle->cnt;
+	}
+	return flow;
+nomem:
+	for (i = 0; i < n; i++)
+		vsteer_tmpl_put(fp, tmpls[i]);
+	vsteer_flow_free(fp, flow);
+	vsteer_flow_err(error, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+			"no memory for the flow");
+	return NULL;
+}
+
+/* --- translation and engine choice --- */
 
 static bool
 vsteer_handle_known(struct vsteer_flow_priv *fp,
@@ -423,7 +710,7 @@ vsteer_handle_known(struct vsteer_flow_priv *fp,
  * it is one of ours before a flow uses it.
  */
 static int
-vsteer_flow_check_handles(struct rte_eth_dev *dev,
+vsteer_flow_check_handles(struct vsteer_flow_priv *fp,
 			  const struct rte_flow_action actions[],
 			  struct rte_flow_error *error)
 {
@@ -431,7 +718,7 @@ vsteer_flow_check_handles(struct rte_eth_dev *dev,
 
 	for (a = actions; a != NULL && a->type != RTE_FLOW_ACTION_TYPE_END; a++)
 		if (a->type == RTE_FLOW_ACTION_TYPE_INDIRECT &&
-		    !vsteer_handle_known(vsteer_priv(dev)->flow_priv, a->conf))
+		    !vsteer_handle_known(fp, a->conf))
 			return vsteer_flow_err(error, EINVAL,
 					       RTE_FLOW_ERROR_TYPE_ACTION_CONF,
 					       a,
@@ -439,93 +726,97 @@ vsteer_flow_check_handles(struct rte_eth_dev *dev,
 	return 0;
 }
 
+static int
+vsteer_flow_translate(struct vsteer_flow_priv *fp,
+		      const struct vsteer_xlate_ctx *ctx,
+		      enum vsteer_flow_engine eng,
+		      const struct rte_flow_attr *attr,
+		      const struct rte_flow_item pattern[],
+		      const struct rte_flow_action actions[],
+		      struct rte_flow_error *error)
+{
+	if (eng == VSTEER_FLOW_ENGINE_DV)
+		return vsteer_flow_dv_translate(ctx, attr, pattern, actions,
+						&fp->plan, &fp->base, error);
+	return vsteer_flow_verbs_translate(ctx, attr, pattern, actions,
+					   &fp->plan, error);
+}
+
+/* Copy a translator's error into the caller's. */
+static int
+vsteer_flow_pass_err(struct rte_flow_error *error,
+		     const struct rte_flow_error *e, int ret)
+{
+	if (error != NULL)
+		*error = *e;
+	rte_errno = -ret;
+	return ret;
+}
+
 /*
- * The one walk validate and create share: translate to verbs (this checks
- * attributes, actions and the pattern), pick the engine, and for the
- * matcher engine translate the pattern to a PRM match too.
+ * The one walk validate and create share: check the indirect handles,
+ * pick the engine, translate. The plan is left in fp->plan (and fp->base
+ * for the matcher engine).
  */
 static int
-vsteer_flow_prepare(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+vsteer_flow_prepare(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+		    const struct rte_flow_attr *attr,
 		    const struct rte_flow_item pattern[],
 		    const struct rte_flow_action actions[],
-		    struct rte_flow *flow, struct rte_flow_error *error)
+		    struct vsteer_xlate_ctx *ctx, struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct vsteer_xlate_ctx ctx;
-	struct vsteer_flow_plan *plan = flow->plan;
-	bool want_dv;
+	struct vsteer_flow_limit vl;
+	struct rte_flow_error e, ve;
 	int ret;
 
-	ret = vsteer_flow_check_handles(dev, actions, error);
+	ret = vsteer_flow_check_handles(fp, actions, error);
 	if (ret < 0)
 		return ret;
-	vsteer_xlate_ctx_init(dev, &ctx);
-	ret = vsteer_flow_verbs_translate(&ctx, attr, pattern, actions, plan,
-					  error);
-	if (ret < 0)
-		return ret;
-	flow->engine = VSTEER_FLOW_ENGINE_VERBS;
-	if (priv->flow_engine != VSTEER_FLOW_ENGINE_DV)
-		return 0;
-	if (priv->flow_engine_auto) {
-		want_dv = vsteer_plan_dv_expressible(plan) &&
-			  (plan->fate == VSTEER_FATE_DROP || plan->mark ||
-			   plan->flag || plan->count ||
-			   plan->count_handle != NULL);
-		if (!want_dv)
-			return 0;
-	} else if (!vsteer_plan_dv_expressible(plan)) {
+	vsteer_xlate_ctx_init(dev, ctx);
+	memset(&e, 0, sizeof(e));
+	if (!priv->flow_engine_auto) {
+		ret = vsteer_flow_translate(fp, ctx, priv->flow_engine, attr,
+					    pattern, actions, &e);
+		if (ret < 0 && fp->plan.limit.set)
+			return vsteer_flow_err(
+				error, -ret, e.type, e.cause,
+				"%s: %s cannot %s (flow_engine=%s)",
+				fp->plan.limit.subject,
+				vsteer_flow_engine_name(priv->flow_engine),
+				fp->plan.limit.what,
+				priv->flow_engine == VSTEER_FLOW_ENGINE_DV ?
+					"dv" :
+					"verbs");
+		return ret < 0 ? vsteer_flow_pass_err(error, &e, ret) : 0;
+	}
+	/* auto: verbs when the rule fits a verbs chain. */
+	ret = vsteer_flow_translate(fp, ctx, VSTEER_FLOW_ENGINE_VERBS, attr,
+				    pattern, actions, &e);
+	if (ret == 0 || !fp->plan.limit.set)
+		return ret < 0 ? vsteer_flow_pass_err(error, &e, ret) : 0;
+	vl = fp->plan.limit;
+	ve = e;
+	if (!ctx->dv_ok)
 		return vsteer_flow_err(
-			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, actions,
-			"flow_engine=dv: an mlx5dv matcher takes one ingress rule with QUEUE, RSS over one hash type, or DROP");
-	}
-	flow->dvm = rte_zmalloc("vsteer_dv_match", sizeof(*flow->dvm), 0);
-	if (flow->dvm == NULL)
-		return vsteer_flow_err(error, ENOMEM,
-				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
-				       "no memory for the matcher");
-	ret = vsteer_flow_dv_translate(pattern, flow->dvm, error);
-	if (ret < 0) {
-		rte_free(flow->dvm);
-		flow->dvm = NULL;
-		/* Under auto the verbs rules already carry the flow. */
-		if (priv->flow_engine_auto)
-			return 0;
-		return ret;
-	}
-	flow->engine = VSTEER_FLOW_ENGINE_DV;
-	flow->dv_prio =
-		(uint16_t)vsteer_flow_verbs_prio(&ctx, plan->rte_priority,
-						 plan->rules[0].subprio);
-	return 0;
-}
-
-static void
-vsteer_flow_free(struct rte_flow *flow)
-{
-	if (flow == NULL)
-		return;
-	rte_free(flow->dvm);
-	rte_free(flow->plan);
-	rte_free(flow);
-}
-
-static struct rte_flow *
-vsteer_flow_alloc(struct rte_flow_error *error)
-{
-	struct rte_flow *flow;
-
-	flow = rte_zmalloc("vsteer_flow", sizeof(*flow), 0);
-	if (flow != NULL)
-		flow->plan =
-			rte_zmalloc("vsteer_flow_plan", sizeof(*flow->plan), 0);
-	if (flow == NULL || flow->plan == NULL) {
-		rte_free(flow);
-		vsteer_flow_err(error, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
-				NULL, "no memory for the flow");
-		return NULL;
-	}
-	return flow;
+			error, -ret, ve.type, ve.cause,
+			"%s: verbs cannot %s and the device offers no mlx5dv matcher",
+			vl.subject, vl.what);
+	memset(&e, 0, sizeof(e));
+	ret = vsteer_flow_translate(fp, ctx, VSTEER_FLOW_ENGINE_DV, attr,
+				    pattern, actions, &e);
+	if (ret == 0 || !fp->plan.limit.set)
+		return ret < 0 ? vsteer_flow_pass_err(error, &e, ret) : 0;
+	if (strcmp(vl.subject, fp->plan.limit.subject) == 0)
+		return vsteer_flow_err(
+			error, -ret, ve.type, ve.cause,
+			"%s: verbs cannot %s and the mlx5dv matcher cannot %s",
+			vl.subject, vl.what, fp->plan.limit.what);
+	return vsteer_flow_err(
+		error, -ret, ve.type, ve.cause,
+		"%s: verbs cannot %s; %s: the mlx5dv matcher cannot %s",
+		vl.subject, vl.what, fp->plan.limit.subject,
+		fp->plan.limit.what);
 }
 
 /* --- apply / remove --- */
@@ -534,63 +825,53 @@ static void
 vsteer_flow_remove(struct rte_eth_dev *dev, struct rte_flow *flow)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct vsteer_flow_priv *fp = priv->flow_priv;
 	uint32_t i;
 	int ret;
 
-	for (i = 0; i < VSTEER_MAX_EXPAND; i++) {
-		if (flow->ibv[i] != NULL) {
-			ret = ibv_destroy_flow(flow->ibv[i]);
+	for (i = 0; i < flow->n_rules; i++) {
+		struct vsteer_frule *r = &flow->rules[i];
+
+		if (r->ibv != NULL) {
+			ret = ibv_destroy_flow(r->ibv);
 			if (ret != 0)
 				FLOW_LOG(ERR, "port %u: ibv_destroy_flow: %s",
 					 dev->data->port_id, strerror(ret));
-			flow->ibv[i] = NULL;
+			r->ibv = NULL;
+			if (r->tmpl != NULL)
+				vsteer_tmpl_unapply(priv, r->tmpl);
 		}
-		if (flow->rss[i] != NULL) {
-			vsteer_rss_put(dev, flow->rss[i]);
-			flow->rss[i] = NULL;
+		if (r->rss != NULL) {
+			vsteer_rss_put(dev, r->rss);
+			r->rss = NULL;
 		}
-	}
-	if (flow->matcher != NULL) {
-		vsteer_matcher_put(priv, fp, flow->matcher);
-		flow->matcher = NULL;
 	}
 	flow->applied = 0;
 }
 
-/* Destination QP of rule i: an RSS context, or the sink. */
+/* Destination QP of rule r: an RSS context, or the sink. */
 static struct ibv_qp *
-vsteer_flow_dest(struct rte_eth_dev *dev, struct rte_flow *flow, uint32_t i)
+vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct rte_flow *flow,
+		    struct vsteer_frule *r)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	const struct vsteer_flow_plan *plan = flow->plan;
-	const struct vsteer_verbs_rule *rule = &plan->rules[i];
+	const struct vsteer_dest *d = flow->dest;
 
-	switch (plan->fate) {
+	switch (flow->fate) {
 	case VSTEER_FATE_QUEUE:
-		flow->rss[i] = vsteer_rss_get(dev, plan->rss_key, 0,
-					      plan->queues, 1, 0);
+		r->rss = vsteer_rss_get(dev, d->key, 0, d->queues, 1, d->flags);
 		break;
 	case VSTEER_FATE_RSS:
-		flow->rss[i] = vsteer_rss_get(dev, plan->rss_key,
-					      rule->hash_fields, plan->queues,
-					      plan->queue_num, 0);
+		r->rss = vsteer_rss_get(dev, d->key, r->hash_fields, d->queues,
+					d->queue_num, d->flags);
 		break;
 	default:
 		return vsteer_sink_get(priv, priv->flow_priv);
 	}
-	if (flow->rss[i] == NULL) {
+	if (r->rss == NULL) {
 		errno = rte_errno ? rte_errno : ENOMEM;
 		return NULL;
 	}
-	return flow->rss[i]->qp;
-}
-
-static uint32_t
-vsteer_flow_tag(const struct vsteer_flow_plan *plan)
-{
-	/* 0 means "no tag" in a completion: MARK id n travels as n + 1. */
-	return plan->flag ? 0xffffff : plan->mark_id + 1;
+	return r->rss->qp;
 }
 
 static int
@@ -598,71 +879,83 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 		     struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	const struct vsteer_flow_plan *plan = flow->plan;
 	struct mlx5dv_flow_action_attr act[3];
-	struct ibv_qp *qp = NULL;
-	size_t n = 0;
+	struct vsteer_dv_params value;
+	struct mlx5dv_flow_matcher *mobj;
+	uint32_t i;
+	size_t n;
 	int ret;
 
-	if (plan->fate != VSTEER_FATE_DROP) {
-		qp = vsteer_flow_dest(dev, flow, 0);
-		if (qp == NULL) {
-			ret = errno;
-			goto error_dest;
-		}
-		act[n].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
-		act[n].qp = qp;
-		n++;
-	} else {
-		act[n].type = MLX5DV_FLOW_ACTION_DROP;
-		n++;
-	}
-	if (plan->mark || plan->flag) {
-		act[n].type = MLX5DV_FLOW_ACTION_TAG;
-		act[n].tag_value = vsteer_flow_tag(plan);
-		n++;
-	}
 	if (flow->cnt != NULL) {
 		ret = vsteer_count_devx_make(priv, flow->cnt);
-		if (ret != 0) {
-			/* The destination is already held: give it back. */
-			vsteer_flow_remove(dev, flow);
+		if (ret != 0)
 			return vsteer_flow_err(error, ret,
 					       RTE_FLOW_ERROR_TYPE_ACTION, NULL,
 					       "DevX ALLOC_FLOW_COUNTER: %s",
 					       strerror(ret));
+	}
+	for (i = 0; i < flow->n_rules; i++) {
+		struct vsteer_frule *r = &flow->rules[i];
+
+		n = 0;
+		if (flow->fate == VSTEER_FATE_DROP) {
+			act[n].type = MLX5DV_FLOW_ACTION_DROP;
+			n++;
+		} else {
+			struct ibv_qp *qp = vsteer_flow_dest_qp(dev, flow, r);
+
+			if (qp == NULL) {
+				ret = errno;
+				vsteer_flow_remove(dev, flow);
+				return vsteer_flow_err(
+					error, ret, RTE_FLOW_ERROR_TYPE_ACTION,
+					NULL,
+					"cannot make the destination queue: %s",
+					strerror(ret));
+			}
+			act[n].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+			act[n].qp = qp;
+			n++;
 		}
-		act[n].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
-		act[n].obj = flow->cnt->devx;
-		n++;
+		if (flow->tag != 0) {
+			act[n].type = MLX5DV_FLOW_ACTION_TAG;
+			act[n].tag_value = flow->tag;
+			n++;
+		}
+		if (flow->cnt != NULL) {
+			act[n].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
+			act[n].obj = flow->cnt->devx;
+			n++;
+		}
+		mobj = vsteer_tmpl_apply(priv, r->tmpl);
+		if (mobj == NULL) {
+			ret = errno;
+			vsteer_flow_remove(dev, flow);
+			return vsteer_flow_err(
+				error, ret, RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
+				"mlx5dv_create_flow_matcher (entry %u of %u, priority %u): %s",
+				i + 1, flow->n_rules, r->tmpl->priority,
+				strerror(ret));
+		}
+		vsteer_dv_value_unpack(r->tmpl, vsteer_flow_data(flow) + r->off,
+				       &value);
+		errno = 0;
+		r->ibv = priv->glue->dv_create_flow(mobj,
+						    vsteer_dv_params(&value), n,
+						    act);
+		if (r->ibv == NULL) {
+			ret = errno ? errno : ENOMEM;
+			vsteer_tmpl_unapply(priv, r->tmpl);
+			vsteer_flow_remove(dev, flow);
+			return vsteer_flow_err(
+				error, ret, RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
+				"mlx5dv_create_flow (entry %u of %u, priority %u): %s",
+				i + 1, flow->n_rules, r->tmpl->priority,
+				strerror(ret));
+		}
+		flow->applied = (uint8_t)(i + 1);
 	}
-	flow->matcher = vsteer_matcher_get(priv, priv->flow_priv, flow->dvm,
-					   flow->dv_prio);
-	if (flow->matcher == NULL) {
-		ret = errno;
-		vsteer_flow_remove(dev, flow);
-		return vsteer_flow_err(error, ret, RTE_FLOW_ERROR_TYPE_HANDLE,
-				       NULL, "mlx5dv_create_flow_matcher: %s",
-				       strerror(ret));
-	}
-	flow->ibv[0] =
-		priv->glue->dv_create_flow(flow->matcher->obj,
-					   vsteer_dv_params(&flow->dvm->value),
-					   n, act);
-	if (flow->ibv[0] == NULL) {
-		ret = errno ? errno : ENOMEM;
-		vsteer_flow_remove(dev, flow);
-		return vsteer_flow_err(error, ret, RTE_FLOW_ERROR_TYPE_HANDLE,
-				       NULL, "mlx5dv_create_flow: %s",
-				       strerror(ret));
-	}
-	flow->applied = 1;
 	return 0;
-error_dest:
-	vsteer_flow_remove(dev, flow);
-	return vsteer_flow_err(error, ret, RTE_FLOW_ERROR_TYPE_ACTION, NULL,
-			       "cannot make the destination queue: %s",
-			       strerror(ret));
 }
 
 static int
@@ -670,7 +963,10 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
 			struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct vsteer_flow_plan *plan = flow->plan;
+	union {
+		struct ibv_flow_attr attr;
+		uint8_t buf[VSTEER_MAX_SPEC_BYTES];
+	} rule;
 	uint32_t i;
 	int ret;
 
@@ -682,11 +978,11 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
 					       "ibv_create_counters: %s",
 					       strerror(ret));
 	}
-	for (i = 0; i < plan->n_rules; i++) {
-		struct vsteer_verbs_rule *rule = &plan->rules[i];
+	for (i = 0; i < flow->n_rules; i++) {
+		struct vsteer_frule *r = &flow->rules[i];
 		struct ibv_qp *qp;
 
-		qp = vsteer_flow_dest(dev, flow, i);
+		qp = vsteer_flow_dest_qp(dev, flow, r);
 		if (qp == NULL) {
 			ret = errno;
 			vsteer_flow_remove(dev, flow);
@@ -695,25 +991,25 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
 				"cannot make the destination queue: %s",
 				strerror(ret));
 		}
-		if (rule->count_off != 0) {
-			/* Specs may sit unaligned: copy, never dereference. */
-			memcpy(rule->buf + rule->count_off +
+		/* An aligned copy the counters pointer is written into. */
+		memcpy(rule.buf, vsteer_flow_data(flow) + r->off, r->size);
+		if (r->count_off != 0)
+			memcpy(rule.buf + r->count_off +
 				       offsetof(struct ibv_flow_spec_counter_action,
 						counters),
 			       &flow->cnt->cs, sizeof(flow->cnt->cs));
-		}
 		errno = 0;
-		flow->ibv[i] = ibv_create_flow(qp, &rule->attr);
-		if (flow->ibv[i] == NULL) {
+		r->ibv = ibv_create_flow(qp, &rule.attr);
+		if (r->ibv == NULL) {
 			ret = errno ? errno : EINVAL;
 			vsteer_flow_remove(dev, flow);
 			return vsteer_flow_err(
 				error, ret, RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
 				"ibv_create_flow (verbs rule %u of %u, priority %u): %s",
-				i + 1, plan->n_rules, rule->attr.priority,
+				i + 1, flow->n_rules, rule.attr.priority,
 				strerror(ret));
 		}
-		flow->applied = i + 1;
+		flow->applied = (uint8_t)(i + 1);
 	}
 	return 0;
 }
@@ -735,14 +1031,15 @@ vsteer_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		     const struct rte_flow_action actions[],
 		     struct rte_flow_error *error)
 {
-	struct rte_flow *flow = vsteer_flow_alloc(error);
-	int ret;
+	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
+	struct vsteer_xlate_ctx ctx;
 
-	if (flow == NULL)
-		return -ENOMEM;
-	ret = vsteer_flow_prepare(dev, attr, pattern, actions, flow, error);
-	vsteer_flow_free(flow);
-	return ret;
+	if (fp == NULL)
+		return vsteer_flow_err(error, ENOMEM,
+				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				       "no memory for flow state");
+	return vsteer_flow_prepare(dev, fp, attr, pattern, actions, &ctx,
+				   error);
 }
 
 static struct rte_flow *
@@ -753,6 +1050,7 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
+	struct vsteer_xlate_ctx ctx;
 	struct rte_flow *flow;
 	int ret;
 
@@ -761,24 +1059,21 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 				NULL, "no memory for flow state");
 		return NULL;
 	}
-	flow = vsteer_flow_alloc(error);
+	ret = vsteer_flow_prepare(dev, fp, attr, pattern, actions, &ctx, error);
+	if (ret < 0)
+		return NULL;
+	flow = vsteer_flow_record(fp, &ctx, error);
 	if (flow == NULL)
 		return NULL;
-	ret = vsteer_flow_prepare(dev, attr, pattern, actions, flow, error);
-	if (ret < 0)
-		goto error;
-	if (flow->plan->count_handle != NULL) {
-		flow->handle = (struct rte_flow_action_handle *)(uintptr_t)
-				       flow->plan->count_handle;
-		flow->cnt = &flow->handle->cnt;
-	} else if (flow->plan->count) {
-		flow->cnt = &flow->own_cnt;
-	}
 	if (priv->started) {
 		ret = vsteer_flow_apply(dev, flow, error);
 		if (ret != 0) {
-			ret = -rte_errno;
-			goto error;
+			ret = rte_errno;
+			if (flow->own_cnt)
+				vsteer_count_release(priv, flow->cnt);
+			vsteer_flow_free(fp, flow);
+			rte_errno = ret;
+			return NULL;
 		}
 	}
 	if (flow->handle != NULL)
@@ -787,14 +1082,8 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	FLOW_LOG(DEBUG, "port %u: flow %p created (%s, %u rule(s))",
 		 dev->data->port_id, (void *)flow,
 		 flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
-		 flow->plan->n_rules);
+		 flow->n_rules);
 	return flow;
-error:
-	if (flow->cnt == &flow->own_cnt)
-		vsteer_count_release(priv, &flow->own_cnt);
-	vsteer_flow_free(flow);
-	rte_errno = -ret;
-	return NULL;
 }
 
 static bool
@@ -820,9 +1109,9 @@ vsteer_flow_destroy_one(struct rte_eth_dev *dev, struct rte_flow *flow)
 	TAILQ_REMOVE(&fp->flows, flow, next);
 	if (flow->handle != NULL)
 		flow->handle->refcnt--;
-	else if (flow->cnt != NULL)
+	else if (flow->own_cnt)
 		vsteer_count_release(priv, flow->cnt);
-	vsteer_flow_free(flow);
+	vsteer_flow_free(fp, flow);
 }
 
 static int
@@ -865,6 +1154,10 @@ vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 				       RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 				       "no such flow on port %u",
 				       dev->data->port_id);
+	if (action == NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_NUM, NULL,
+				       "no action to query");
 	for (; action->type != RTE_FLOW_ACTION_TYPE_END; action++) {
 		switch (action->type) {
 		case RTE_FLOW_ACTION_TYPE_VOID:
@@ -884,8 +1177,8 @@ vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 					       "only COUNT can be queried");
 		}
 	}
-	return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, NULL,
-			       "no action to query");
+	return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
+			       action, "no action to query");
 }
 
 static int
@@ -927,44 +1220,86 @@ vsteer_fate_name(enum vsteer_fate fate)
 	}
 }
 
-static void
-vsteer_flow_dump_one(const struct rte_flow *flow, FILE *f)
+/* What the flow holds on its own (its destination and matcher templates
+ * are shared, counted once per port). */
+static size_t
+vsteer_flow_bytes(const struct rte_flow *flow)
 {
-	const struct vsteer_flow_plan *plan = flow->plan;
+	size_t n = sizeof(*flow) + flow->n_rules * sizeof(flow->rules[0]);
 	uint32_t i;
 
-	fprintf(f, "flow %p: %s, priority %u, engine %s, %s\n",
-		(const void *)flow, plan->egress ? "egress" : "ingress",
-		plan->rte_priority,
+	for (i = 0; i < flow->n_rules; i++)
+		n += flow->rules[i].size;
+	if (flow->own_cnt)
+		n += sizeof(*flow->cnt);
+	return n;
+}
+
+static void
+vsteer_flow_dump_one(struct vsteer_flow_priv *fp, struct rte_flow *flow,
+		     FILE *f)
+{
+	const struct vsteer_dest *d = flow->dest;
+	uint32_t i;
+
+	fprintf(f, "flow %p: %s, priority %u, engine %s, %s, %zu bytes\n",
+		(const void *)flow, flow->egress ? "egress" : "ingress",
+		flow->rte_priority,
 		flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
-		flow->applied ? "applied" : "kept (port stopped)");
-	fprintf(f, "  fate %s", vsteer_fate_name(plan->fate));
-	if (plan->fate == VSTEER_FATE_QUEUE || plan->fate == VSTEER_FATE_RSS) {
+		flow->applied ? "applied" : "kept (port stopped)",
+		vsteer_flow_bytes(flow));
+	fprintf(f, "  fate %s", vsteer_fate_name(flow->fate));
+	if (d != NULL) {
 		fprintf(f, " queues");
-		for (i = 0; i < plan->queue_num; i++)
-			fprintf(f, " %u", plan->queues[i]);
+		for (i = 0; i < d->queue_num; i++)
+			fprintf(f, " %u", d->queues[i]);
+		if (flow->fate == VSTEER_FATE_RSS)
+			fprintf(f, " types 0x%" PRIx64 " level %u",
+				d->rss_types, d->rss_level);
 	}
-	if (plan->fate == VSTEER_FATE_RSS)
-		fprintf(f, " types 0x%" PRIx64 " level %u", plan->rss_types,
-			plan->rss_level);
-	if (plan->mark)
-		fprintf(f, ", mark %u (tag 0x%06x)", plan->mark_id,
-			vsteer_flow_tag(plan));
-	if (plan->flag)
+	if (flow->tag == VSTEER_TAG_FLAG)
 		fprintf(f, ", flag (tag 0xffffff)");
+	else if (flow->tag != 0)
+		fprintf(f, ", mark %u (tag 0x%06x)", flow->tag - 1, flow->tag);
 	if (flow->cnt != NULL)
 		fprintf(f, ", count%s", flow->handle ? " (indirect)" : "");
 	fprintf(f, "\n");
-	if (flow->engine == VSTEER_FLOW_ENGINE_DV) {
-		fprintf(f, "  mlx5dv matcher priority %u, criteria 0x%02x\n",
-			flow->dv_prio, flow->dvm->criteria);
-		vsteer_flow_dv_dump(f, flow->dvm);
-		return;
-	}
-	for (i = 0; i < plan->n_rules; i++) {
+	for (i = 0; i < flow->n_rules; i++) {
+		const struct vsteer_frule *r = &flow->rules[i];
+		struct vsteer_verbs_rule rule;
+		struct vsteer_dv_match *m = &fp->match;
+
+		if (flow->engine == VSTEER_FLOW_ENGINE_DV) {
+			fprintf(f,
+				"  mlx5dv matcher entry %u of %u, priority %u, criteria 0x%02x, hash fields 0x%" PRIx64
+				"\n",
+				i + 1, flow->n_rules, r->tmpl->priority,
+				r->tmpl->criteria, r->hash_fields);
+			memset(m, 0, sizeof(*m));
+			m->mask = r->tmpl->mask;
+			m->criteria = r->tmpl->criteria;
+			vsteer_dv_value_unpack(r->tmpl,
+					       vsteer_flow_data(flow) + r->off,
+					       &m->value);
+			vsteer_flow_dv_dump(f, m);
+			continue;
+		}
 		fprintf(f, "  verbs rule %u of %u, hash fields 0x%" PRIx64 "\n",
-			i + 1, plan->n_rules, plan->rules[i].hash_fields);
-		vsteer_flow_verbs_dump(f, &plan->rules[i]);
+			i + 1, flow->n_rules, r->hash_fields);
+		memset(&rule, 0, sizeof(rule));
+		memcpy(rule.buf, vsteer_flow_data(flow) + r->off, r->size);
+		/* Show the counters object the applied rule carries. */
+		if (r->count_off != 0 && flow->cnt != NULL)
+			memcpy(rule.buf + r->count_off +
+				       offsetof(struct ibv_flow_spec_counter_action,
+						counters),
+			       &flow->cnt->cs, sizeof(flow->cnt->cs));
+		rule.size = r->size;
+		rule.count_off = r->count_off;
+		rule.hash_fields = r->hash_fields;
+		rule.subprio = (enum vsteer_subprio)(rule.attr.priority %
+						     VSTEER_SUBPRIO_N);
+		vsteer_flow_verbs_dump(f, &rule);
 	}
 }
 
@@ -973,27 +1308,33 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
 		     struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct vsteer_flow_priv *fp = priv->flow_priv;
+	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
 	const struct vsteer_defflow *df;
-	const struct rte_flow *f;
+	struct rte_flow *f;
 
+	if (fp == NULL)
+		return vsteer_flow_err(error, ENOMEM,
+				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				       "no memory for flow state");
 	if (flow != NULL) {
 		if (!vsteer_flow_known(fp, flow))
 			return vsteer_flow_err(error, EINVAL,
 					       RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 					       "no such flow on port %u",
 					       dev->data->port_id);
-		vsteer_flow_dump_one(flow, file);
+		vsteer_flow_dump_one(fp, flow, file);
 		return 0;
 	}
-	fprintf(file, "port %u: %s device %s, flow engine %s%s%s\n",
+	fprintf(file, "port %u: %s device %s, flow engine %s%s\n",
 		dev->data->port_id, priv->glue->name, priv->ibdev_name,
-		priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
-		priv->flow_engine_auto ? " (auto)" : "",
+		priv->flow_engine_auto ?
+			(priv->dv_ok ? "auto (verbs, else mlx5dv)" :
+				       "auto (verbs)") :
+		priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" :
+							     "verbs",
 		priv->isolated ? ", isolated" : "");
-	if (fp != NULL)
-		TAILQ_FOREACH(f, &fp->flows, next)
-			vsteer_flow_dump_one(f, file);
+	TAILQ_FOREACH(f, &fp->flows, next)
+		vsteer_flow_dump_one(fp, f, file);
 	TAILQ_FOREACH(df, &priv->defflows, next) {
 		struct vsteer_verbs_rule rule;
 
@@ -1030,18 +1371,20 @@ vsteer_action_handle_create(struct rte_eth_dev *dev,
 				NULL, "no memory for flow state");
 		return NULL;
 	}
-	if (action->type != RTE_FLOW_ACTION_TYPE_COUNT) {
+	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT) {
 		vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
 				action, "only COUNT can be an indirect action");
 		return NULL;
 	}
-	if (conf->transfer) {
+	if (conf != NULL && conf->transfer) {
 		vsteer_flow_err(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, NULL,
-				"transfer is not supported");
+				RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, conf,
+				"transfer not supported: the port has no E-Switch");
 		return NULL;
 	}
-	if (!priv->count_ok) {
+	/* Either kind of counter will do: each is made when a flow of its
+	 * engine first uses the handle. */
+	if (!priv->count_ok && !priv->devx_ok) {
 		vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
 				action, "the device has no flow counters");
 		return NULL;
@@ -1121,6 +1464,7 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 	if (fp == NULL)
 		return 0;
 	TAILQ_FOREACH(flow, &fp->flows, next) {
+		memset(&error, 0, sizeof(error));
 		ret = vsteer_flow_apply(dev, flow, &error);
 		if (ret != 0) {
 			ret = rte_errno;
@@ -1164,8 +1508,9 @@ vsteer_flow_close(struct rte_eth_dev *dev)
 		rte_free(h);
 	}
 	vsteer_sink_destroy(priv, &fp->sink);
-	if (!TAILQ_EMPTY(&fp->matchers))
-		FLOW_LOG(ERR, "port %u: matchers left at close",
+	if (!TAILQ_EMPTY(&fp->tmpls) || !TAILQ_EMPTY(&fp->dests))
+		FLOW_LOG(ERR,
+			 "port %u: matcher templates or destinations left at close",
 			 dev->data->port_id);
 	rte_free(fp);
 	priv->flow_priv = NULL;

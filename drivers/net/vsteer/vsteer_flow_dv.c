@@ -3,32 +3,48 @@
  */
 
 /*
- * rte_flow pattern -> PRM fte_match_param, for mlx5dv matchers.
+ * rte_flow -> PRM fte_match_param, for mlx5dv matchers.
  *
- * Table-driven: each supported item has a descriptor (default mask, the
- * mask the device can take, its fields by name) and a handler. A generic
- * pass checks spec/mask/last against the descriptor, then the handler
- * checks the item's place in the pattern and writes mask and value.
+ * One handler per item type; the generic checks (every masked field
+ * against the matcher column of vsteer_flow_engines.c, ranges) come first
+ * and are shared with the verbs engine, as are attributes, actions and the
+ * RSS expansion (vsteer_flow_xlate.c). The handler checks the item's place
+ * in the pattern and writes mask and value.
  *
  * Semantics follow the device: a header that is absent reads as zero, so
  * every L3/L4/tunnel item also pins the field that proves the protocol
  * (ip_version, ip_protocol, the UDP port of VXLAN/MPLS, the GRE protocol),
- * as DPDK's mlx5 DV engine does.
+ * as DPDK's mlx5 DV engine does. Where the PRM says more than rte_flow
+ * asks, the stricter reading of rte_flow wins:
+ * - ETH has_vlan 0: cvlan_tag and svlan_tag both 0 (untagged); has_vlan 1
+ *   without a TPID: cvlan_tag 1 (first tag 802.1Q, as mlx5 reads it).
+ * - ETH type 0x8100 / 0x88a8: cvlan_tag / svlan_tag 1 (the PRM ethertype
+ *   is the one after the tags); a VLAN item after it matches that tag.
+ * - VLAN inner_type: a TPID (0x8100 / 0x88a8) is a second tag
+ *   (outer_second_cvlan_tag / svlan_tag); any other value is the
+ *   ethertype after this tag, so "no second tag" is matched too.
+ *   has_more_vlan 0: no second tag; 1: a second 802.1Q tag (mlx5's
+ *   reading; give inner_type 0x88a8 for an 802.1ad one).
+ * - IPv4 fragment_offset: the PRM has one "frag" bit, so only mask 0x3fff
+ *   with 0 (not a fragment) or the range 1..0x3fff (a fragment) is taken.
  */
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_ether.h>
 #include <rte_flow.h>
 #include <rte_jhash.h>
 
 #include "vsteer_flow_dv.h"
-#include "vsteer_flow_verbs.h"
+
+#define DV_ENG VSTEER_FLOW_ENGINE_DV
 
 #define DV_ETHER_TYPE_IPV4 0x0800
 #define DV_ETHER_TYPE_IPV6 0x86dd
@@ -36,36 +52,33 @@
 #define DV_ETHER_TYPE_QINQ 0x88a8
 #define DV_ETHER_TYPE_TEB 0x6558 /* transparent Ethernet bridging */
 #define DV_ETHER_TYPE_MPLS 0x8847
-#define DV_IPPROTO_TCP 6
-#define DV_IPPROTO_UDP 17
 #define DV_IPPROTO_GRE 47
 #define DV_VXLAN_PORT 4789
 #define DV_MPLS_UDP_PORT 6635
 #define DV_IPV4_FRAG_MASK 0x3fff /* MF flag + fragment offset */
+#define DV_IPV4_MF 0x2000
 
 /* vsteer_dv_params() hands our buffer to rdma-core as its own struct. */
 _Static_assert(offsetof(struct vsteer_dv_params, buf) ==
 		       offsetof(struct mlx5dv_flow_match_parameters, match_buf),
 	       "vsteer_dv_params must match mlx5dv_flow_match_parameters");
 
-/* A named byte range of an item's spec struct. */
-struct dv_field {
-	const char *name;
-	uint16_t off;
-	uint16_t len;
-	bool range_ok; /* handler validates "last" itself */
-};
-
 /* Per header level (0 outer, 1 inner) facts later items check. */
 struct dv_level {
-	uint16_t l2_type_m; /* ethertype constraint after VLAN, host */
+	uint16_t l2_type_m; /* ethertype constraint after the tags, host */
 	uint16_t l2_type_v;
 	bool l2_tpid;	 /* ETH type was a VLAN TPID */
+	bool svlan;	 /* ... 0x88a8 */
+	bool vlan;	 /* a VLAN item */
 	uint8_t proto_m; /* L3 next protocol constraint */
 	uint8_t proto_v;
+	uint8_t fam; /* 0, 4, 6 */
+	uint8_t l4p; /* 0, TCP, UDP, ESP */
 };
 
 struct dv_ctx {
+	const struct vsteer_xlate_ctx *xctx;
+	struct vsteer_flow_plan *plan;
 	struct vsteer_dv_match *m;
 	uint8_t *mk;
 	uint8_t *vl;
@@ -73,16 +86,8 @@ struct dv_ctx {
 	struct rte_flow_error *error;
 };
 
-struct dv_item {
-	enum rte_flow_item_type type;
-	const char *name;
-	size_t size;
-	const void *default_mask;
-	const void *nic_mask;
-	const struct dv_field *fields;
-	int (*translate)(struct dv_ctx *c, const struct rte_flow_item *item,
-			 const void *spec, const void *mask, const void *last);
-};
+typedef int(dv_item_fn)(struct dv_ctx *c, const struct rte_flow_item *item,
+			const struct vsteer_item_vals *v);
 
 /* Messages name a field (vsteer_flow_err() formats them). */
 #define dv_error(c, code, type, item, ...) \
@@ -147,11 +152,12 @@ dv_sect(const struct dv_ctx *c)
 static uint32_t
 dv_lbit(const struct dv_ctx *c, uint32_t outer_bit)
 {
-	return dv_inner(c) ? outer_bit << 6 : outer_bit;
+	return dv_inner(c) ? outer_bit << VSTEER_DV_L_INNER_SHIFT : outer_bit;
 }
 
 #define DV_L3 (VSTEER_DV_L_OUTER_IPV4 | VSTEER_DV_L_OUTER_IPV6)
-#define DV_L4 (VSTEER_DV_L_OUTER_TCP | VSTEER_DV_L_OUTER_UDP)
+#define DV_L4 \
+	(VSTEER_DV_L_OUTER_TCP | VSTEER_DV_L_OUTER_UDP | VSTEER_DV_L_OUTER_ESP)
 
 static bool
 dv_has(const struct dv_ctx *c, uint32_t outer_bits)
@@ -165,43 +171,38 @@ dv_level(struct dv_ctx *c)
 	return &c->lv[dv_inner(c)];
 }
 
+/* A named row the matcher lacks here: refuse with plan->limit set. */
+static int
+dv_named_check(struct dv_ctx *c, enum vsteer_row_id id,
+	       enum rte_flow_error_type type, const struct rte_flow_item *item)
+{
+	const struct vsteer_flow_row *row = &vsteer_flow_named[id];
+
+	if (vsteer_flow_row_ok(row, DV_ENG, c->xctx, dv_inner(c)))
+		return 0;
+	return vsteer_flow_row_limit(c->plan, c->xctx, row, dv_inner(c),
+				     c->error, type, item);
+}
+
 /* --- ETH --- */
 
-static const struct rte_flow_item_eth dv_eth_nic = {
-	.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-	.hdr.src_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-	.hdr.ether_type = RTE_BE16(0xffff),
-	.has_vlan = 1,
-};
-
-static const struct dv_field dv_eth_fields[] = {
-	{ "dst", 0, 6, false },
-	{ "src", 6, 6, false },
-	{ "type", 12, 2, false },
-	{ "has_vlan", sizeof(struct rte_flow_item_eth) - 4, 4, false },
-	{ NULL, 0, 0, false },
-};
-
 static int
-dv_eth(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-       const void *mk, const void *last)
+dv_eth(struct dv_ctx *c, const struct rte_flow_item *item,
+       const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_eth *spec = s, *mask = mk;
+	const struct rte_flow_item_eth *spec = &v->val.eth,
+				       *mask = &v->mask.eth;
 	struct dv_level *lv = dv_level(c);
 	uint32_t sect = dv_sect(c);
 	uint16_t tm, tv;
+	int ret;
 
-	RTE_SET_USED(last);
-	if (dv_has(c, VSTEER_DV_L_OUTER_L2))
-		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"ETH: multiple L2 layers not supported");
-	if (dv_has(c, VSTEER_DV_L_OUTER_VLAN | DV_L3 | DV_L4))
+	if (dv_has(c, VSTEER_DV_L_OUTER_L2 | VSTEER_DV_L_OUTER_VLAN | DV_L3 |
+			      DV_L4))
 		return dv_error(
 			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-			"ETH: L2 layer cannot follow VLAN, L3 or L4 layers");
+			"ETH: L2 layer cannot follow L2, VLAN, L3 or L4 layers");
 	c->m->layers |= dv_lbit(c, VSTEER_DV_L_OUTER_L2);
-	if (spec == NULL)
-		return 0;
 	dv_set_bytes(c, sect + VSTEER_PRM_L24_DMAC_OFF,
 		     mask->hdr.dst_addr.addr_bytes,
 		     spec->hdr.dst_addr.addr_bytes, RTE_ETHER_ADDR_LEN);
@@ -213,70 +214,103 @@ dv_eth(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	/* The PRM ethertype is the one after the VLAN tags: a TPID here
 	 * means "tagged" (cvlan_tag / svlan_tag), as in mlx5 DV. */
 	if (tm == 0xffff && tv == DV_ETHER_TYPE_VLAN) {
+		ret = dv_named_check(c, VSTEER_ROW_ETH_TPID_C,
+				     RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item);
+		if (ret < 0)
+			return ret;
 		DV_SET(c, sect, VSTEER_PRM_L24_CVLAN_TAG, 1, 1);
 		lv->l2_tpid = true;
 	} else if (tm == 0xffff && tv == DV_ETHER_TYPE_QINQ) {
+		ret = dv_named_check(c, VSTEER_ROW_ETH_TPID_S,
+				     RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item);
+		if (ret < 0)
+			return ret;
 		DV_SET(c, sect, VSTEER_PRM_L24_SVLAN_TAG, 1, 1);
 		lv->l2_tpid = true;
+		lv->svlan = true;
 	} else if (tm) {
 		DV_SET(c, sect, VSTEER_PRM_L24_ETHERTYPE, tm, tv);
 		lv->l2_type_m = tm;
 		lv->l2_type_v = tv;
 	}
 	if (mask->has_vlan) {
-		if (lv->l2_tpid && !spec->has_vlan)
-			return dv_error(
-				c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
-				"ETH: has_vlan 0 contradicts a VLAN ether type");
-		DV_SET(c, sect, VSTEER_PRM_L24_CVLAN_TAG, 1, spec->has_vlan);
+		if (!spec->has_vlan) {
+			if (lv->l2_tpid)
+				return dv_error(
+					c, EINVAL,
+					RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+					"ETH: has_vlan 0 contradicts the VLAN TPID type 0x%04x",
+					tv);
+			/* Untagged: neither an 802.1Q nor an 802.1ad tag. */
+			DV_SET(c, sect, VSTEER_PRM_L24_CVLAN_TAG, 1, 0);
+			DV_SET(c, sect, VSTEER_PRM_L24_SVLAN_TAG, 1, 0);
+		} else if (!lv->l2_tpid) {
+			DV_SET(c, sect, VSTEER_PRM_L24_CVLAN_TAG, 1, 1);
+		}
 	}
 	return 0;
 }
 
 /* --- VLAN --- */
 
-static const struct rte_flow_item_vlan dv_vlan_nic = {
-	.hdr.vlan_tci = RTE_BE16(0xffff),
-	.hdr.eth_proto = RTE_BE16(0xffff),
-};
-
-static const struct dv_field dv_vlan_fields[] = {
-	{ "tci", 0, 2, false },
-	{ "inner_type", 2, 2, false },
-	{ "has_more_vlan", sizeof(struct rte_flow_item_vlan) - 4, 4, false },
-	{ NULL, 0, 0, false },
-};
+/* The misc bits of the second tag of the current level. */
+static void
+dv_second_tag(struct dv_ctx *c, uint32_t cm, uint32_t cv, uint32_t sm,
+	      uint32_t sv)
+{
+	if (dv_inner(c)) {
+		DV_SET(c, VSTEER_PRM_MISC,
+		       VSTEER_PRM_MISC_INNER_SECOND_CVLAN_TAG, cm, cv);
+		DV_SET(c, VSTEER_PRM_MISC,
+		       VSTEER_PRM_MISC_INNER_SECOND_SVLAN_TAG, sm, sv);
+	} else {
+		DV_SET(c, VSTEER_PRM_MISC,
+		       VSTEER_PRM_MISC_OUTER_SECOND_CVLAN_TAG, cm, cv);
+		DV_SET(c, VSTEER_PRM_MISC,
+		       VSTEER_PRM_MISC_OUTER_SECOND_SVLAN_TAG, sm, sv);
+	}
+}
 
 static int
-dv_vlan(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-	const void *mk, const void *last)
+dv_vlan(struct dv_ctx *c, const struct rte_flow_item *item,
+	const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_vlan *spec = s, *mask = mk;
+	const struct rte_flow_item_vlan *spec = &v->val.vlan,
+					*mask = &v->mask.vlan;
 	struct dv_level *lv = dv_level(c);
 	uint32_t sect = dv_sect(c);
 	uint16_t tm, tv;
+	int ret;
 
-	RTE_SET_USED(last);
-	if (dv_has(c, VSTEER_DV_L_OUTER_VLAN))
-		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"VLAN: multiple VLAN layers not supported");
+	if (lv->vlan)
+		return dv_named_check(c, VSTEER_ROW_VLAN_TWO_ITEMS,
+				      RTE_FLOW_ERROR_TYPE_ITEM, item);
 	if (dv_has(c, DV_L3 | DV_L4))
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"VLAN: cannot follow L3 or L4 layers");
 	if (lv->l2_type_m)
 		return dv_error(
-			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-			"VLAN: cannot follow an ETH item whose type is not a VLAN TPID");
+			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+			"VLAN: cannot follow an ETH item whose type 0x%04x (mask 0x%04x) is no VLAN TPID",
+			lv->l2_type_v, lv->l2_type_m);
 	if (DV_MASK(c, sect, VSTEER_PRM_L24_CVLAN_TAG) &&
-	    !DV_VALUE(c, sect, VSTEER_PRM_L24_CVLAN_TAG))
+	    !DV_VALUE(c, sect, VSTEER_PRM_L24_CVLAN_TAG) &&
+	    DV_MASK(c, sect, VSTEER_PRM_L24_SVLAN_TAG) &&
+	    !DV_VALUE(c, sect, VSTEER_PRM_L24_SVLAN_TAG))
 		return dv_error(
 			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
 			"VLAN: the ETH item excludes tagged frames (has_vlan 0)");
+	if (mask->hdr.vlan_tci == 0) {
+		ret = dv_named_check(c, VSTEER_ROW_VLAN_PRESENCE,
+				     RTE_FLOW_ERROR_TYPE_ITEM_MASK, item);
+		if (ret < 0)
+			return ret;
+	}
 	c->m->layers |= dv_lbit(c, VSTEER_DV_L_OUTER_VLAN);
-	if (!DV_MASK(c, sect, VSTEER_PRM_L24_SVLAN_TAG))
+	lv->vlan = true;
+	/* A VLAN item means a tag, even without a TCI mask. */
+	if (!lv->svlan)
 		DV_SET(c, sect, VSTEER_PRM_L24_CVLAN_TAG, 1, 1);
-	if (spec == NULL)
-		return 0;
 	tm = rte_be_to_cpu_16(mask->hdr.vlan_tci);
 	tv = rte_be_to_cpu_16(spec->hdr.vlan_tci);
 	DV_SET(c, sect, VSTEER_PRM_L24_FIRST_PRIO, tm >> 13, tv >> 13);
@@ -284,10 +318,41 @@ dv_vlan(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	DV_SET(c, sect, VSTEER_PRM_L24_FIRST_VID, tm, tv);
 	tm = rte_be_to_cpu_16(mask->hdr.eth_proto);
 	tv = rte_be_to_cpu_16(spec->hdr.eth_proto) & tm;
+	if (tm == 0xffff &&
+	    (tv == DV_ETHER_TYPE_VLAN || tv == DV_ETHER_TYPE_QINQ)) {
+		ret = dv_named_check(c, VSTEER_ROW_VLAN_SECOND_TAG,
+				     RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item);
+		if (ret < 0)
+			return ret;
+		if (mask->has_more_vlan && !spec->has_more_vlan)
+			return dv_error(
+				c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+				"VLAN: has_more_vlan 0 contradicts inner_type 0x%04x",
+				tv);
+		if (tv == DV_ETHER_TYPE_VLAN)
+			dv_second_tag(c, 1, 1, 0, 0);
+		else
+			dv_second_tag(c, 0, 0, 1, 1);
+		return 0;
+	}
 	if (tm) {
+		if (mask->has_more_vlan && spec->has_more_vlan)
+			return dv_error(
+				c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+				"VLAN: has_more_vlan 1 contradicts inner_type 0x%04x (mask 0x%04x)",
+				tv, tm);
+		/* The type right after this tag: so no second tag. */
 		DV_SET(c, sect, VSTEER_PRM_L24_ETHERTYPE, tm, tv);
+		dv_second_tag(c, 1, 0, 1, 0);
 		lv->l2_type_m = tm;
 		lv->l2_type_v = tv;
+		return 0;
+	}
+	if (mask->has_more_vlan) {
+		if (spec->has_more_vlan)
+			dv_second_tag(c, 1, 1, 0, 0);
+		else
+			dv_second_tag(c, 1, 0, 1, 0);
 	}
 	return 0;
 }
@@ -302,16 +367,16 @@ dv_l3_common(struct dv_ctx *c, const struct rte_flow_item *item,
 	struct dv_level *lv = dv_level(c);
 	uint32_t sect = dv_sect(c);
 
-	/* An L4 item needs an L3 one: no "L3 after L4" case beyond this. */
-	if (dv_has(c, DV_L3))
+	if (dv_has(c, DV_L3 | DV_L4))
 		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"%s: multiple L3 layers not supported", name);
 	if ((lv->l2_type_v ^ ether_type) & lv->l2_type_m)
 		return dv_error(
-			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
+			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 			"%s: cannot follow an L2 layer whose ether type is 0x%04x",
 			name, lv->l2_type_v);
 	c->m->layers |= dv_lbit(c, layer);
+	lv->fam = version;
 	/* ip_version says it all; the ethertype would be redundant. */
 	DV_SET(c, sect, VSTEER_PRM_L24_IP_VERSION, 0xf, version);
 	DV_SET(c, sect, VSTEER_PRM_L24_ETHERTYPE, 0, 0);
@@ -331,65 +396,84 @@ dv_set_tos(struct dv_ctx *c, uint8_t m, uint8_t v)
 
 static int
 dv_set_proto(struct dv_ctx *c, const struct rte_flow_item *item,
-	     const char *name, const char *field, uint8_t m, uint8_t v)
+	     const char *subject, uint8_t m, uint8_t v)
 {
 	struct dv_level *lv = dv_level(c);
 
 	if (m == 0)
 		return 0;
+	/* As mlx5's validator: the protocol is matched whole. */
 	if (m != 0xff)
-		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-				"%s: partial mask on %s is not supported", name,
-				field);
+		return vsteer_flow_limit(c->plan, c->error,
+					 RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+					 subject, "match a partial mask 0x%02x",
+					 m);
 	DV_SET(c, dv_sect(c), VSTEER_PRM_L24_IP_PROTOCOL, m, v);
 	lv->proto_m = m;
 	lv->proto_v = v;
 	return 0;
 }
 
-static const struct rte_flow_item_ipv4 dv_ipv4_nic = {
-	.hdr = {
-		.version_ihl = 0xf0,
-		.type_of_service = 0xff,
-		.fragment_offset = RTE_BE16(DV_IPV4_FRAG_MASK),
-		.time_to_live = 0xff,
-		.next_proto_id = 0xff,
-		.src_addr = RTE_BE32(0xffffffff),
-		.dst_addr = RTE_BE32(0xffffffff),
-	},
-};
+/* fragment_offset: the PRM's frag bit, "is a fragment". */
+static int
+dv_ipv4_frag(struct dv_ctx *c, const struct rte_flow_item *item,
+	     const struct vsteer_item_vals *v)
+{
+	uint16_t fm = rte_be_to_cpu_16(v->mask.ipv4.hdr.fragment_offset);
+	uint16_t fv = rte_be_to_cpu_16(v->val.ipv4.hdr.fragment_offset);
+	uint16_t fl = rte_be_to_cpu_16(v->last.ipv4.hdr.fragment_offset);
+	const char *subject = "IPv4 item: fragment_offset";
 
-static const struct dv_field dv_ipv4_fields[] = {
-	{ "version_ihl", 0, 1, false },
-	{ "type_of_service", 1, 1, false },
-	{ "total_length", 2, 2, false },
-	{ "packet_id", 4, 2, false },
-	{ "fragment_offset", 6, 2, true },
-	{ "time_to_live", 8, 1, false },
-	{ "next_proto_id", 9, 1, false },
-	{ "hdr_checksum", 10, 2, false },
-	{ "src_addr", 12, 4, false },
-	{ "dst_addr", 16, 4, false },
-	{ NULL, 0, 0, false },
-};
+	fm &= DV_IPV4_FRAG_MASK; /* the other bits have their own row */
+	if (fm == 0)
+		return 0;
+	if (fm != DV_IPV4_FRAG_MASK)
+		return vsteer_flow_limit(
+			c->plan, c->error, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+			subject,
+			"match mask 0x%04x (only 0x3fff: fragment or not)", fm);
+	if (fl != 0) {
+		if (fv == 1 && fl == DV_IPV4_FRAG_MASK) {
+			DV_SET(c, dv_sect(c), VSTEER_PRM_L24_FRAG, 1, 1);
+			return 0;
+		}
+		return vsteer_flow_limit(
+			c->plan, c->error, RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
+			subject,
+			"match the range 0x%04x to 0x%04x (only 1 to 0x3fff: any fragment)",
+			fv, fl);
+	}
+	if (fv == 0) {
+		DV_SET(c, dv_sect(c), VSTEER_PRM_L24_FRAG, 1, 0);
+		return 0;
+	}
+	return vsteer_flow_limit(
+		c->plan, c->error, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item, subject,
+		"match the value 0x%04x (only 0, not a fragment, or the range 1 to 0x3fff)",
+		fv);
+}
 
 static int
-dv_ipv4(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-	const void *mk, const void *l)
+dv_ipv4(struct dv_ctx *c, const struct rte_flow_item *item,
+	const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_ipv4 *spec = s, *mask = mk, *last = l;
+	const struct rte_flow_item_ipv4 *spec = &v->val.ipv4,
+					*mask = &v->mask.ipv4;
 	uint32_t sect;
-	uint16_t fm, fv, fl;
 	int ret;
 
 	ret = dv_l3_common(c, item, "IPV4", DV_ETHER_TYPE_IPV4, 4,
 			   VSTEER_DV_L_OUTER_IPV4);
-	if (ret || spec == NULL)
+	if (ret)
 		return ret;
 	sect = dv_sect(c);
-	if ((spec->hdr.version_ihl ^ 0x40) & mask->hdr.version_ihl)
+	if ((spec->hdr.version_ihl ^ 0x40) & mask->hdr.version_ihl & 0xf0)
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 				"IPV4: version in version_ihl is not 4");
+	if (mask->hdr.version_ihl & 0x0f)
+		DV_SET(c, sect, VSTEER_PRM_L24_IPV4_IHL,
+		       mask->hdr.version_ihl & 0x0f,
+		       spec->hdr.version_ihl & 0x0f);
 	dv_set_bytes(c, sect + VSTEER_PRM_L24_SRC_IPV4_OFF, &mask->hdr.src_addr,
 		     &spec->hdr.src_addr, 4);
 	dv_set_bytes(c, sect + VSTEER_PRM_L24_DST_IPV4_OFF, &mask->hdr.dst_addr,
@@ -398,58 +482,12 @@ dv_ipv4(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	if (mask->hdr.time_to_live)
 		DV_SET(c, sect, VSTEER_PRM_L24_TTL_HOPLIMIT,
 		       mask->hdr.time_to_live, spec->hdr.time_to_live);
-	ret = dv_set_proto(c, item, "IPV4", "next_proto_id",
+	ret = dv_set_proto(c, item, "IPv4 item: next_proto_id",
 			   mask->hdr.next_proto_id, spec->hdr.next_proto_id);
 	if (ret)
 		return ret;
-	/* The device has one "frag" bit: mask 0x3fff with spec 0 means not
-	 * a fragment, spec 1 .. last 0x3fff any fragment (DPDK's idiom). */
-	fm = rte_be_to_cpu_16(mask->hdr.fragment_offset);
-	fv = rte_be_to_cpu_16(spec->hdr.fragment_offset) & fm;
-	fl = last ? rte_be_to_cpu_16(last->hdr.fragment_offset) & fm : fv;
-	if (fm == 0)
-		return 0;
-	if (fm != DV_IPV4_FRAG_MASK)
-		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-				"IPV4: fragment_offset mask must be 0x3fff");
-	if (fv == 0 && fl == 0)
-		DV_SET(c, sect, VSTEER_PRM_L24_FRAG, 1, 0);
-	else if (fv == 1 && fl == DV_IPV4_FRAG_MASK)
-		DV_SET(c, sect, VSTEER_PRM_L24_FRAG, 1, 1);
-	else if (fl != fv)
-		return dv_error(
-			c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
-			"IPV4: fragment_offset range must be 1..0x3fff (any fragment)");
-	else
-		return dv_error(
-			c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
-			"IPV4: fragment_offset must be 0 (not a fragment) or 1..0x3fff (any fragment)");
-	return 0;
+	return dv_ipv4_frag(c, item, v);
 }
-
-static const struct rte_flow_item_ipv6 dv_ipv6_nic = {
-	.hdr = {
-		.vtc_flow = RTE_BE32(0xffffffff),
-		.proto = 0xff,
-		.hop_limits = 0xff,
-		.src_addr = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-			      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-		.dst_addr = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-			      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-	},
-	.has_frag_ext = 1,
-};
-
-static const struct dv_field dv_ipv6_fields[] = {
-	{ "vtc_flow", 0, 4, false },
-	{ "payload_len", 4, 2, false },
-	{ "proto", 6, 1, false },
-	{ "hop_limits", 7, 1, false },
-	{ "src_addr", 8, 16, false },
-	{ "dst_addr", 24, 16, false },
-	{ "has_*_ext", sizeof(struct rte_flow_item_ipv6) - 4, 4, false },
-	{ NULL, 0, 0, false },
-};
 
 static bool
 dv_ipv6_ext_hdr(uint8_t proto)
@@ -468,17 +506,17 @@ dv_ipv6_ext_hdr(uint8_t proto)
 }
 
 static int
-dv_ipv6(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-	const void *mk, const void *last)
+dv_ipv6(struct dv_ctx *c, const struct rte_flow_item *item,
+	const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_ipv6 *spec = s, *mask = mk;
+	const struct rte_flow_item_ipv6 *spec = &v->val.ipv6,
+					*mask = &v->mask.ipv6;
 	uint32_t sect, vm, vv, fl_off;
 	int ret;
 
-	RTE_SET_USED(last);
 	ret = dv_l3_common(c, item, "IPV6", DV_ETHER_TYPE_IPV6, 6,
 			   VSTEER_DV_L_OUTER_IPV6);
-	if (ret || spec == NULL)
+	if (ret)
 		return ret;
 	sect = dv_sect(c);
 	vm = rte_be_to_cpu_32(mask->hdr.vtc_flow);
@@ -486,6 +524,7 @@ dv_ipv6(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	if (((vv >> 28) ^ 6) & (vm >> 28))
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 				"IPV6: version in vtc_flow is not 6");
+	/* As mlx5's validator: the next header names the upper layer. */
 	if (mask->hdr.proto == 0xff && dv_ipv6_ext_hdr(spec->hdr.proto))
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 				"IPV6: proto %u is an extension header",
@@ -505,11 +544,11 @@ dv_ipv6(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 		       mask->hdr.hop_limits, spec->hdr.hop_limits);
 	if (mask->has_frag_ext)
 		DV_SET(c, sect, VSTEER_PRM_L24_FRAG, 1, spec->has_frag_ext);
-	return dv_set_proto(c, item, "IPV6", "proto", mask->hdr.proto,
+	return dv_set_proto(c, item, "IPv6 item: proto", mask->hdr.proto,
 			    spec->hdr.proto);
 }
 
-/* --- TCP / UDP --- */
+/* --- TCP / UDP / ESP --- */
 
 static int
 dv_l4_common(struct dv_ctx *c, const struct rte_flow_item *item,
@@ -524,44 +563,28 @@ dv_l4_common(struct dv_ctx *c, const struct rte_flow_item *item,
 		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"%s: multiple L4 layers not supported", name);
 	if (lv->proto_m && lv->proto_v != proto)
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"%s: L3 next protocol %u is not compatible with %s",
-				name, lv->proto_v, name);
+		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+				"%s: L3 next protocol %u does not carry %s (%u)",
+				name, lv->proto_v, name, proto);
 	c->m->layers |= dv_lbit(c, layer);
 	DV_SET(c, dv_sect(c), VSTEER_PRM_L24_IP_PROTOCOL, 0xff, proto);
 	lv->proto_m = 0xff;
 	lv->proto_v = proto;
+	lv->l4p = proto;
 	return 0;
 }
 
-static const struct rte_flow_item_tcp dv_tcp_nic = {
-	.hdr = {
-		.src_port = RTE_BE16(0xffff),
-		.dst_port = RTE_BE16(0xffff),
-		.tcp_flags = 0xff,
-	},
-};
-
-static const struct dv_field dv_tcp_fields[] = {
-	{ "src_port", 0, 2, false },  { "dst_port", 2, 2, false },
-	{ "sent_seq", 4, 4, false },  { "recv_ack", 8, 4, false },
-	{ "data_off", 12, 1, false }, { "tcp_flags", 13, 1, false },
-	{ "rx_win", 14, 2, false },   { "cksum", 16, 2, false },
-	{ "tcp_urp", 18, 2, false },  { NULL, 0, 0, false },
-};
-
 static int
-dv_tcp(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-       const void *mk, const void *last)
+dv_tcp(struct dv_ctx *c, const struct rte_flow_item *item,
+       const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_tcp *spec = s, *mask = mk;
+	const struct rte_flow_item_tcp *spec = &v->val.tcp,
+				       *mask = &v->mask.tcp;
 	uint32_t sect;
 	int ret;
 
-	RTE_SET_USED(last);
-	ret = dv_l4_common(c, item, "TCP", DV_IPPROTO_TCP,
-			   VSTEER_DV_L_OUTER_TCP);
-	if (ret || spec == NULL)
+	ret = dv_l4_common(c, item, "TCP", IPPROTO_TCP, VSTEER_DV_L_OUTER_TCP);
+	if (ret)
 		return ret;
 	sect = dv_sect(c);
 	DV_SET(c, sect, VSTEER_PRM_L24_TCP_SPORT,
@@ -570,36 +593,24 @@ dv_tcp(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	DV_SET(c, sect, VSTEER_PRM_L24_TCP_DPORT,
 	       rte_be_to_cpu_16(mask->hdr.dst_port),
 	       rte_be_to_cpu_16(spec->hdr.dst_port));
-	DV_SET(c, sect, VSTEER_PRM_L24_TCP_FLAGS, mask->hdr.tcp_flags,
-	       spec->hdr.tcp_flags);
+	/* tcp_flags: NS (the low bit of data_off) is bit 8. */
+	DV_SET(c, sect, VSTEER_PRM_L24_TCP_FLAGS,
+	       (uint32_t)(mask->hdr.data_off & 1) << 8 | mask->hdr.tcp_flags,
+	       (uint32_t)(spec->hdr.data_off & 1) << 8 | spec->hdr.tcp_flags);
 	return 0;
 }
 
-static const struct rte_flow_item_udp dv_udp_nic = {
-	.hdr = {
-		.src_port = RTE_BE16(0xffff),
-		.dst_port = RTE_BE16(0xffff),
-	},
-};
-
-static const struct dv_field dv_udp_fields[] = {
-	{ "src_port", 0, 2, false },  { "dst_port", 2, 2, false },
-	{ "dgram_len", 4, 2, false }, { "dgram_cksum", 6, 2, false },
-	{ NULL, 0, 0, false },
-};
-
 static int
-dv_udp(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-       const void *mk, const void *last)
+dv_udp(struct dv_ctx *c, const struct rte_flow_item *item,
+       const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_udp *spec = s, *mask = mk;
+	const struct rte_flow_item_udp *spec = &v->val.udp,
+				       *mask = &v->mask.udp;
 	uint32_t sect;
 	int ret;
 
-	RTE_SET_USED(last);
-	ret = dv_l4_common(c, item, "UDP", DV_IPPROTO_UDP,
-			   VSTEER_DV_L_OUTER_UDP);
-	if (ret || spec == NULL)
+	ret = dv_l4_common(c, item, "UDP", IPPROTO_UDP, VSTEER_DV_L_OUTER_UDP);
+	if (ret)
 		return ret;
 	sect = dv_sect(c);
 	DV_SET(c, sect, VSTEER_PRM_L24_UDP_SPORT,
@@ -608,6 +619,24 @@ dv_udp(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	DV_SET(c, sect, VSTEER_PRM_L24_UDP_DPORT,
 	       rte_be_to_cpu_16(mask->hdr.dst_port),
 	       rte_be_to_cpu_16(spec->hdr.dst_port));
+	return 0;
+}
+
+/* ESP: ip_protocol 50 and, outer only, misc.outer_esp_spi (the mlx5
+ * kernel's verbs ESP wrote the same field, fs.c parse_flow_attr()). */
+static int
+dv_esp(struct dv_ctx *c, const struct rte_flow_item *item,
+       const struct vsteer_item_vals *v)
+{
+	int ret;
+
+	ret = dv_l4_common(c, item, "ESP", IPPROTO_ESP, VSTEER_DV_L_OUTER_ESP);
+	if (ret)
+		return ret;
+	if (v->mask.esp.hdr.spi)
+		DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_OUTER_ESP_SPI,
+		       rte_be_to_cpu_32(v->mask.esp.hdr.spi),
+		       rte_be_to_cpu_32(v->val.esp.hdr.spi));
 	return 0;
 }
 
@@ -634,25 +663,15 @@ dv_default_udp_dport(struct dv_ctx *c, uint16_t port)
 		       port);
 }
 
-static const struct rte_flow_item_vxlan dv_vxlan_nic = {
-	.vni = { 0xff, 0xff, 0xff },
-};
-
-static const struct dv_field dv_vxlan_fields[] = {
-	{ "flags", 0, 1, false }, { "rsvd0", 1, 3, false },
-	{ "vni", 4, 3, false },	  { "rsvd1", 7, 1, false },
-	{ NULL, 0, 0, false },
-};
-
 static int
-dv_vxlan(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-	 const void *mk, const void *last)
+dv_vxlan(struct dv_ctx *c, const struct rte_flow_item *item,
+	 const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_vxlan *spec = s, *mask = mk;
+	const struct rte_flow_item_vxlan *spec = &v->val.vxlan,
+					 *mask = &v->mask.vxlan;
 	uint32_t vm, vv;
 	int ret;
 
-	RTE_SET_USED(last);
 	ret = dv_tunnel_common(c, item, "VXLAN");
 	if (ret)
 		return ret;
@@ -661,8 +680,6 @@ dv_vxlan(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 				"VXLAN: no outer UDP layer found");
 	c->m->layers |= VSTEER_DV_L_VXLAN;
 	dv_default_udp_dport(c, DV_VXLAN_PORT);
-	if (spec == NULL)
-		return 0;
 	vm = (uint32_t)mask->vni[0] << 16 | mask->vni[1] << 8 | mask->vni[2];
 	vv = (uint32_t)spec->vni[0] << 16 | spec->vni[1] << 8 | spec->vni[2];
 	DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI, vm, vv);
@@ -673,27 +690,16 @@ dv_vxlan(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 #define DV_GRE_K 0x2000
 #define DV_GRE_S 0x1000
 
-static const struct rte_flow_item_gre dv_gre_nic = {
-	.c_rsvd0_ver = RTE_BE16(DV_GRE_C | DV_GRE_K | DV_GRE_S),
-	.protocol = RTE_BE16(0xffff),
-};
-
-static const struct dv_field dv_gre_fields[] = {
-	{ "c_rsvd0_ver", 0, 2, false },
-	{ "protocol", 2, 2, false },
-	{ NULL, 0, 0, false },
-};
-
 static int
-dv_gre(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-       const void *mk, const void *last)
+dv_gre(struct dv_ctx *c, const struct rte_flow_item *item,
+       const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_gre *spec = s, *mask = mk;
+	const struct rte_flow_item_gre *spec = &v->val.gre,
+				       *mask = &v->mask.gre;
 	struct dv_level *lv = &c->lv[0];
 	uint16_t fm, fv;
 	int ret;
 
-	RTE_SET_USED(last);
 	ret = dv_tunnel_common(c, item, "GRE");
 	if (ret)
 		return ret;
@@ -704,16 +710,14 @@ dv_gre(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"GRE: cannot follow an L4 layer");
 	if (lv->proto_m && lv->proto_v != DV_IPPROTO_GRE)
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"GRE: L3 next protocol %u is not GRE",
+		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+				"GRE: L3 next protocol %u does not carry GRE (47)",
 				lv->proto_v);
 	DV_SET(c, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 0xff,
 	       DV_IPPROTO_GRE);
 	lv->proto_m = 0xff;
 	lv->proto_v = DV_IPPROTO_GRE;
 	c->m->layers |= VSTEER_DV_L_GRE;
-	if (spec == NULL)
-		return 0;
 	fm = rte_be_to_cpu_16(mask->c_rsvd0_ver);
 	fv = rte_be_to_cpu_16(spec->c_rsvd0_ver);
 	if (fm & DV_GRE_C)
@@ -731,72 +735,36 @@ dv_gre(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 	return 0;
 }
 
-/* GRE_KEY has a bare rte_be32_t spec and no exported default mask. */
-static const rte_be32_t dv_gre_key_mask = RTE_BE32(UINT32_MAX);
-
-static const struct dv_field dv_gre_key_fields[] = {
-	{ "key", 0, 4, false },
-	{ NULL, 0, 0, false },
-};
-
 static int
-dv_gre_key(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-	   const void *mk, const void *last)
+dv_gre_key(struct dv_ctx *c, const struct rte_flow_item *item,
+	   const struct vsteer_item_vals *v)
 {
-	const rte_be32_t *spec = s, *mask = mk;
-
-	RTE_SET_USED(last);
 	if (!(c->m->layers & VSTEER_DV_L_GRE))
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"GRE_KEY: no preceding GRE item");
-	if (c->m->layers & VSTEER_DV_L_GRE_KEY)
-		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"GRE_KEY: multiple GRE_KEY items not supported");
-	if (c->m->layers & ~(VSTEER_DV_L_GRE | VSTEER_DV_L_OUTER_L2 |
-			     VSTEER_DV_L_OUTER_VLAN | DV_L3))
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"GRE_KEY: must directly follow the GRE item");
 	if (DV_MASK(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_K_PRESENT) &&
 	    !DV_VALUE(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_K_PRESENT))
-		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
+		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 				"GRE_KEY: the GRE item requires the K bit clear");
 	c->m->layers |= VSTEER_DV_L_GRE_KEY;
 	/* A key implies the K bit (rte_flow.h: matched as 1). */
 	DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_K_PRESENT, 1, 1);
-	if (spec == NULL)
-		return 0;
 	DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_KEY,
-	       rte_be_to_cpu_32(*mask), rte_be_to_cpu_32(*spec));
+	       rte_be_to_cpu_32(v->mask.gre_key),
+	       rte_be_to_cpu_32(v->val.gre_key));
 	return 0;
 }
 
-static const struct rte_flow_item_mpls dv_mpls_nic = {
-	.label_tc_s = { 0xff, 0xff, 0xf0 },
-};
-
-static const struct dv_field dv_mpls_fields[] = {
-	{ "label_tc_s", 0, 3, false },
-	{ "ttl", 3, 1, false },
-	{ NULL, 0, 0, false },
-};
-
 static int
-dv_mpls(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
-	const void *mk, const void *last)
+dv_mpls(struct dv_ctx *c, const struct rte_flow_item *item,
+	const struct vsteer_item_vals *v)
 {
-	const struct rte_flow_item_mpls *spec = s, *mask = mk;
 	uint32_t off;
 
-	RTE_SET_USED(last);
 	if (c->m->layers & (VSTEER_DV_L_VXLAN | VSTEER_DV_L_MPLS))
 		return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"MPLS: multiple tunnel layers not supported");
 	if (c->m->layers & VSTEER_DV_L_GRE) {
-		if (c->m->layers & (VSTEER_DV_L_INNER_L2 |
-				    VSTEER_DV_L_INNER_VLAN | (DV_L3 << 6)))
-			return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
-					item,
-					"MPLS: must directly follow GRE or UDP");
 		off = VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_GRE_OFF;
 		if (!DV_MASK(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL))
 			DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL,
@@ -809,84 +777,20 @@ dv_mpls(struct dv_ctx *c, const struct rte_flow_item *item, const void *s,
 				"MPLS: must follow UDP or GRE");
 	}
 	c->m->layers |= VSTEER_DV_L_MPLS;
-	if (spec == NULL)
-		return 0;
 	/* The PRM entry is laid out as the label stack entry on the wire. */
-	dv_set_bytes(c, VSTEER_PRM_MISC2 + off, mask, spec, 4);
+	dv_set_bytes(c, VSTEER_PRM_MISC2 + off, &v->mask.mpls, &v->val.mpls, 4);
 	return 0;
 }
 
-/* --- the table --- */
-
-static const struct dv_item dv_items[] = {
-	{ RTE_FLOW_ITEM_TYPE_ETH, "ETH", sizeof(struct rte_flow_item_eth),
-	  &rte_flow_item_eth_mask, &dv_eth_nic, dv_eth_fields, dv_eth },
-	{ RTE_FLOW_ITEM_TYPE_VLAN, "VLAN", sizeof(struct rte_flow_item_vlan),
-	  &rte_flow_item_vlan_mask, &dv_vlan_nic, dv_vlan_fields, dv_vlan },
-	{ RTE_FLOW_ITEM_TYPE_IPV4, "IPV4", sizeof(struct rte_flow_item_ipv4),
-	  &rte_flow_item_ipv4_mask, &dv_ipv4_nic, dv_ipv4_fields, dv_ipv4 },
-	{ RTE_FLOW_ITEM_TYPE_IPV6, "IPV6", sizeof(struct rte_flow_item_ipv6),
-	  &rte_flow_item_ipv6_mask, &dv_ipv6_nic, dv_ipv6_fields, dv_ipv6 },
-	{ RTE_FLOW_ITEM_TYPE_TCP, "TCP", sizeof(struct rte_flow_item_tcp),
-	  &rte_flow_item_tcp_mask, &dv_tcp_nic, dv_tcp_fields, dv_tcp },
-	{ RTE_FLOW_ITEM_TYPE_UDP, "UDP", sizeof(struct rte_flow_item_udp),
-	  &rte_flow_item_udp_mask, &dv_udp_nic, dv_udp_fields, dv_udp },
-	{ RTE_FLOW_ITEM_TYPE_VXLAN, "VXLAN", sizeof(struct rte_flow_item_vxlan),
-	  &rte_flow_item_vxlan_mask, &dv_vxlan_nic, dv_vxlan_fields, dv_vxlan },
-	{ RTE_FLOW_ITEM_TYPE_GRE, "GRE", sizeof(struct rte_flow_item_gre),
-	  &rte_flow_item_gre_mask, &dv_gre_nic, dv_gre_fields, dv_gre },
-	{ RTE_FLOW_ITEM_TYPE_GRE_KEY, "GRE_KEY", sizeof(rte_be32_t),
-	  &dv_gre_key_mask, &dv_gre_key_mask, dv_gre_key_fields, dv_gre_key },
-	{ RTE_FLOW_ITEM_TYPE_MPLS, "MPLS", sizeof(struct rte_flow_item_mpls),
-	  &rte_flow_item_mpls_mask, &dv_mpls_nic, dv_mpls_fields, dv_mpls },
+/* Adding an item is a row in vsteer_flow_engines.c and a handler here. */
+static dv_item_fn *const dv_item_fns[VSTEER_ITEM_N] = {
+	[VSTEER_ITEM_ETH] = dv_eth,	    [VSTEER_ITEM_VLAN] = dv_vlan,
+	[VSTEER_ITEM_IPV4] = dv_ipv4,	    [VSTEER_ITEM_IPV6] = dv_ipv6,
+	[VSTEER_ITEM_TCP] = dv_tcp,	    [VSTEER_ITEM_UDP] = dv_udp,
+	[VSTEER_ITEM_VXLAN] = dv_vxlan,	    [VSTEER_ITEM_GRE] = dv_gre,
+	[VSTEER_ITEM_GRE_KEY] = dv_gre_key, [VSTEER_ITEM_MPLS] = dv_mpls,
+	[VSTEER_ITEM_ESP] = dv_esp,
 };
-
-static const struct dv_item *
-dv_item_find(enum rte_flow_item_type type)
-{
-	size_t i;
-
-	for (i = 0; i < RTE_DIM(dv_items); i++)
-		if (dv_items[i].type == type)
-			return &dv_items[i];
-	return NULL;
-}
-
-/* spec/mask/last against the descriptor, field by field. */
-static int
-dv_item_check(struct dv_ctx *c, const struct dv_item *d,
-	      const struct rte_flow_item *item, const uint8_t *mask)
-{
-	const uint8_t *nic = d->nic_mask;
-	const uint8_t *spec = item->spec, *last = item->last;
-	const struct dv_field *f;
-	unsigned int i;
-
-	for (f = d->fields; f->name != NULL; f++) {
-		bool any = false, outside = false;
-
-		for (i = f->off; i < (unsigned int)f->off + f->len; i++) {
-			any |= nic[i] != 0;
-			outside |= (mask[i] & ~nic[i]) != 0;
-		}
-		if (outside)
-			return dv_error(
-				c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-				any ? "%s: mask on %s has bits the device cannot match" :
-				      "%s: matching on %s is not supported",
-				d->name, f->name);
-		if (last == NULL || f->range_ok)
-			continue;
-		for (i = f->off; i < (unsigned int)f->off + f->len; i++)
-			if ((spec[i] ^ last[i]) & mask[i])
-				return dv_error(
-					c, ENOTSUP,
-					RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
-					"%s: range (last) on %s is not supported",
-					d->name, f->name);
-	}
-	return 0;
-}
 
 /* GRE without a protocol: take it from the inner layer, as mlx5 does. */
 static void
@@ -909,72 +813,169 @@ dv_gre_protocol_from_inner(struct dv_ctx *c)
 		       proto);
 }
 
+static int
+dv_walk_items(struct dv_ctx *c, const struct rte_flow_item pattern[])
+{
+	const enum rte_flow_item_type *next = vsteer_flow_item_roots;
+	const char *prev = NULL;
+	const struct rte_flow_item *item;
+	struct vsteer_item_vals vals;
+	int ret;
+
+	for (item = pattern; item->type != RTE_FLOW_ITEM_TYPE_END; item++) {
+		const struct vsteer_flow_item_desc *d;
+
+		if (item->type == RTE_FLOW_ITEM_TYPE_VOID)
+			continue;
+		d = vsteer_flow_item_desc(item->type);
+		if (d == NULL)
+			return dv_error(c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM,
+					item, "item type %d (%s) not supported",
+					(int)item->type,
+					vsteer_flow_item_type_name(item->type));
+		if (!vsteer_flow_item_may_follow(next, item->type))
+			return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
+					item, "%s item cannot follow %s%s",
+					d->name,
+					prev != NULL ? prev :
+						       "start of pattern",
+					prev != NULL ? " item" : "");
+		if (d->id == VSTEER_ITEM_ESP) {
+			ret = dv_named_check(c, VSTEER_ROW_ESP_HEADER,
+					     RTE_FLOW_ERROR_TYPE_ITEM, item);
+			if (ret < 0)
+				return ret;
+		}
+		ret = vsteer_flow_item_check(c->xctx, d, item, dv_inner(c),
+					     &vals, c->plan, c->error);
+		if (ret == 0)
+			ret = dv_item_fns[d->id](c, item, &vals);
+		if (ret < 0)
+			return ret;
+		next = d->next;
+		prev = d->name;
+	}
+	dv_gre_protocol_from_inner(c);
+	return 0;
+}
+
+void
+vsteer_flow_dv_finish(struct vsteer_dv_match *m)
+{
+	size_t i;
+
+	/* Values never carry bits outside the mask (mlx5 core rejects). */
+	for (i = 0; i < RTE_DIM(m->value.buf); i++)
+		m->value.buf[i] &= m->mask.buf[i];
+	m->criteria =
+		vsteer_prm_criteria(m->mask.buf, VSTEER_PRM_MATCH_PARAM_BYTES);
+	m->mask.size = vsteer_prm_match_size(m->criteria);
+	m->value.size = m->mask.size;
+}
+
+static void
+dv_stack(const struct dv_level *lv, struct vsteer_flow_stack *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->fam = lv->fam;
+	s->l4p = lv->l4p;
+	s->l4 = lv->l4p != 0;
+	s->type_m = lv->l2_type_m;
+	s->type_v = lv->l2_type_v;
+	s->proto_m = lv->proto_m;
+	s->proto_v = lv->proto_v;
+}
+
 int
-vsteer_flow_dv_translate(const struct rte_flow_item pattern[],
-			 struct vsteer_dv_match *out,
+vsteer_flow_dv_translate(const struct vsteer_xlate_ctx *ctx,
+			 const struct rte_flow_attr *attr,
+			 const struct rte_flow_item pattern[],
+			 const struct rte_flow_action actions[],
+			 struct vsteer_flow_plan *plan,
+			 struct vsteer_dv_match *base,
 			 struct rte_flow_error *error)
 {
+	struct dv_ctx c;
+	struct vsteer_flow_stack stacks[2];
+	bool tunnel, inner;
+	int ret;
+
+	if (ctx == NULL || plan == NULL || base == NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				       "no translation context or plan");
+	vsteer_flow_plan_init(plan, ctx, DV_ENG);
+	memset(base, 0, sizeof(*base));
+	memset(&c, 0, sizeof(c));
+	c.xctx = ctx;
+	c.plan = plan;
+	c.m = base;
+	c.mk = (uint8_t *)base->mask.buf;
+	c.vl = (uint8_t *)base->value.buf;
+	c.error = error;
+	ret = vsteer_flow_attr(ctx, attr, plan, error);
+	if (ret == 0 && pattern == NULL)
+		ret = vsteer_flow_err(error, EINVAL,
+				      RTE_FLOW_ERROR_TYPE_ITEM_NUM, NULL,
+				      "no pattern");
+	if (ret == 0)
+		ret = dv_walk_items(&c, pattern);
+	if (ret == 0)
+		ret = vsteer_flow_actions(ctx, actions, plan, error);
+	tunnel = dv_inner(&c);
+	if (ret == 0 && plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2 &&
+	    !tunnel)
+		ret = vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+			plan->rss_act,
+			"RSS action: level %u (inner) needs a tunnel item in the pattern",
+			plan->rss_level);
+	if (ret < 0) {
+		plan->n_rules = 0;
+		return ret;
+	}
+	vsteer_flow_dv_finish(base);
+	plan->tunnel = tunnel;
+	inner = plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2;
+	dv_stack(&c.lv[0], &stacks[0]);
+	dv_stack(&c.lv[1], &stacks[1]);
+	plan->n_rules = vsteer_flow_variants(plan, &stacks[inner],
+					     inner == tunnel, tunnel,
+					     plan->var);
+	return 0;
+}
+
+void
+vsteer_flow_dv_rule_match(const struct vsteer_dv_match *base,
+			  const struct vsteer_flow_plan *plan, unsigned int i,
+			  struct vsteer_dv_match *out)
+{
+	const struct vsteer_flow_variant *v = &plan->var[i];
+	bool inner = plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2;
+	uint32_t sect = inner ? VSTEER_PRM_INNER : VSTEER_PRM_OUTER;
 	struct dv_ctx c = {
 		.m = out,
 		.mk = (uint8_t *)out->mask.buf,
 		.vl = (uint8_t *)out->value.buf,
-		.error = error,
 	};
-	const struct rte_flow_item *item;
-	size_t i;
-	int ret;
 
-	memset(out, 0, sizeof(*out));
-	if (pattern == NULL)
-		return dv_error(&c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_NUM, NULL,
-				"NULL pattern");
-	for (item = pattern; item->type != RTE_FLOW_ITEM_TYPE_END; item++) {
-		const struct dv_item *d;
-		const void *mask;
-
-		if (item->type == RTE_FLOW_ITEM_TYPE_VOID)
-			continue;
-		d = dv_item_find(item->type);
-		if (d == NULL) {
-			const char *name = NULL;
-
-			/* rte_flow knows every item's name. */
-			if (rte_flow_conv(RTE_FLOW_CONV_OP_ITEM_NAME_PTR, &name,
-					  sizeof(name),
-					  (void *)(uintptr_t)item->type,
-					  NULL) <= 0)
-				name = NULL;
-			return dv_error(
-				&c, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"item type %d (%s) not supported by the mlx5dv matcher path",
-				(int)item->type,
-				name != NULL ? name : "unknown");
-		}
-		if (item->spec == NULL && (item->mask || item->last))
-			return dv_error(
-				&c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
-				"%s: mask or last without a spec is not supported",
-				d->name);
-		mask = item->mask ? item->mask : d->default_mask;
-		if (item->spec) {
-			ret = dv_item_check(&c, d, item, mask);
-			if (ret)
-				return ret;
-		}
-		ret = d->translate(&c, item, item->spec,
-				   item->spec ? mask : NULL, item->last);
-		if (ret)
-			return ret;
+	*out = *base;
+	if (!v->add_l3 && !v->add_l4)
+		return;
+	if (v->add_l3) {
+		DV_SET(&c, sect, VSTEER_PRM_L24_IP_VERSION, 0xf, v->fam);
+		/* An added inner L3 fixes an unmasked GRE protocol too. */
+		if (inner && (base->layers & VSTEER_DV_L_GRE) &&
+		    !(base->layers & VSTEER_DV_L_MPLS) &&
+		    !DV_MASK(&c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL))
+			DV_SET(&c, VSTEER_PRM_MISC,
+			       VSTEER_PRM_MISC_GRE_PROTOCOL, 0xffff,
+			       v->fam == 4 ? DV_ETHER_TYPE_IPV4 :
+					     DV_ETHER_TYPE_IPV6);
 	}
-	dv_gre_protocol_from_inner(&c);
-	/* Values never carry bits outside the mask (mlx5 core rejects). */
-	for (i = 0; i < RTE_DIM(out->value.buf); i++)
-		out->value.buf[i] &= out->mask.buf[i];
-	out->criteria = vsteer_prm_criteria(out->mask.buf,
-					    VSTEER_PRM_MATCH_PARAM_BYTES);
-	out->mask.size = vsteer_prm_match_size(out->criteria);
-	out->value.size = out->mask.size;
-	return 0;
+	if (v->add_l4)
+		DV_SET(&c, sect, VSTEER_PRM_L24_IP_PROTOCOL, 0xff, v->l4p);
+	vsteer_flow_dv_finish(out);
 }
 
 /* --- matcher cache key --- */
@@ -1063,6 +1064,12 @@ static const struct dv_dump_field dv_dump_misc[] = {
 	  VSTEER_PRM_MISC_INNER_SECOND_VID_LEN },
 	{ "outer_second_cvlan_tag", VSTEER_PRM_MISC_OUTER_SECOND_CVLAN_TAG_OFF,
 	  VSTEER_PRM_MISC_OUTER_SECOND_CVLAN_TAG_LEN },
+	{ "inner_second_cvlan_tag", VSTEER_PRM_MISC_INNER_SECOND_CVLAN_TAG_OFF,
+	  VSTEER_PRM_MISC_INNER_SECOND_CVLAN_TAG_LEN },
+	{ "outer_second_svlan_tag", VSTEER_PRM_MISC_OUTER_SECOND_SVLAN_TAG_OFF,
+	  VSTEER_PRM_MISC_OUTER_SECOND_SVLAN_TAG_LEN },
+	{ "inner_second_svlan_tag", VSTEER_PRM_MISC_INNER_SECOND_SVLAN_TAG_OFF,
+	  VSTEER_PRM_MISC_INNER_SECOND_SVLAN_TAG_LEN },
 	{ "gre_protocol", VSTEER_PRM_MISC_GRE_PROTOCOL_OFF,
 	  VSTEER_PRM_MISC_GRE_PROTOCOL_LEN },
 	{ "gre_key", VSTEER_PRM_MISC_GRE_KEY_OFF, VSTEER_PRM_MISC_GRE_KEY_LEN },

@@ -6,11 +6,16 @@
 #define VSTEER_FLOW_DV_H
 
 /*
- * rte_flow pattern -> mlx5dv matcher mask/value (PRM fte_match_param).
+ * rte_flow -> mlx5dv matcher entries (PRM fte_match_param mask and value).
  * Pure: no device call is made here, so validate and create share the walk
- * and unit tests check the bytes. Actions are mapped by the flow ops
- * (MLX5DV_FLOW_ACTION_DEST_IBV_QP, DROP, TAG, COUNTERS_DEVX); this file
- * also builds and parses the DevX flow-counter commands those need.
+ * and unit tests check the bytes. The translation validates attributes,
+ * pattern and actions on its own (the steps shared with the verbs engine
+ * in vsteer_flow_xlate.c, the matcher column of vsteer_flow_engines.c):
+ * a flow becomes one matcher entry per device rule of the plan (an RSS
+ * expansion gives several, each to the hash QP of its hashed type). The
+ * flow ops map the actions (MLX5DV_FLOW_ACTION_DEST_IBV_QP, DROP, TAG,
+ * COUNTERS_DEVX); this file also builds and parses the DevX flow-counter
+ * commands those need.
  */
 
 #include <stdbool.h>
@@ -21,6 +26,7 @@
 #include <infiniband/mlx5dv.h>
 #include <rte_flow.h>
 
+#include "vsteer_flow_xlate.h"
 #include "vsteer_prm.h"
 
 /* Layers seen in a pattern (also tells the flow ops what was matched). */
@@ -30,16 +36,22 @@
 #define VSTEER_DV_L_OUTER_IPV6 (1u << 3)
 #define VSTEER_DV_L_OUTER_TCP (1u << 4)
 #define VSTEER_DV_L_OUTER_UDP (1u << 5)
-#define VSTEER_DV_L_INNER_L2 (1u << 6)
-#define VSTEER_DV_L_INNER_VLAN (1u << 7)
-#define VSTEER_DV_L_INNER_IPV4 (1u << 8)
-#define VSTEER_DV_L_INNER_IPV6 (1u << 9)
-#define VSTEER_DV_L_INNER_TCP (1u << 10)
-#define VSTEER_DV_L_INNER_UDP (1u << 11)
-#define VSTEER_DV_L_VXLAN (1u << 12)
-#define VSTEER_DV_L_GRE (1u << 13)
-#define VSTEER_DV_L_GRE_KEY (1u << 14)
-#define VSTEER_DV_L_MPLS (1u << 15)
+#define VSTEER_DV_L_OUTER_ESP (1u << 6)
+#define VSTEER_DV_L_INNER_SHIFT 7
+#define VSTEER_DV_L_INNER_L2 (VSTEER_DV_L_OUTER_L2 << VSTEER_DV_L_INNER_SHIFT)
+#define VSTEER_DV_L_INNER_VLAN \
+	(VSTEER_DV_L_OUTER_VLAN << VSTEER_DV_L_INNER_SHIFT)
+#define VSTEER_DV_L_INNER_IPV4 \
+	(VSTEER_DV_L_OUTER_IPV4 << VSTEER_DV_L_INNER_SHIFT)
+#define VSTEER_DV_L_INNER_IPV6 \
+	(VSTEER_DV_L_OUTER_IPV6 << VSTEER_DV_L_INNER_SHIFT)
+#define VSTEER_DV_L_INNER_TCP (VSTEER_DV_L_OUTER_TCP << VSTEER_DV_L_INNER_SHIFT)
+#define VSTEER_DV_L_INNER_UDP (VSTEER_DV_L_OUTER_UDP << VSTEER_DV_L_INNER_SHIFT)
+#define VSTEER_DV_L_INNER_ESP (VSTEER_DV_L_OUTER_ESP << VSTEER_DV_L_INNER_SHIFT)
+#define VSTEER_DV_L_VXLAN (1u << 14)
+#define VSTEER_DV_L_GRE (1u << 15)
+#define VSTEER_DV_L_GRE_KEY (1u << 16)
+#define VSTEER_DV_L_MPLS (1u << 17)
 #define VSTEER_DV_L_TUNNEL \
 	(VSTEER_DV_L_VXLAN | VSTEER_DV_L_GRE | VSTEER_DV_L_MPLS)
 
@@ -68,13 +80,30 @@ vsteer_dv_params(struct vsteer_dv_params *p)
 }
 
 /*
- * Translate (and so validate) a pattern. Returns 0, or a negative errno
- * with error set (rte_errno too): type ITEM / ITEM_SPEC / ITEM_MASK /
- * ITEM_LAST, cause the offending item, a message naming item and field.
+ * Translate (and so validate) a flow for the matcher engine. Returns 0 with
+ * plan filled (plan->n_rules matcher entries, plan->var[]) and base the
+ * match of the pattern itself; or a negative errno with error set (and
+ * rte_errno): type and cause name the attribute, item or action, the
+ * message the field; plan->limit says when the matcher cannot express it.
  */
-int vsteer_flow_dv_translate(const struct rte_flow_item pattern[],
-			     struct vsteer_dv_match *out,
+int vsteer_flow_dv_translate(const struct vsteer_xlate_ctx *ctx,
+			     const struct rte_flow_attr *attr,
+			     const struct rte_flow_item pattern[],
+			     const struct rte_flow_action actions[],
+			     struct vsteer_flow_plan *plan,
+			     struct vsteer_dv_match *base,
 			     struct rte_flow_error *error);
+
+/*
+ * The match of matcher entry i of a translated flow: base plus the headers
+ * its RSS expansion adds (ip_version, ip_protocol, the GRE protocol).
+ */
+void vsteer_flow_dv_rule_match(const struct vsteer_dv_match *base,
+			       const struct vsteer_flow_plan *plan,
+			       unsigned int i, struct vsteer_dv_match *out);
+
+/* Criteria and match size from the mask; value ANDed with the mask. */
+void vsteer_flow_dv_finish(struct vsteer_dv_match *m);
 
 /*
  * Matcher cache key: two translations can share one mlx5dv matcher when

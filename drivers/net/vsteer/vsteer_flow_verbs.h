@@ -9,13 +9,14 @@
  * rte_flow -> verbs translation. Pure: no device call is made here, so the
  * same walk serves validate and create, and unit tests check its bytes.
  *
- * A translated flow is a plan: the fate (queue, RSS, drop), the marks and
- * counters, and one or more verbs rules, each an ibv_flow_attr followed by
- * its specs exactly as <infiniband/verbs.h> lays them out. RSS whose types
- * span more than one L3 family or L4 protocol expands into one rule per
- * type (one hash QP hashes one L3 family and one L4 protocol).
+ * A translated flow is a plan (vsteer_flow_xlate.h): the fate (queue, RSS,
+ * drop), the marks and counters, and one or more verbs rules, each an
+ * ibv_flow_attr followed by its specs exactly as <infiniband/verbs.h> lays
+ * them out. RSS whose types span more than one L3 family or L4 protocol
+ * expands into one rule per type (one hash QP hashes one L3 family and one
+ * L4 protocol).
  *
- * Decisions (details in vsteer_flow_verbs.c):
+ * Decisions (details in vsteer_flow_verbs.c and vsteer_flow_xlate.c):
  * - Priority: verbs priority = 3 * rte priority + sub-priority, the
  *   sub-priority being the deepest layer the rule matches (L4 0, L3 1,
  *   L2 2; a tunnel pattern counts as L4 unless RSS hashes the inner
@@ -35,94 +36,12 @@
  * - Egress: needs ctx->egress_ok; only DROP and COUNT are accepted (no Rx
  *   queue or tag exists on transmit); a COUNT-only egress rule has fate
  *   NONE: frames are counted and sent.
+ * - What a verbs chain cannot express (vsteer_flow_engines.c) is refused
+ *   with plan->limit set, so that the flow layer can try the matcher.
  * - Error messages live in thread-local storage until the next error.
  */
 
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdint.h>
-
-#include <infiniband/verbs.h>
-#include <rte_common.h>
-#include <rte_flow.h>
-
-#define VSTEER_RSS_KEY_LEN 40
-#define VSTEER_MAX_EXPAND 8	  /* verbs rules per rte_flow */
-#define VSTEER_MAX_SPEC_BYTES 512 /* attr + specs of one verbs rule */
-
-/* Sub-priority inside one rte_flow priority level: L4 rules first. */
-enum vsteer_subprio {
-	VSTEER_SUBPRIO_L4 = 0,
-	VSTEER_SUBPRIO_L3 = 1,
-	VSTEER_SUBPRIO_L2 = 2,
-	VSTEER_SUBPRIO_N = 3,
-};
-
-/* What the translator needs to know about the port and device. */
-struct vsteer_xlate_ctx {
-	uint16_t nb_rx_queues;
-	uint8_t port_num;	 /* ibv_flow_attr.port */
-	uint32_t max_verbs_prio; /* highest verbs priority the device has */
-	bool egress_ok;		 /* device accepts IBV_FLOW_ATTR_FLAGS_EGRESS */
-	bool tag_ok;		 /* flow tags in completions */
-	bool inner_rss_ok;	 /* IBV_RX_HASH_INNER */
-	bool count_ok;		 /* ibv_counters */
-	bool internal;		 /* driver's own default flows: may use the
-				     * reserved lowest level */
-	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* the device can hash */
-	uint64_t rss_hf_default;   /* types of an RSS action with types 0 */
-	const uint8_t *rss_key_default; /* VSTEER_RSS_KEY_LEN bytes; NULL:
-					 * the usual 40-byte default key */
-	uint16_t max_spec_bytes;	/* bytes of attr + specs the provider
-				     * takes per rule; 0 or more than
-				     * VSTEER_MAX_SPEC_BYTES: that value */
-};
-
-enum vsteer_fate {
-	VSTEER_FATE_NONE = 0,
-	VSTEER_FATE_QUEUE,    /* hash QP over a 1-entry table */
-	VSTEER_FATE_RSS,      /* hash QP over the queue subset */
-	VSTEER_FATE_DROP,     /* IBV_FLOW_SPEC_ACTION_DROP */
-	VSTEER_FATE_PASSTHRU, /* DONT_TRAP: copy, keep going */
-};
-
-struct vsteer_verbs_rule {
-	/* attr + specs, attr->size = total bytes, attr->num_of_specs set. */
-	union {
-		struct ibv_flow_attr attr;
-		uint8_t buf[VSTEER_MAX_SPEC_BYTES];
-	};
-	uint16_t size; /* bytes used in buf */
-	/* Offset in buf of the IBV_FLOW_SPEC_ACTION_COUNT spec whose counters
-	 * pointer is filled when the rule is applied; 0 when none. */
-	uint16_t count_off;
-	/* IBV_RX_HASH_* of the destination hash QP. 0 on an RSS rule means
-	 * "not hashed": attach it to a one-entry table of queues[0] (the
-	 * kernel refuses fields 0 over a larger table). */
-	uint64_t hash_fields;
-	enum vsteer_subprio subprio;
-};
-
-struct vsteer_flow_plan {
-	enum vsteer_fate fate;
-	bool ingress, egress;
-	uint32_t rte_priority;
-	/* QUEUE: queues[0]; RSS: the subset, in the action's order. */
-	uint16_t queues[RTE_MAX_QUEUES_PER_PORT];
-	uint32_t queue_num;
-	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
-	uint32_t rss_level; /* 0/1 outer, 2 inner */
-	uint64_t rss_types; /* RTE_ETH_RSS_* after defaults */
-	bool mark, flag;
-	uint32_t mark_id;
-	bool count; /* COUNT action: a counters object */
-	uint32_t count_id;
-	/* INDIRECT COUNT: the handle given by the application (count stays
-	 * false: the counters object belongs to the handle). */
-	const struct rte_flow_action_handle *count_handle;
-	uint32_t n_rules;
-	struct vsteer_verbs_rule rules[VSTEER_MAX_EXPAND];
-};
+#include "vsteer_flow_xlate.h"
 
 /*
  * Translate (and so validate) one rte_flow. Returns 0, or a negative errno
@@ -136,23 +55,8 @@ int vsteer_flow_verbs_translate(const struct vsteer_xlate_ctx *ctx,
 				struct vsteer_flow_plan *plan,
 				struct rte_flow_error *error);
 
-/* Number of rte_flow priority levels open to applications. */
-uint32_t vsteer_flow_user_levels(const struct vsteer_xlate_ctx *ctx);
-
-/* Verbs priority for (rte priority, sub-priority); the driver's default
- * flows use level vsteer_flow_user_levels(ctx). */
-uint32_t vsteer_flow_verbs_prio(const struct vsteer_xlate_ctx *ctx,
-				uint32_t rte_prio, enum vsteer_subprio sub);
-
 /* Write a human-readable decode of one verbs rule (spec by spec, with hex)
  * to f, for rte_flow_dev_dump. */
 void vsteer_flow_verbs_dump(FILE *f, const struct vsteer_verbs_rule *rule);
-
-/* rte_flow_error_set() with a printf-formatted message, for every flow
- * file of the driver: the message lives in one thread-local buffer and
- * stays valid until the next error of the thread. Returns -code. */
-int vsteer_flow_err(struct rte_flow_error *error, int code,
-		    enum rte_flow_error_type type, const void *cause,
-		    const char *fmt, ...) __rte_format_printf(5, 6);
 
 #endif /* VSTEER_FLOW_VERBS_H */

@@ -322,6 +322,9 @@ vsteer_xlate_ctx_init(const struct rte_eth_dev *dev,
 	ctx->tag_ok = priv->tag_ok;
 	ctx->inner_rss_ok = priv->inner_rss_ok;
 	ctx->count_ok = priv->count_ok;
+	ctx->dv_ok = priv->dv_ok;
+	ctx->devx_ok = priv->devx_ok;
+	ctx->verbs_esp_ok = priv->verbs_esp_ok;
 	ctx->internal = false;
 	ctx->rss_hf_supported = priv->rss_hf_supported;
 	/* An RSS action without types hashes on IP, as mlx5 does; one

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vsteer authors
+ */
+
+#ifndef VSTEER_FLOW_XLATE_H
+#define VSTEER_FLOW_XLATE_H
+
+/*
+ * What the two rte_flow translators share: the port context, the plan
+ * (attributes, fate and the other actions, RSS expansion), the one
+ * description of what each engine can match (vsteer_flow_engines.c) and
+ * the steps both engines take the same way (vsteer_flow_xlate.c):
+ *
+ *   vsteer_flow_verbs.c  pattern -> ibv_flow_attr + ibv_flow_spec_* chains
+ *   vsteer_flow_dv.c     pattern -> PRM fte_match_param for mlx5dv matchers
+ *
+ * Pure: no device call, so validate and create share one walk and unit
+ * tests check the bytes. A translator that refuses a rule because its
+ * engine cannot express something (a field, an action, an attribute the
+ * other engine might take) says so in plan->limit, which the flow layer
+ * uses to route flow_engine=auto and to word its message.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <infiniband/verbs.h>
+#include <rte_common.h>
+#include <rte_flow.h>
+
+#define VSTEER_RSS_KEY_LEN 40
+#define VSTEER_MAX_EXPAND 8	  /* device rules per rte_flow */
+#define VSTEER_MAX_SPEC_BYTES 512 /* attr + specs of one verbs rule */
+
+enum vsteer_flow_engine {
+	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
+	VSTEER_FLOW_ENGINE_DV,	      /* mlx5dv matchers */
+	VSTEER_FLOW_ENGINE_N,
+};
+
+/* Sub-priority inside one rte_flow priority level: L4 rules first. */
+enum vsteer_subprio {
+	VSTEER_SUBPRIO_L4 = 0,
+	VSTEER_SUBPRIO_L3 = 1,
+	VSTEER_SUBPRIO_L2 = 2,
+	VSTEER_SUBPRIO_N = 3,
+};
+
+/* What the translators need to know about the port and device. */
+struct vsteer_xlate_ctx {
+	uint16_t nb_rx_queues;
+	uint8_t port_num;	 /* ibv_flow_attr.port */
+	uint32_t max_verbs_prio; /* highest verbs priority the device has */
+	bool egress_ok;		 /* device accepts IBV_FLOW_ATTR_FLAGS_EGRESS */
+	bool tag_ok;		 /* flow tags in completions */
+	bool inner_rss_ok;	 /* IBV_RX_HASH_INNER */
+	bool count_ok;		 /* ibv_counters */
+	bool dv_ok;		 /* mlx5dv matchers */
+	bool devx_ok;		 /* DevX flow counters for matcher rules */
+	bool verbs_esp_ok;	 /* IBV_FLOW_SPEC_ESP accepted */
+	bool internal;		 /* driver's own default flows: may use the
+				     * reserved lowest level */
+	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* the device can hash */
+	uint64_t rss_hf_default;   /* types of an RSS action with types 0 */
+	const uint8_t *rss_key_default; /* VSTEER_RSS_KEY_LEN bytes; NULL:
+					 * the usual 40-byte default key */
+	uint16_t max_spec_bytes;	/* bytes of attr + specs the provider
+				     * takes per rule; 0 or more than
+				     * VSTEER_MAX_SPEC_BYTES: that value */
+};
+
+/*
+ * The description: how each engine takes a field, a pattern feature, an
+ * action or an attribute (struct vsteer_flow_row.sup[engine]).
+ */
+#define VSTEER_SUP_OUTER (1u << 0) /* in the outer headers (or: at all) */
+#define VSTEER_SUP_INNER (1u << 1) /* after a tunnel item */
+#define VSTEER_SUP_YES (VSTEER_SUP_OUTER | VSTEER_SUP_INNER)
+#define VSTEER_SUP_RANGE (1u << 2) /* the translator takes a range */
+/* ... only when the device offers what the bit names (the context): */
+#define VSTEER_SUP_IF_VERBS_ESP (1u << 3) /* verbs_esp_ok */
+#define VSTEER_SUP_IF_COUNT (1u << 4)	  /* count_ok */
+#define VSTEER_SUP_IF_DEVX (1u << 5)	  /* devx_ok */
+#define VSTEER_SUP_IF_TAG (1u << 6)	  /* tag_ok */
+#define VSTEER_SUP_IF_EGRESS (1u << 7)	  /* egress_ok */
+#define VSTEER_SUP_IF_ALL                                                     \
+	(VSTEER_SUP_IF_VERBS_ESP | VSTEER_SUP_IF_COUNT | VSTEER_SUP_IF_DEVX | \
+	 VSTEER_SUP_IF_TAG | VSTEER_SUP_IF_EGRESS)
+
+enum vsteer_row_kind {
+	VSTEER_ROW_FIELD,   /* bits of an item struct */
+	VSTEER_ROW_FEATURE, /* something a pattern says by its shape */
+	VSTEER_ROW_ACTION,
+	VSTEER_ROW_ATTR,
+};
+
+struct vsteer_flow_row {
+	uint8_t kind;	   /* enum vsteer_row_kind */
+	uint8_t item;	   /* VSTEER_ITEM_* of a field or feature */
+	int action;	   /* enum rte_flow_action_type of an action */
+	const char *name;  /* rte_flow field name, or what the row is */
+	uint16_t off, len; /* bytes of the item struct (fields) */
+	const void *bits;  /* an item struct with the row's bits set;
+			    * NULL: every bit of off..off+len */
+	uint16_t sup[VSTEER_FLOW_ENGINE_N];    /* VSTEER_SUP_* */
+	const char *how[VSTEER_FLOW_ENGINE_N]; /* the guide's words */
+};
+
+/* The items the driver knows (vsteer_flow_item_desc() by rte_flow type). */
+enum vsteer_item {
+	VSTEER_ITEM_ETH,
+	VSTEER_ITEM_VLAN,
+	VSTEER_ITEM_IPV4,
+	VSTEER_ITEM_IPV6,
+	VSTEER_ITEM_TCP,
+	VSTEER_ITEM_UDP,
+	VSTEER_ITEM_VXLAN,
+	VSTEER_ITEM_GRE,
+	VSTEER_ITEM_GRE_KEY,
+	VSTEER_ITEM_MPLS,
+	VSTEER_ITEM_ESP,
+	VSTEER_ITEM_N,
+};
+
+/* Pattern features and the rows translators name directly. */
+enum vsteer_row_id {
+	VSTEER_ROW_ETH_TPID_C,	    /* ETH type 0x8100 without a VLAN item */
+	VSTEER_ROW_ETH_TPID_S,	    /* ETH type 0x88a8: an 802.1ad tag */
+	VSTEER_ROW_VLAN_PRESENCE,   /* VLAN item with an empty TCI mask */
+	VSTEER_ROW_VLAN_SECOND_TAG, /* inner_type naming a second tag */
+	VSTEER_ROW_VLAN_TWO_ITEMS,  /* a second VLAN item */
+	VSTEER_ROW_ESP_HEADER,	    /* an ESP item at all */
+	VSTEER_ROW_NAMED_N,
+};
+
+/* An item the driver knows. */
+struct vsteer_flow_item_desc {
+	enum rte_flow_item_type type;
+	uint8_t id;			     /* enum vsteer_item */
+	const char *name;		     /* "IPv4" (messages) */
+	const char *keyword;		     /* "ipv4" (testpmd, the guide) */
+	uint16_t size;			     /* bytes of the spec struct */
+	const void *def_mask;		     /* rte_flow_item_X_mask */
+	bool tunnel;			     /* items after it are inner */
+	const enum rte_flow_item_type *next; /* may follow, END-terminated */
+	const struct vsteer_flow_row *rows;  /* its fields, covering the
+					     * struct's members */
+	uint16_t n_rows;
+};
+
+const struct vsteer_flow_item_desc *
+vsteer_flow_item_desc(enum rte_flow_item_type type);
+/* Item i of enum vsteer_item, NULL past the end. */
+const struct vsteer_flow_item_desc *vsteer_flow_item_desc_at(unsigned int i);
+/* The first items of a pattern (also after a tunnel item). */
+extern const enum rte_flow_item_type vsteer_flow_item_roots[];
+bool vsteer_flow_item_may_follow(const enum rte_flow_item_type *next,
+				 enum rte_flow_item_type type);
+
+extern const struct vsteer_flow_row vsteer_flow_named[VSTEER_ROW_NAMED_N];
+extern const struct vsteer_flow_row vsteer_flow_action_rows[];
+extern const unsigned int vsteer_flow_action_rows_n;
+extern const struct vsteer_flow_row vsteer_flow_attr_rows[];
+extern const unsigned int vsteer_flow_attr_rows_n;
+
+/* The row of an action type, NULL when the driver has none. */
+const struct vsteer_flow_row *
+vsteer_flow_action_row(enum rte_flow_action_type type);
+/* The row of an attribute by name ("egress", ...). */
+const struct vsteer_flow_row *vsteer_flow_attr_row(const char *name);
+
+/* The engine's name in messages: "verbs", "the mlx5dv matcher". */
+const char *vsteer_flow_engine_name(enum vsteer_flow_engine eng);
+/* Does eng take row on this device (inner: after a tunnel item)? */
+bool vsteer_flow_row_ok(const struct vsteer_flow_row *row,
+			enum vsteer_flow_engine eng,
+			const struct vsteer_xlate_ctx *ctx, bool inner);
+
+/*
+ * The guide's engine table, from the rows: one RST list-table row per
+ * item field, feature, action and attribute, columns verbs (mlx5 kernel),
+ * mlx5dv matcher, softverbs profile=generic.
+ */
+void vsteer_flow_engines_print_rst(FILE *f);
+
+enum vsteer_fate {
+	VSTEER_FATE_NONE = 0,
+	VSTEER_FATE_QUEUE,    /* hash QP over a 1-entry table */
+	VSTEER_FATE_RSS,      /* hash QP over the queue subset */
+	VSTEER_FATE_DROP,     /* IBV_FLOW_SPEC_ACTION_DROP / DV DROP */
+	VSTEER_FATE_PASSTHRU, /* DONT_TRAP: copy, keep going */
+};
+
+/* Verbs action specs, in the order the actions came. */
+enum vsteer_aspec {
+	VSTEER_ASPEC_TAG = 1,
+	VSTEER_ASPEC_DROP,
+	VSTEER_ASPEC_COUNT,
+};
+
+/* One device rule of a flow: the pattern, or an RSS expansion of it. */
+struct vsteer_flow_variant {
+	uint8_t fam;	     /* L3 family of the hashed stack: 0, 4, 6 */
+	uint8_t l4p;	     /* its L4 protocol: 0, TCP, UDP, ESP */
+	bool add_l3, add_l4; /* headers the expansion adds */
+	enum vsteer_subprio sub;
+	uint64_t hash_fields; /* IBV_RX_HASH_* of the destination */
+};
+
+/* What a translator found about one header stack, for the expansion. */
+struct vsteer_flow_stack {
+	uint8_t fam;	 /* 0, 4, 6 */
+	uint8_t l4p;	 /* 0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ESP */
+	bool l4;	 /* an L4 item */
+	uint16_t type_m; /* L2 ethertype constraint (host order) */
+	uint16_t type_v;
+	uint8_t proto_m; /* L3 protocol constraint */
+	uint8_t proto_v;
+};
+
+/* An engine limitation behind a refusal (the flow layer routes on it). */
+struct vsteer_flow_limit {
+	bool set;
+	char subject[64]; /* "IPv4 item: time_to_live" */
+	char what[128];	  /* "match it": "<engine> cannot <what>" */
+};
+
+struct vsteer_verbs_rule {
+	/* attr + specs, attr->size = total bytes, attr->num_of_specs set. */
+	union {
+		struct ibv_flow_attr attr;
+		uint8_t buf[VSTEER_MAX_SPEC_BYTES];
+	};
+	uint16_t size; /* bytes used in buf */
+	/* Offset in buf of the IBV_FLOW_SPEC_ACTION_COUNT spec whose counters
+	 * pointer is filled when the rule is applied; 0 when none. */
+	uint16_t count_off;
+	/* IBV_RX_HASH_* of the destination hash QP. 0 on an RSS rule means
+	 * "not hashed": attach it to a one-entry table of queues[0] (the
+	 * kernel refuses fields 0 over a larger table). */
+	uint64_t hash_fields;
+	enum vsteer_subprio subprio;
+};
+
+/*
+ * A translated flow. The queue list points into the action's own
+ * configuration (or at queue_one): valid while the caller's rule is.
+ */
+struct vsteer_flow_plan {
+	enum vsteer_flow_engine engine;
+	enum vsteer_fate fate;
+	bool ingress, egress;
+	bool tunnel; /* a tunnel item: hash QPs need tunnel offloads */
+	uint32_t rte_priority;
+	const uint16_t *queues; /* QUEUE: &queue_one; RSS: the subset */
+	uint16_t queue_one;
+	uint32_t queue_num;
+	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
+	uint32_t rss_level; /* 0/1 outer, 2 inner */
+	uint64_t rss_types; /* RTE_ETH_RSS_* after defaults */
+	bool mark, flag;
+	uint32_t mark_id;
+	bool count; /* COUNT action: a counters object */
+	uint32_t count_id;
+	/* INDIRECT COUNT: the handle given by the application (count stays
+	 * false: the counters object belongs to the handle). */
+	const struct rte_flow_action_handle *count_handle;
+	uint32_t flags;	   /* IBV_FLOW_ATTR_FLAGS_* (verbs) */
+	uint8_t aspecs[3]; /* enum vsteer_aspec, action order */
+	uint8_t n_aspecs;
+	const struct rte_flow_action *aspec_act[3]; /* their actions */
+	const struct rte_flow_action *rss_act;
+	struct vsteer_flow_limit limit;
+	/* The device rules: n_rules variants; verbs fills rules[] too. */
+	uint32_t n_rules;
+	struct vsteer_flow_variant var[VSTEER_MAX_EXPAND];
+	struct vsteer_verbs_rule rules[VSTEER_MAX_EXPAND];
+};
+
+/* --- common steps (vsteer_flow_xlate.c) --- */
+
+/* Start a plan: what every translation resets. */
+void vsteer_flow_plan_init(struct vsteer_flow_plan *plan,
+			   const struct vsteer_xlate_ctx *ctx,
+			   enum vsteer_flow_engine eng);
+
+/* Attributes for engine plan->engine. */
+int
+vsteer_flow_attr(const struct vsteer_xlate_ctx *ctx,
+		 const struct rte_flow_attr *attr,
+		 struct vsteer_flow_plan *plan, struct rte_flow_error *error);
+
+/* Actions for engine plan->engine (after the attributes). */
+int vsteer_flow_actions(const struct vsteer_xlate_ctx *ctx,
+			const struct rte_flow_action actions[],
+			struct vsteer_flow_plan *plan,
+			struct rte_flow_error *error);
+
+/* An item's spec, mask and last after the generic checks. */
+union vsteer_item_buf {
+	struct rte_flow_item_eth eth;
+	struct rte_flow_item_vlan vlan;
+	struct rte_flow_item_ipv4 ipv4;
+	struct rte_flow_item_ipv6 ipv6;
+	struct rte_flow_item_tcp tcp;
+	struct rte_flow_item_udp udp;
+	struct rte_flow_item_vxlan vxlan;
+	struct rte_flow_item_gre gre;
+	rte_be32_t gre_key;
+	struct rte_flow_item_mpls mpls;
+	struct rte_flow_item_esp esp;
+	uint8_t raw[64];
+};
+
+struct vsteer_item_vals {
+	union vsteer_item_buf val;  /* spec & mask (zero without spec) */
+	union vsteer_item_buf mask; /* effective mask (zero without spec) */
+	union vsteer_item_buf last; /* last & mask of range fields, else 0 */
+	bool spec;		    /* the item has a spec */
+	bool range;		    /* last holds a real range */
+};
+
+/*
+ * Generic checks of one item for engine plan->engine: mask or last
+ * without spec, every masked field within what the engine matches there
+ * (inner: after a tunnel item), ranges (last) only on fields the engine
+ * takes them for; last fields equal to spec or zero are ignored, as
+ * rte_flow.rst says. Fills v.
+ */
+int vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
+			   const struct vsteer_flow_item_desc *d,
+			   const struct rte_flow_item *item, bool inner,
+			   struct vsteer_item_vals *v,
+			   struct vsteer_flow_plan *plan,
+			   struct rte_flow_error *error);
+
+/*
+ * Refuse a rule for what the engine cannot express: records the limit in
+ * plan and sets error to "<subject>: <engine> cannot <reason>", ENOTSUP.
+ */
+int
+vsteer_flow_limit(struct vsteer_flow_plan *plan, struct rte_flow_error *error,
+		  enum rte_flow_error_type type, const void *cause,
+		  const char *subject, const char *fmt, ...)
+	__rte_format_printf(6, 7);
+
+/* The same for a row the engine lacks on this device. */
+int vsteer_flow_row_limit(struct vsteer_flow_plan *plan,
+			  const struct vsteer_xlate_ctx *ctx,
+			  const struct vsteer_flow_row *row, bool inner,
+			  struct rte_flow_error *error,
+			  enum rte_flow_error_type type, const void *cause);
+
+/* The rule's device rules: the RSS expansion of the hashed stack. */
+unsigned int
+vsteer_flow_variants(const struct vsteer_flow_plan *plan,
+		     const struct vsteer_flow_stack *hashed,
+		     bool hashed_is_last, bool tunnel,
+		     struct vsteer_flow_variant vs[VSTEER_MAX_EXPAND]);
+
+/* Number of rte_flow priority levels open to applications. */
+uint32_t vsteer_flow_user_levels(const struct vsteer_xlate_ctx *ctx);
+
+/* Verbs (and matcher) priority for (rte priority, sub-priority); the
+ * driver's default flows use level vsteer_flow_user_levels(ctx). */
+uint32_t vsteer_flow_verbs_prio(const struct vsteer_xlate_ctx *ctx,
+				uint32_t rte_prio, enum vsteer_subprio sub);
+
+/* The usual 40-byte default Toeplitz key. */
+extern const uint8_t vsteer_flow_rss_key_default[VSTEER_RSS_KEY_LEN];
+
+/* rte_flow_error_set() with a printf-formatted message, for every flow
+ * file of the driver: the message lives in one thread-local buffer and
+ * stays valid until the next error of the thread. Returns -code. */
+int vsteer_flow_err(struct rte_flow_error *error, int code,
+		    enum rte_flow_error_type type, const void *cause,
+		    const char *fmt, ...) __rte_format_printf(5, 6);
+
+/* rte_flow's name of an item / action type ("unknown" when none). */
+const char *vsteer_flow_item_type_name(enum rte_flow_item_type type);
+const char *vsteer_flow_action_type_name(enum rte_flow_action_type type);
+
+#endif /* VSTEER_FLOW_XLATE_H */
