@@ -509,10 +509,16 @@ def check_eq(got, want, what):
 _failed = False
 
 
-def run(main, tools=("ip",), options=None):
+def failed():
+    """True once the test failed: clean-ups print their diagnostics."""
+    return _failed
+
+
+def run(main, tools=("ip",), options=None, testpmd=True):
     """Parse the common arguments and run main(args) as a test, as root
     (testpmd's runtime directory, raw sockets, namespaces). options, when
-    given, is called with the argparse parser to add a test's own."""
+    given, is called with the argparse parser to add a test's own; a test
+    that runs another DPDK application passes testpmd=False."""
     global _failed
     ap = argparse.ArgumentParser()
     ap.add_argument("--pmd", help="librte_net_vsteer.so to load with -d")
@@ -523,7 +529,7 @@ def run(main, tools=("ip",), options=None):
     args = ap.parse_args()
     try:
         require_root()
-        require_tools(args.testpmd, *tools)
+        require_tools(*((args.testpmd,) if testpmd else ()), *tools)
         require_pmd(args.pmd)
         main(args)
     except Skip as exc:
