@@ -51,8 +51,8 @@ def require_ovs(vswitchd):
 def _no_ipv6(ns, ifname):
     """The kernel sends nothing (router solicitations, MLD) on ifname."""
     if os.path.exists("/proc/sys/net/ipv6"):
-        e2e.sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w",
-               "net.ipv6.conf.%s.disable_ipv6=1" % ifname)
+        e2e.sh("ip", "netns", "exec", ns, "sh", "-c", "echo 1 > "
+               "/proc/sys/net/ipv6/conf/%s/disable_ipv6" % ifname)
 
 
 def _mac(ns, ifname):
@@ -162,13 +162,17 @@ class Ovs:
         # refuses with --no-huge ("not compatible"). The shared mempool
         # model wants 262144 mbufs per MTU, more than -m 1024 holds:
         # per-port pools instead.
-        extra = ["--file-prefix=" + self.prefix, "-d", e2e.loadable_pmd(pmd),
-                 "--no-huge", "-m", "1024", "--legacy-mem", "--no-pci",
+        pmd = e2e.loadable_pmd(pmd)
+        if any(c.isspace() for c in pmd):
+            # OVS splits dpdk-extra at white space.
+            pmd = e2e.loadable_pmd(pmd, copy=True)
+        extra = ["--file-prefix=" + self.prefix, "-d", pmd, "--no-huge",
+                 "-m", "1024", "--legacy-mem", "--no-pci",
                  "--log-level=pmd.net.vsteer.flow:debug", *eal]
         for word in extra:
             if not word or any(c.isspace() for c in word):
-                # dpdk-extra is split on white space.
-                raise e2e.Skip("EAL argument %r has white space" % word)
+                raise RuntimeError("EAL argument %r: OVS splits dpdk-extra "
+                                   "at white space" % word)
         self.other_config = {
             "dpdk-init": "true",
             "dpdk-extra": " ".join(extra),
@@ -218,8 +222,7 @@ class Ovs:
         e2e.log("ovs-vswitchd (netns %s), other_config: %s" % (
             self.netns, " ".join("%s=%r" % kv for kv in
                                  sorted(self.other_config.items()))))
-        self.vsctl("--timeout=60", "wait-until", "Open_vSwitch", ".",
-                   "dpdk_initialized=true", timeout=70)
+        self._wait_dpdk(60)
         eal = [ln for ln in self.log().splitlines() if "EAL ARGS:" in ln]
         e2e.log("OVS started DPDK: %s" % (eal[0].split("|")[-1] if eal
                                            else "(no EAL ARGS line)"))
@@ -250,6 +253,25 @@ class Ovs:
             if time.monotonic() > deadline:
                 raise RuntimeError("no %s within %gs" % (what, timeout))
             time.sleep(0.05)
+
+    def _wait_dpdk(self, timeout):
+        """Until OVS says DPDK is initialised; ovs-vswitchd exiting
+        (EAL refused its arguments, say) fails at once."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for name, proc in self.procs:
+                if proc.poll() is not None:
+                    raise RuntimeError("%s exited (%d) before DPDK was "
+                                       "initialised (its log follows)"
+                                       % (name, proc.returncode))
+            out = self.vsctl("--if-exists", "get", "Open_vSwitch", ".",
+                             "dpdk_initialized").strip()
+            if out == "true":
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("DPDK not initialised within %gs "
+                                   "(dpdk_initialized=%s)" % (timeout, out))
+            time.sleep(0.1)
 
     def close(self):
         # ovs-vswitchd first: on SIGTERM it removes its ports, and so its

@@ -144,16 +144,17 @@ def _world_writable_dir(path):
         d = os.path.dirname(d)
 
 
-def loadable_pmd(path):
+def loadable_pmd(path, copy=False):
     """A path EAL will load the PMD from.
 
     EAL refuses a plugin when any directory above it is world-writable
-    (a checkout under /tmp, say); then the object is copied to a private
-    directory under one that is not, removed at exit.
+    (a checkout under /tmp, say); then, or when copy is true, the object
+    is copied to a private directory under one that is not, removed at
+    exit.
     """
     path = os.path.abspath(path)
     bad = _world_writable_dir(path)
-    if bad is None:
+    if bad is None and not copy:
         return path
     for base in ("/run", "/var/lib", os.path.expanduser("~")):
         if os.path.isdir(base) and os.access(base, os.W_OK) and \
@@ -166,8 +167,8 @@ def loadable_pmd(path):
     at_cleanup(lambda: shutil.rmtree(tmp, ignore_errors=True))
     dst = os.path.join(tmp, os.path.basename(path))
     shutil.copy2(path, dst)
-    log("%s is world-writable: loading the PMD from a copy in %s"
-        % (bad, tmp))
+    log("%s: loading the PMD from a copy in %s"
+        % ("%s is world-writable" % bad if bad else "asked", tmp))
     return dst
 
 
