@@ -15,7 +15,8 @@ set -eu
 SDK_DIR=${1:-build-sdk}
 PKGS="libdpdk-dev dpdk dpdk-dev dpdk-doc libibverbs-dev ibverbs-providers \
 rdma-core meson ninja-build pkg-config gcc make clang python3 python3-scapy \
-python3-pyelftools iproute2 dpkg-dev xz-utils clang-format shellcheck"
+python3-pyelftools iproute2 dpkg-dev xz-utils clang-format shellcheck \
+openvswitch-switch-dpdk"
 
 # Run a command as root: directly, or through sudo.
 as_root() {
@@ -44,9 +45,38 @@ done
 if [ -n "$missing" ]; then
 	echo "setup: installing:$missing"
 	as_root apt-get update -qq
+	# The tests run OVS privately (test/e2e/test_ovs.py); installing
+	# openvswitch-switch must not start the system's ovsdb-server and
+	# ovs-vswitchd. A policy-rc.d that denies every start (101) keeps
+	# invoke-rc.d and deb-systemd-invoke from starting services for the
+	# packages of this install; one the machine has is left alone.
+	policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		# Never left behind, even when interrupted.
+		trap 'as_root rm -f "$policy"' EXIT
+		trap 'exit 130' INT TERM
+		printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+		as_root chmod 755 "$policy"
+	fi
+	rc=0
 	# shellcheck disable=SC2086
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends $missing >/dev/null
+		--no-install-recommends $missing >/dev/null || rc=$?
+	if [ -n "$policy" ]; then
+		as_root rm -f "$policy"
+		trap - EXIT INT TERM
+	fi
+	[ "$rc" -eq 0 ] || exit "$rc"
+	case " $missing " in
+	*" openvswitch-switch-dpdk "*)
+		# Nor at the next boot, where systemd runs.
+		if [ -d /run/systemd/system ]; then
+			as_root systemctl disable --now openvswitch-switch \
+				>/dev/null 2>&1 || true
+		fi
+		;;
+	esac
 fi
 
 # DPDK built with enable_driver_sdk=true already installs the headers;

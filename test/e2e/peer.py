@@ -9,6 +9,13 @@
                             our own outgoing copies) until "expect" of them
                             came or "timeout" seconds passed, and print
                             {"sent", "send_errors", "received": [hex]}.
+  peer.py --ping            read {"pings": [{"src", "dst", "count"}],
+                            "timeout"} on stdin, send ICMP echo requests
+                            from each src address to its dst one at a time
+                            (the namespace's kernel routes them, the other
+                            end's kernel answers), wait up to "timeout"
+                            seconds for each reply, and print {"results":
+                            [{"sent", "replies"}]} in the same order.
 
 The tests and the demo build their frames with scapy and hand them over
 (vsteer_e2e.VethNs.exchange). Only the interface named is used, so
@@ -17,7 +24,9 @@ nothing leaves the namespace.
 
 import argparse
 import errno
+import ipaddress
 import json
+import os
 import socket
 import struct
 import sys
@@ -129,14 +138,78 @@ def json_mode():
     return 0
 
 
+ICMP_ECHO_REPLY = 0
+ICMP_ECHO_REQUEST = 8
+PING_PAYLOAD = bytes(range(56))  # ping(8)'s default size
+
+
+def inet_checksum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def ping_one(s, ident, seq, dst, timeout):
+    """One echo request to dst; True when its reply came within timeout."""
+    hdr = struct.pack("!BBHHH", ICMP_ECHO_REQUEST, 0, 0, ident, seq)
+    csum = inet_checksum(hdr + PING_PAYLOAD)
+    s.sendto(struct.pack("!BBHHH", ICMP_ECHO_REQUEST, 0, csum, ident, seq)
+             + PING_PAYLOAD, (dst, 0))
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        s.settimeout(left)
+        try:
+            data, addr = s.recvfrom(65536)
+        except socket.timeout:
+            return False
+        # A raw IPv4 socket hands over the IP header too.
+        ihl = (data[0] & 0x0f) * 4
+        if len(data) < ihl + 8 or addr[0] != dst:
+            continue
+        kind, _, _, r_ident, r_seq = struct.unpack("!BBHHH",
+                                                   data[ihl:ihl + 8])
+        if kind == ICMP_ECHO_REPLY and r_ident == ident and r_seq == seq:
+            return True
+
+
+def ping_mode():
+    req = json.load(sys.stdin)
+    timeout = float(req.get("timeout", 1.0))
+    ident = os.getpid() & 0xffff
+    seq = 0
+    results = []
+    for p in req["pings"]:
+        ipaddress.IPv4Address(p["src"])  # IPv4 only; fail loudly otherwise
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                          socket.IPPROTO_ICMP)
+        s.bind((p["src"], 0))
+        replies = 0
+        for _ in range(int(p["count"])):
+            seq = (seq + 1) & 0xffff
+            replies += ping_one(s, ident, seq, p["dst"], timeout)
+        s.close()
+        results.append({"sent": int(p["count"]), "replies": replies})
+    json.dump({"results": results}, sys.stdout)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--ping", action="store_true")
     args = ap.parse_args()
     if args.json:
         return json_mode()
-    ap.error("--json is the only mode")
+    if args.ping:
+        return ping_mode()
+    ap.error("give --json or --ping")
     return 2
 
 

@@ -144,16 +144,17 @@ def _world_writable_dir(path):
         d = os.path.dirname(d)
 
 
-def loadable_pmd(path):
+def loadable_pmd(path, copy=False):
     """A path EAL will load the PMD from.
 
     EAL refuses a plugin when any directory above it is world-writable
-    (a checkout under /tmp, say); then the object is copied to a private
-    directory under one that is not, removed at exit.
+    (a checkout under /tmp, say); then, or when copy is true, the object
+    is copied to a private directory under one that is not, removed at
+    exit.
     """
     path = os.path.abspath(path)
     bad = _world_writable_dir(path)
-    if bad is None:
+    if bad is None and not copy:
         return path
     for base in ("/run", "/var/lib", os.path.expanduser("~")):
         if os.path.isdir(base) and os.access(base, os.W_OK) and \
@@ -166,8 +167,8 @@ def loadable_pmd(path):
     at_cleanup(lambda: shutil.rmtree(tmp, ignore_errors=True))
     dst = os.path.join(tmp, os.path.basename(path))
     shutil.copy2(path, dst)
-    log("%s is world-writable: loading the PMD from a copy in %s"
-        % (bad, tmp))
+    log("%s: loading the PMD from a copy in %s"
+        % ("%s is world-writable" % bad if bad else "asked", tmp))
     return dst
 
 
@@ -552,10 +553,16 @@ def check_eq(got, want, what):
 _failed = False
 
 
-def run(main, tools=("ip",), options=None):
+def failed():
+    """True once the test failed: clean-ups print their diagnostics."""
+    return _failed
+
+
+def run(main, tools=("ip",), options=None, testpmd=True):
     """Parse the common arguments and run main(args) as a test, as root
     (testpmd's runtime directory, raw sockets, namespaces). options, when
-    given, is called with the argparse parser to add a test's own."""
+    given, is called with the argparse parser to add a test's own; a test
+    that runs another DPDK application passes testpmd=False."""
     global _failed
     ap = argparse.ArgumentParser()
     ap.add_argument("--pmd", help="librte_net_vsteer.so to load with -d")
@@ -566,7 +573,7 @@ def run(main, tools=("ip",), options=None):
     args = ap.parse_args()
     try:
         require_root()
-        require_tools(args.testpmd, *tools)
+        require_tools(*((args.testpmd,) if testpmd else ()), *tools)
         require_pmd(args.pmd)
         main(args)
     except Skip as exc:
