@@ -13,7 +13,8 @@ set -eu
 SDK_DIR=${1:-build-sdk}
 PKGS="libdpdk-dev dpdk dpdk-dev libibverbs-dev ibverbs-providers rdma-core \
 meson ninja-build pkg-config gcc clang python3 python3-scapy \
-python3-pyelftools iproute2 dpkg-dev xz-utils clang-format shellcheck"
+python3-pyelftools iproute2 dpkg-dev xz-utils clang-format shellcheck \
+libxdp-dev libbpf-dev"
 
 # Run a command as root: directly, or through sudo.
 as_root() {

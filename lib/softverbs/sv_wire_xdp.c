@@ -8,10 +8,12 @@
  * redirects every frame of queue 0 to the socket.
  *
  * Choices, and why:
- *  - The program is six instructions built here (no object file, no
- *    bpffs, no libxdp dispatcher): bpf_redirect_map() on an XSKMAP of one
- *    entry keyed by the frame's rx queue, XDP_PASS when the lookup fails,
- *    so frames of other queues stay with the kernel.
+ *  - The program is built here (no object file, no bpffs, no libxdp
+ *    dispatcher): bpf_redirect_map() on an XSKMAP of one entry keyed by
+ *    the frame's rx queue, XDP_PASS when the lookup fails, so frames of
+ *    other queues stay with the kernel. On Linux 6.8+ it first puts back
+ *    an outer VLAN tag that the sender or the NIC kept in metadata (see
+ *    sv_xdp_tag).
  *  - It is attached through a BPF link (bpf_link_create, Linux 5.9),
  *    not through netlink: the kernel detaches it when the link's last fd
  *    closes, so the interface gets its normal path back when the wire
@@ -21,6 +23,8 @@
  *  - Copy mode (XDP_COPY): softverbs copies each frame into a posted
  *    receive buffer anyway, and veth has no zero-copy.
  *  - One queue: softverbs does its own RSS over the port's work queues.
+ *  - The interface is promiscuous while the wire is open, as with the
+ *    AF_PACKET wire: the device filters by MAC address itself.
  *  - UMEM of 4096 chunks of 4 KiB (16 MiB, pinned by the kernel): 2048
  *    for rx (fill and rx rings of 2048) and 2048 for tx (tx and
  *    completion rings of 2048), the sizes DPDK's net_af_xdp uses. A chunk
