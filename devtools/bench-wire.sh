@@ -203,7 +203,10 @@ rate() {
 wait_log() {
 	local _
 	for _ in $(seq 1 600); do
-		[ "$(grep -c -e "$2" "$1")" -ge "$3" ] && return 0
+		# The log may not exist yet: the process writing it is
+		# starting in the background.
+		[ "$(grep -c -e "$2" "$1" 2>/dev/null)" -ge "$3" ] 2>/dev/null &&
+			return 0
 		sleep 0.05
 	done
 	cat "$1" >&2
@@ -281,31 +284,59 @@ stop_dut() {
 	DUT=
 }
 
+# The DUT's forwarding thread ("rte-worker-1", lcore 1): its /proc stat.
+dut_worker_stat() {
+	local p t
+
+	for p in $(pgrep -f "vbench-dut-$tag"); do
+		for t in /proc/"$p"/task/*; do
+			[ "$(cat "$t/comm" 2>/dev/null)" = rte-worker-1 ] &&
+				echo "$t/stat" && return 0
+		done
+	done
+	echo /nonexistent
+}
+
+# CPU time (clock ticks, user + system) of the thread whose stat file is
+# $1: what the scheduler gave the DUT's forwarding core.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "$1" 2>/dev/null || echo 0
+}
+
 # The measured window: stats at both ends; $1: log, $2/$3: namespace and
 # interface of the counter read alongside. Sets CNT_PPS to that counter's
-# rate and DUT_RX/DUT_TX to testpmd's Rx-pps/Tx-pps over the window.
+# rate, DUT_RX/DUT_TX to testpmd's Rx-pps/Tx-pps over the window, and
+# DUT_CPU to the share of a CPU (percent) its forwarding thread got: on
+# a shared machine, less than 100 means other work took the DUT's CPU.
 window() {
-	local c0 c1 t0 t1 n
+	local c0 c1 t0 t1 n st k0 k1
 
 	n=$(grep -c "Rx-pps:" "$1" || true)
 	sleep "$WARM"
+	st=$(dut_worker_stat)
 	echo "show port stats 0" >&3
 	c0=$(counter "$2" "$3" rx_packets)
+	k0=$(cpu_ticks "$st")
 	t0=$(now)
 	wait_log "$1" "Rx-pps:" $((n + 1))
 	sleep "$DUR"
 	echo "show port stats 0" >&3
 	c1=$(counter "$2" "$3" rx_packets)
+	k1=$(cpu_ticks "$st")
 	t1=$(now)
 	wait_log "$1" "Rx-pps:" $((n + 2))
 	CNT_PPS=$(rate "$c0" "$c1" "$t0" "$t1")
+	DUT_CPU=$(awk -v a="$k0" -v b="$k1" -v s="$t0" -v e="$t1" \
+		-v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.0f\n", 100 * (b - a) / hz / (e - s) }')
 	DUT_RX=$(awk '$1 == "Rx-pps:" { v = $2 } END { print v }' "$1")
 	DUT_TX=$(awk '$1 == "Tx-pps:" { v = $2 } END { print v }' "$1")
 }
 
 # One run of driver $1, repeat $2, one DUT process: rx under the
 # generator's load, then tx. Sets RX (DUT rx pps), OFFERED, TX (pps
-# arriving at the peer) and TX_DUT (the DUT's own Tx-pps).
+# arriving at the peer), TX_DUT (the DUT's own Tx-pps), and RX_CPU and
+# TX_CPU (the DUT's CPU share in each window).
 measure() {
 	local log=$work/dut-$1-$2.log
 
@@ -314,6 +345,7 @@ measure() {
 	window "$log" root "$HOST"
 	RX=$DUT_RX
 	OFFERED=$CNT_PPS
+	RX_CPU=$DUT_CPU
 	stop_pid "$GEN"
 	GEN=
 	echo "stop" >&3
@@ -323,6 +355,7 @@ measure() {
 	window "$log" ns "$PEER"
 	TX=$CNT_PPS
 	TX_DUT=$DUT_TX
+	TX_CPU=$DUT_CPU
 	stop_dut "$log"
 }
 
@@ -341,9 +374,9 @@ echo "bench-wire: $HOST <-> $PEER (namespace $NS), ${SIZE}-byte frames," \
 	"generator $GEN_TOOL, ${DUR} s windows after ${WARM} s warm-up," \
 	"median of $REPEATS"
 echo "load average at the start: $(loadavg)"
-declare -A rx off loss tx
+declare -A rx off loss tx txn
 for drv in $DRIVERS; do
-	rx[$drv]=; off[$drv]=; loss[$drv]=; tx[$drv]=
+	rx[$drv]=; off[$drv]=; loss[$drv]=; tx[$drv]=; txn[$drv]=
 done
 for i in $(seq 1 "$REPEATS"); do
 	for drv in $DRIVERS; do
@@ -352,33 +385,40 @@ for i in $(seq 1 "$REPEATS"); do
 		loss[$drv]+=" $(awk -v r="$RX" -v o="$OFFERED" 'BEGIN {
 			l = o > 0 ? 100 * (o - r) / o : 0
 			printf "%.2f", l < 0 ? 0 : l }')"
-		printf '  run %d %-10s rx %8d pps (offered %8d)   tx %8d pps at the peer (DUT: %8d)\n' \
-			"$i" "$drv" "$RX" "$OFFERED" "$TX" "$TX_DUT"
+		# Tx per CPU second of the DUT's forwarding thread.
+		txn[$drv]+=" $(awk -v t="$TX" -v c="$TX_CPU" 'BEGIN {
+			printf "%.0f", (c > 0 ? 100 * t / c : 0) }')"
+		printf '  run %d %-10s rx %8d pps (offered %8d, DUT CPU %3d%%)   tx %8d pps at the peer (DUT: %8d, DUT CPU %3d%%)\n' \
+			"$i" "$drv" "$RX" "$OFFERED" "$RX_CPU" "$TX" "$TX_DUT" "$TX_CPU"
 	done
 done
 
-declare -A mrx moff mloss mtx
+declare -A mrx moff mloss mtx mtxn
 for drv in $DRIVERS; do
 	mloss[$drv]=$(echo "${loss[$drv]}" | median)
 	mrx[$drv]=$(echo "${rx[$drv]}" | median)
 	moff[$drv]=$(echo "${off[$drv]}" | median)
 	mtx[$drv]=$(echo "${tx[$drv]}" | median)
+	mtxn[$drv]=$(echo "${txn[$drv]}" | median)
 done
 
 echo
-printf '%-18s %10s %14s %10s %10s\n' driver "rx Mpps" "offered Mpps" "rx loss" "tx Mpps"
+printf '%-18s %10s %14s %10s %10s %14s\n' driver "rx Mpps" "offered Mpps" \
+	"rx loss" "tx Mpps" "tx Mpps/CPU"
 for drv in $DRIVERS; do
 	awk -v d="$drv" -v r="${mrx[$drv]}" -v o="${moff[$drv]}" \
-		-v l="${mloss[$drv]}" -v t="${mtx[$drv]}" 'BEGIN {
-		printf "%-18s %10.3f %14.3f %9.1f%% %10.3f\n", d, r / 1e6, o / 1e6, l, t / 1e6 }'
+		-v l="${mloss[$drv]}" -v t="${mtx[$drv]}" -v n="${mtxn[$drv]}" 'BEGIN {
+		printf "%-18s %10.3f %14.3f %9.1f%% %10.3f %14.3f\n", d, r / 1e6, o / 1e6, l, t / 1e6, n / 1e6 }'
 done
 # ratio name numerator denominator
 ratio() {
 	awk -v n="$1" -v r1="${mrx[$2]}" -v r0="${mrx[$3]}" \
-		-v t1="${mtx[$2]}" -v t0="${mtx[$3]}" 'BEGIN {
-		printf "%-18s %10s %14s %10s %10s\n", n, \
+		-v t1="${mtx[$2]}" -v t0="${mtx[$3]}" \
+		-v u1="${mtxn[$2]}" -v u0="${mtxn[$3]}" 'BEGIN {
+		printf "%-18s %10s %14s %10s %10s %14s\n", n, \
 			(r0 > 0 ? sprintf("%.2f", r1 / r0) : "n/a"), "", "", \
-			(t0 > 0 ? sprintf("%.2f", t1 / t0) : "n/a") }'
+			(t0 > 0 ? sprintf("%.2f", t1 / t0) : "n/a"), \
+			(u0 > 0 ? sprintf("%.2f", u1 / u0) : "n/a") }'
 }
 case $WIRES in
 packet) ratio "vsteer/af_packet" vsteer af_packet ;;
@@ -391,5 +431,6 @@ both)
 esac
 echo "vsteer: dev=soft: (AF_PACKET); vsteer-xdp: dev=xdp: (AF_XDP). offered:"
 echo "frames the veth delivered to $HOST while the DUT counted; with no loss"
-echo "the rx figures are the generator's rate, not the DUT's limit."
+echo "the rx figures are the generator's rate, not the DUT's limit. tx Mpps/CPU:"
+echo "tx per second of CPU time the DUT's forwarding thread got (DUT CPU)."
 echo "load average at the end: $(loadavg)"
