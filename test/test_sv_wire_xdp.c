@@ -8,8 +8,9 @@
  * written through the AF_PACKET wire ("if:"), an independent path
  * through the kernel. Checks what every wire gives (frames byte for
  * byte, VLAN tags, counters, MTU, link state, batches), what is
- * particular to XDP (native mode on veth, the kernel stack no longer
- * sees the frames, the program gone with the wire even when the process
+ * particular to XDP (native mode on veth, generic mode elsewhere, the
+ * kernel stack no longer seeing the frames of queue 0 but keeping those
+ * of other queues, the program gone with the wire even when the process
  * dies or the open fails half way) and the errors of the open.
  */
 
@@ -609,6 +610,119 @@ out:
 	return rc;
 }
 
+/* An IPv4/UDP frame from src to dst whose UDP ports depend on i (so that
+ * the sender's queue selection spreads them) carrying our marker. */
+static uint32_t
+udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6],
+	  unsigned int i)
+{
+	static const uint8_t ip_udp[28] = {
+		0x45, 0,
+		0,    20 + 8 + VT_MARK_LEN + 4, /* IPv4, total length */
+		0,    0,
+		0,    0,
+		64,   17,
+		0,    0, /* TTL 64, UDP */
+		10,   0,
+		0,    1,
+		10,   0,
+		0,    2, /* 10.0.0.1 > 10.0.0.2 */
+		0x10, 0,
+		0x20, 0,
+		0,    8 + VT_MARK_LEN + 4,
+		0,    0, /* UDP */
+	};
+
+	memset(f, 0, 64);
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08; /* IPv4 */
+	memcpy(f + 14, ip_udp, sizeof(ip_udp));
+	f[35] = (uint8_t)i; /* source port */
+	f[37] = (uint8_t)i; /* destination port */
+	memcpy(f + 42, vt_marker, VT_MARK_LEN);
+	f[42 + VT_MARK_LEN + 3] = (uint8_t)i;
+	return 64;
+}
+
+static bool
+is_udp_marked(const uint8_t *f, size_t len)
+{
+	return len >= 42 + VT_MARK_LEN && f[12] == 0x08 && f[13] == 0 &&
+	       memcmp(f + 42, vt_marker, VT_MARK_LEN) == 0;
+}
+
+static void
+count_udp_cb(void *arg, const uint8_t *f, uint32_t len)
+{
+	if (is_udp_marked(f, len))
+		(*(unsigned int *)arg)++;
+}
+
+/* An interface with two queues: the frames that arrive on queue 0 are
+ * the wire's, those on queue 1 stay with the kernel stack, none lost. */
+static int
+xdp_queues(const char *an, const char *bn)
+{
+	enum {
+		N = 64
+	};
+	char qa[IFNAMSIZ], qb[IFNAMSIZ];
+	uint8_t f[64], ma[6], mb[6];
+	struct sockaddr_ll sll;
+	struct sv_wire *w;
+	unsigned int i, wire = 0, stack = 0;
+	int fd, mtu, polls;
+
+	snprintf(qa, sizeof(qa), "%.11sqa", an);
+	snprintf(qb, sizeof(qb), "%.11sqb", an);
+	VT_CHECK_EQ(vt_sh("ip link add %s numtxqueues 2 numrxqueues 2 type "
+			  "veth peer name %s numtxqueues 2 numrxqueues 2",
+			  qa, qb),
+		    0, "two-queue veth");
+	vt_disable_ipv6(qa);
+	vt_disable_ipv6(qb);
+	VT_CHECK_EQ(vt_sh("ip link set %s up && ip link set %s up", qa, qb), 0,
+		    "up");
+	VT_CHECK(vt_if_mac_mtu(qa, ma, &mtu) == 0 &&
+			 vt_if_mac_mtu(qb, mb, &mtu) == 0,
+		 "MACs");
+	VT_CHECK_EQ(xdp_open(qa, &w, NULL), 0, "open xdp:%s", qa);
+	fd = stack_socket(qa);
+	VT_CHECK(fd >= 0, "packet socket on %s", qa);
+	for (i = 0; i < N; i++) {
+		udp_frame(f, ma, mb, i);
+		VT_CHECK(vt_raw_send(qb, f, 64) == 0, "send %u", i);
+	}
+	for (polls = 0; polls < 200 && wire + stack < N; polls++) {
+		uint8_t buf[2048];
+		ssize_t len;
+
+		sv_wire_rx(w, 64, count_udp_cb, &wire);
+		for (;;) {
+			socklen_t sl = sizeof(sll);
+
+			len = recvfrom(fd, buf, sizeof(buf), 0,
+				       (struct sockaddr *)&sll, &sl);
+			if (len < 0)
+				break;
+			if (sll.sll_pkttype != PACKET_OUTGOING &&
+			    is_udp_marked(buf, (size_t)len))
+				stack++;
+		}
+		usleep(10000);
+	}
+	close(fd);
+	sv_wire_close(w);
+	vt_sh("ip link del %s", qa);
+	VT_CHECK_EQ(wire + stack, N, "every frame (wire %u, stack %u)", wire,
+		    stack);
+	VT_CHECK(wire > 0 && stack > 0,
+		 "both queues used: wire %u (queue 0), stack %u (queue 1)",
+		 wire, stack);
+	return VT_OK;
+}
+
 /* Drop capabilities (and lower the locked-memory limit to memlock bytes
  * unless 0) in this process. */
 static int
@@ -809,6 +923,12 @@ test_xdp_generic(void)
 }
 
 static int
+test_xdp_queues(void)
+{
+	return vt_run_on_veth(xdp_queues, 30);
+}
+
+static int
 test_xdp_errors(void)
 {
 	return vt_run_on_veth(xdp_errors, 30);
@@ -823,6 +943,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_xdp_mtu_link),
 	VT_CASE(test_xdp_drops),
 	VT_CASE(test_xdp_generic),
+	VT_CASE(test_xdp_queues),
 	VT_CASE(test_xdp_errors),
 #endif
 	{ 0 },
