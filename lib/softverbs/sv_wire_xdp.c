@@ -160,7 +160,7 @@ sv_xdp_errno(int e)
 #define SV_STX(sz, d, s, o) SV_BPF_INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
 #define SV_CALL(src, id) SV_BPF_INSN(BPF_JMP | BPF_CALL, 0, src, 0, id)
 
-/* Where the programs jump to: the redirect, SV_XDP_TAIL below. */
+/* Instructions of the tag part; its jumps go to its end (the redirect). */
 #define SV_XDP_TAG_LEN 27
 
 /*
@@ -258,8 +258,8 @@ sv_xdp_prog_load(int map_fd, int ifindex, bool tag)
 	}
 	memcpy(insns + n, tail, sizeof(tail));
 	n += sizeof(tail) / sizeof(tail[0]);
-	/* The kernel lets only GPL-compatible programs call kfuncs
-	 * (check_kfunc_call()); these few instructions are ours to offer
+	/* The verifier lets only GPL-compatible programs call kfuncs
+	 * (add_kfunc_call()); these few instructions are ours to offer
 	 * under both licenses. */
 	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "sv_xdp_redirect", "Dual BSD/GPL",
 			   insns, n, &opts);
