@@ -16,7 +16,7 @@ SDK_DIR=${1:-build-sdk}
 PKGS="libdpdk-dev dpdk dpdk-dev dpdk-doc libibverbs-dev ibverbs-providers \
 rdma-core meson ninja-build pkg-config gcc make clang python3 python3-scapy \
 python3-pyelftools iproute2 dpkg-dev xz-utils clang-format shellcheck \
-openvswitch-switch-dpdk"
+openvswitch-switch-dpdk libxdp-dev libbpf-dev"
 
 # Run a command as root: directly, or through sudo.
 as_root() {

@@ -70,11 +70,13 @@ struct sv_device_opts {
 /*
  * Create a device on a wire, or return the existing one.
  *   "if:<ifname>"  a Linux interface, through AF_PACKET (needs CAP_NET_RAW);
+ *   "xdp:<ifname>" a Linux interface, through AF_XDP (needs CAP_NET_RAW,
+ *                  CAP_NET_ADMIN and CAP_BPF);
  *   "mem:<link>"   one end of an in-memory link; the first device created on
  *                  a link is end 0, the second end 1, a third fails (EBUSY).
  *                  Frames sent on one end arrive on the other.
  * The device name (as ibv_get_device_name() gives it) is written to name
- * ("soft:<ifname>" or "mem:<link>.<end>").
+ * ("soft:<ifname>", "xdp:<ifname>" or "mem:<link>.<end>").
  * Returns 0 or a positive errno (ENODEV: no such interface).
  */
 int softverbs_device_add(const char *wire, const struct sv_device_opts *opts,

@@ -103,6 +103,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 						     SV_MAX_PRIO + 1;
 	if (strncmp(wire, "if:", 3) == 0 && wire[3] != '\0') {
 		n = snprintf(devname, sizeof(devname), "soft:%s", wire + 3);
+	} else if (strncmp(wire, "xdp:", 4) == 0 && wire[4] != '\0') {
+		n = snprintf(devname, sizeof(devname), "%s", wire);
 	} else if (strncmp(wire, "mem:", 4) == 0 && wire[4] != '\0') {
 		/* The end number is not known yet: room for one digit. */
 		n = snprintf(devname, sizeof(devname), "%s.0", wire);
@@ -115,8 +117,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		return ENAMETOOLONG;
 
 	pthread_mutex_lock(&sv_devices_lock);
-	/* One device per interface. */
-	if (wire[0] == 'i') {
+	/* One device per interface (and wire type). */
+	if (wire[0] != 'm') {
 		dev = sv_find_by_name(devname);
 		if (dev != NULL) {
 			rc = sv_put_name(name, name_len, devname);

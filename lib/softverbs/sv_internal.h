@@ -115,7 +115,7 @@ struct sv_port {
 };
 
 struct sv_device {
-	struct ibv_device ibdev; /* name = "soft:<if>" / "mem:<l>.<e>" */
+	struct ibv_device ibdev; /* "soft:<if>", "xdp:<if>", "mem:<l>.<e>" */
 	TAILQ_ENTRY(sv_device) next;
 	struct sv_caps caps;
 	uint32_t lacks; /* SV_DEV_NO_* */

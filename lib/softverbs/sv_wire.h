@@ -7,8 +7,8 @@
 
 /*
  * A wire moves Ethernet frames between a softverbs port and the outside:
- * a Linux interface through AF_PACKET (sv_wire_packet.c) or one end of an
- * in-memory link (sv_wire_mem.c).
+ * a Linux interface through AF_PACKET (sv_wire_packet.c) or AF_XDP
+ * (sv_wire_xdp.c), or one end of an in-memory link (sv_wire_mem.c).
  *
  * Concurrency: sv_wire_rx() is called by one thread at a time (the device
  * serialises it with a try-lock); sv_wire_tx() may be called from several
@@ -52,12 +52,18 @@ struct sv_wire_link {
 };
 
 /*
- * Open a wire. spec is "if:<ifname>" or "mem:<link>". For "mem:", end is
- * set to 0 for the first opener of the link and 1 for the second (EBUSY for
- * a third); for "if:", end is 0. mac receives the wire's Ethernet address
- * (the interface's, or a locally administered one derived from the link
- * name and end). Returns 0 or a positive errno (ENODEV: no such interface,
- * EPERM: no CAP_NET_RAW).
+ * Open a wire. spec is "if:<ifname>", "xdp:<ifname>" or "mem:<link>". For
+ * "mem:", end is set to 0 for the first opener of the link and 1 for the
+ * second (EBUSY for a third); for "if:" and "xdp:", end is 0. mac receives
+ * the wire's Ethernet address (the interface's, or a locally administered
+ * one derived from the link name and end). Returns 0 or a positive errno
+ * (ENODEV: no such interface, EPERM: no CAP_NET_RAW). "xdp:" also:
+ * EPERM: no CAP_NET_ADMIN or CAP_BPF either; EAFNOSUPPORT: the kernel has
+ * no AF_XDP; ENOSYS: no bpf(); EBUSY: the interface has an XDP program or
+ * an AF_XDP socket on queue 0 already; EMSGSIZE: its MTU (or a veth
+ * peer's) is too large for XDP frames; ENOTSUP: its driver refuses XDP;
+ * ENOBUFS: the locked-memory limit is too low for the frame memory;
+ * EPROTONOSUPPORT: built without AF_XDP.
  */
 int
 sv_wire_open(const char *spec, struct sv_wire **wire, int *end, uint8_t mac[6]);
@@ -107,5 +113,6 @@ struct sv_wire_ops {
 };
 
 extern const struct sv_wire_ops sv_wire_packet_ops; /* "if:" */
+extern const struct sv_wire_ops sv_wire_xdp_ops;    /* "xdp:" */
 
 #endif /* SV_WIRE_H */

@@ -387,6 +387,9 @@ sv_wire_open(const char *spec, struct sv_wire **wire, int *end, uint8_t mac[6])
 	} else if (strncmp(spec, "if:", 3) == 0) {
 		ops = &sv_wire_packet_ops;
 		spec += 3;
+	} else if (strncmp(spec, "xdp:", 4) == 0) {
+		ops = &sv_wire_xdp_ops;
+		spec += 4;
 	} else {
 		return EINVAL;
 	}

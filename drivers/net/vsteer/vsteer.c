@@ -10,6 +10,8 @@
  *
  * dev=mlx5_0        an rdma-core device (libibverbs/libmlx5);
  * dev=soft:<if>     softverbs on a Linux interface (needs CAP_NET_RAW);
+ * dev=xdp:<if>      softverbs on a Linux interface through AF_XDP (needs
+ *                   CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF);
  * dev=mem:<link>    softverbs on one end of an in-memory link: two ports
  *                   given the same link are wired to each other.
  * port=<n>          1-based port of the device (default 1).
@@ -83,6 +85,7 @@ static const char *const vsteer_valid_args[] = {
 #define VSTEER_SV_PRIOS_GENERIC 4096
 
 #define VSTEER_SOFT_PREFIX "soft:"
+#define VSTEER_XDP_PREFIX "xdp:"
 #define VSTEER_MEM_PREFIX "mem:"
 
 enum vsteer_engine_arg {
@@ -182,7 +185,7 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 	a->engine = VSTEER_ENGINE_AUTO;
 	if (params == NULL || params[0] == '\0') {
 		INIT_LOG(ERR,
-			 "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
+			 "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname>, xdp:<ifname> or mem:<link>)",
 			 name);
 		return -EINVAL;
 	}
@@ -295,7 +298,7 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 	rte_kvargs_free(kv);
 	if (ret == 0 && a->dev[0] == '\0') {
 		INIT_LOG(ERR,
-			 "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname> or mem:<link>)",
+			 "%s: devarg dev= is required (an rdma-core device such as mlx5_0, soft:<ifname>, xdp:<ifname> or mem:<link>)",
 			 name);
 		ret = -EINVAL;
 	}
@@ -306,6 +309,8 @@ static int
 vsteer_is_soft(const char *dev)
 {
 	return strncmp(dev, VSTEER_SOFT_PREFIX, strlen(VSTEER_SOFT_PREFIX)) ==
+		       0 ||
+	       strncmp(dev, VSTEER_XDP_PREFIX, strlen(VSTEER_XDP_PREFIX)) ==
 		       0 ||
 	       strncmp(dev, VSTEER_MEM_PREFIX, strlen(VSTEER_MEM_PREFIX)) == 0;
 }
@@ -340,25 +345,64 @@ vsteer_list_devs(const struct vsteer_glue *glue, struct ibv_device **list,
 				glue->get_device_name(list[i]));
 }
 
+/* Why an AF_XDP wire could not open (sv_wire.h), or NULL. */
+static const char *
+vsteer_xdp_why(int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return "AF_XDP needs CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF (or root)";
+	case EAFNOSUPPORT:
+		return "this kernel has no AF_XDP sockets (CONFIG_XDP_SOCKETS)";
+	case ENOSYS:
+		return "this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)";
+	case EBUSY:
+		return "the interface already has an XDP program, or an AF_XDP socket on queue 0";
+	case EMSGSIZE:
+		return "MTU too large for XDP: at most 3818, and on a veth at most 3506 on the peer";
+	case ENOTSUP:
+		return "the kernel or the interface's driver refuses the XDP program (XDP links need Linux 5.9)";
+	case ENOSPC:
+		return "the veth peer has more tx queues than this end has rx queues, which XDP refuses";
+	case ENOBUFS:
+		return "cannot lock the 16 MiB of frame memory: raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK";
+	case EINVAL:
+		return "not an Ethernet interface";
+	case EPROTONOSUPPORT:
+		return "this build has no AF_XDP support (build with libxdp-dev and libbpf-dev)";
+	default:
+		return NULL;
+	}
+}
+
 /* Create the softverbs device the devarg names; its name goes to out. */
 static int
 vsteer_soft_create(const char *name, const struct vsteer_args *a, char *out,
 		   size_t out_len)
 {
 	char wire[96], found[256];
+	const char *ifname = NULL, *why = NULL;
+	bool xdp = false;
 	int ret;
 
 	if (strncmp(a->dev, VSTEER_SOFT_PREFIX, strlen(VSTEER_SOFT_PREFIX)) ==
 	    0) {
-		const char *ifname = a->dev + strlen(VSTEER_SOFT_PREFIX);
-
+		ifname = a->dev + strlen(VSTEER_SOFT_PREFIX);
+	} else if (strncmp(a->dev, VSTEER_XDP_PREFIX,
+			   strlen(VSTEER_XDP_PREFIX)) == 0) {
+		ifname = a->dev + strlen(VSTEER_XDP_PREFIX);
+		xdp = true;
+	}
+	if (ifname != NULL) {
 		if (ifname[0] == '\0' || if_nametoindex(ifname) == 0) {
 			vsteer_list_ifs(found, sizeof(found));
 			INIT_LOG(ERR, "%s: no interface %s; found: %s", name,
 				 ifname[0] ? ifname : "(empty)", found);
 			return -ENODEV;
 		}
-		snprintf(wire, sizeof(wire), "if:%s", ifname);
+		snprintf(wire, sizeof(wire), "%s:%s", xdp ? "xdp" : "if",
+			 ifname);
 	} else {
 		const char *link = a->dev + strlen(VSTEER_MEM_PREFIX);
 
@@ -373,7 +417,11 @@ vsteer_soft_create(const char *name, const struct vsteer_args *a, char *out,
 	ret = vsteer_soft_device_add(wire, &a->soft, out, out_len);
 	if (ret == 0)
 		return 0;
-	if (ret == EBUSY)
+	if (xdp)
+		why = vsteer_xdp_why(ret);
+	if (why != NULL)
+		INIT_LOG(ERR, "%s: dev=%s: %s", name, a->dev, why);
+	else if (ret == EBUSY)
 		INIT_LOG(ERR,
 			 "%s: dev=%s: the in-memory link already has two ends",
 			 name, a->dev);
@@ -825,7 +873,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 		glue = &vsteer_glue_rdma;
 		if (a.soft_key != NULL) {
 			INIT_LOG(ERR,
-				 "%s: %s= applies to softverbs devices (soft:, mem:), not to %s",
+				 "%s: %s= applies to softverbs devices (soft:, xdp:, mem:), not to %s",
 				 name, a.soft_key, a.dev);
 			return -EINVAL;
 		}
@@ -933,7 +981,7 @@ static struct rte_vdev_driver vsteer_vdev_driver = {
 
 RTE_PMD_REGISTER_VDEV(net_vsteer, vsteer_vdev_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_vsteer, VSTEER_ARG_DEV
-			      "=<mlx5_0|soft:ifname|mem:link> " VSTEER_ARG_PORT
+			      "=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT
 			      "=<int> " VSTEER_ARG_PROFILE
 			      "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
 			      "=<auto|verbs|dv> " VSTEER_ARG_MAC

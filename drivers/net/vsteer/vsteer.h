@@ -456,7 +456,7 @@ void vsteer_flow_stop(struct rte_eth_dev *dev);
 void vsteer_flow_close(struct rte_eth_dev *dev);
 
 /* vsteer_glue_soft.c: softverbs-only entry points. */
-/* Create the softverbs device on wire ("if:<name>" / "mem:<link>"). */
+/* Create the softverbs device on wire ("if:", "xdp:" or "mem:"). */
 int vsteer_soft_device_add(const char *wire, const struct vsteer_soft_opts *o,
 			   char *name, size_t name_len);
 int vsteer_soft_device_remove(const char *name);
