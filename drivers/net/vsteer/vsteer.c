@@ -980,13 +980,11 @@ static struct rte_vdev_driver vsteer_vdev_driver = {
 };
 
 RTE_PMD_REGISTER_VDEV(net_vsteer, vsteer_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_vsteer, VSTEER_ARG_DEV
-			      "=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT
-			      "=<int> " VSTEER_ARG_PROFILE
-			      "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
-			      "=<auto|verbs|dv> " VSTEER_ARG_MAC
-			      "=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS
-			      "=<1-16> " VSTEER_ARG_SV_DEVX
-			      "=<0|1> " VSTEER_ARG_SV_TUNNEL
-			      "=<0|1> " VSTEER_ARG_SV_EGRESS "=<0|1>");
+RTE_PMD_REGISTER_PARAM_STRING(
+	net_vsteer, VSTEER_ARG_DEV
+	"=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT
+	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
+	"=<auto|verbs|dv> " VSTEER_ARG_MAC
+	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX
+	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS "=<0|1>");
 RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");
