@@ -70,6 +70,11 @@ struct sv_dir {
 	struct sv_rule **sniffers; /* by seq */
 	uint32_t nsniffers_, sniffcap;
 	uint64_t seq;
+	/* The last NORMAL mask inserted, its level and what the table made
+	 * of it: rules often come in runs of one mask (write lock). */
+	union sv_kwords last_mask;
+	uint32_t last_level;
+	struct sv_mask_key last_mk;
 	/* Read without the lock by the transmit fast path. */
 	atomic_uint nrules;
 	atomic_uint nsniffers;
@@ -184,9 +189,21 @@ sv_steer_add(struct sv_port *port, const struct sv_rule *tmpl,
 	if (tmpl->type == IBV_FLOW_ATTR_NORMAL) {
 		sv_key_words(mask, &mw);
 		sv_key_words(value, &vw);
-		sv_table_mask_key(&mw, sv_rule_level(tmpl), &mk);
 	}
 	pthread_rwlock_wrlock(&port->rules_lock);
+	if (tmpl->type == IBV_FLOW_ATTR_NORMAL) {
+		uint32_t level = sv_rule_level(tmpl);
+
+		if (d->last_mk.gsig != 0 && d->last_level == level &&
+		    memcmp(&d->last_mask, &mw, sizeof(mw)) == 0) {
+			mk = d->last_mk;
+		} else {
+			sv_table_mask_key(&mw, level, &mk);
+			d->last_mask = mw;
+			d->last_level = level;
+			d->last_mk = mk;
+		}
+	}
 	obj = sv_arena_obj_alloc(&st->arena,
 				 hdr + sizeof(*r) + mk.nw * sizeof(uint64_t));
 	if (obj == NULL) {

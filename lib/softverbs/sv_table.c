@@ -1045,6 +1045,7 @@ sv_level_scan(const struct sv_level *lv, const uint64_t *kw, struct sv_walk *w)
 {
 	const struct sv_rule *best = NULL, *r;
 	uint32_t bits, s, u;
+	int64_t i;
 
 #define SV_VISIT(grp)                                          \
 	do {                                                   \
@@ -1061,27 +1062,27 @@ sv_level_scan(const struct sv_level *lv, const uint64_t *kw, struct sv_walk *w)
 		SV_VISIT(lv->only);
 		return best;
 	}
+	if (!lv->filter) {
+		/* Not reached: a level of several groups has a filter. */
+		for (s = 0; s < lv->nslot; s++)
+			if (lv->slot[s] != NULL)
+				SV_VISIT(lv->slot[s]);
+		return best;
+	}
 	bits = 0;
-	if (lv->filter) {
-		int64_t i = sv_filter_find(&lv->ft, sv_filter_sig_key(lv, kw));
-
-		if (i >= 0) {
-			const struct sv_slot *f = &lv->ft.slots[i];
-
-			/* The only entry with the frame's bits under P: the
-			 * only partitioned one it may match. */
-			if (f->p != NULL) {
-				if (sv_rule_hit(f->p, kw)) {
-					r = f->p;
-					if (lv->dont_trap)
-						sv_walk_keep(w, r);
-					else
-						best = r;
-				}
-			} else {
-				bits = f->bits;
-			}
+	i = sv_filter_find(&lv->ft, sv_filter_sig_key(lv, kw));
+	if (i >= 0 && lv->ft.slots[i].p != NULL) {
+		/* The only entry with the frame's bits under P: the only one
+		 * of the groups covering P that the frame may match. */
+		r = lv->ft.slots[i].p;
+		if (sv_rule_hit(r, kw)) {
+			if (lv->dont_trap)
+				sv_walk_keep(w, r);
+			else
+				best = r;
 		}
+	} else if (i >= 0) {
+		bits = lv->ft.slots[i].bits;
 	}
 	while (bits != 0) {
 		uint32_t b = (uint32_t)__builtin_ctz(bits);
