@@ -29,6 +29,25 @@
 
 #include "sv_internal.h"
 
+/* Under AddressSanitizer, objects not handed out are poisoned, so that a
+ * flow used after ibv_destroy_flow() is caught as it would be with
+ * malloc. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SV_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SV_ASAN 1
+#endif
+#endif
+#ifdef SV_ASAN
+#include <sanitizer/asan_interface.h>
+#define SV_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define SV_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define SV_POISON(p, n) ((void)(p), (void)(n))
+#define SV_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define SV_SLAB_BYTES (UINT32_C(64) * 1024)
 #define SV_SLAB_FIRST 64 /* offset of the first object: after the header */
 #define SV_BIG_BYTES (UINT32_C(64) * 1024)
@@ -108,6 +127,7 @@ sv_slab_new(struct sv_arena *a, uint32_t size)
 	memset(s, 0, sizeof(*s));
 	s->size = size;
 	s->bump = SV_SLAB_FIRST;
+	SV_POISON((uint8_t *)s + SV_SLAB_FIRST, SV_SLAB_BYTES - SV_SLAB_FIRST);
 	s->all_next = a->all;
 	if (a->all != NULL)
 		a->all->all_prev = s;
@@ -132,6 +152,7 @@ sv_slab_release(struct sv_arena *a, struct sv_slab *s)
 		a->spare = s;
 		return;
 	}
+	SV_UNPOISON(s, SV_SLAB_BYTES);
 	munmap(s, SV_SLAB_BYTES);
 	a->bytes -= SV_SLAB_BYTES;
 }
@@ -158,10 +179,12 @@ sv_arena_obj_alloc(struct sv_arena *a, size_t size)
 	}
 	if (s->free != NULL) {
 		o = s->free;
+		SV_UNPOISON(o, sz);
 		memcpy(&s->free, o, sizeof(void *));
 	} else {
 		o = (uint8_t *)s + s->bump;
 		s->bump += sz;
+		SV_UNPOISON(o, sz);
 	}
 	s->live++;
 	if (s->free == NULL && s->bump + sz > SV_SLAB_BYTES)
@@ -180,6 +203,7 @@ sv_arena_obj_free(struct sv_arena *a, void *o)
 	s = (struct sv_slab *)((uintptr_t)o & ~(uintptr_t)(SV_SLAB_BYTES - 1));
 	memcpy(o, &s->free, sizeof(void *));
 	s->free = o;
+	SV_POISON(o, s->size);
 	a->objs--;
 	if (--s->live == 0)
 		sv_slab_release(a, s);
@@ -242,10 +266,12 @@ sv_arena_fini(struct sv_arena *a)
 
 	while ((s = a->all) != NULL) {
 		a->all = s->all_next;
+		SV_UNPOISON(s, SV_SLAB_BYTES);
 		munmap(s, SV_SLAB_BYTES);
 		a->bytes -= SV_SLAB_BYTES;
 	}
 	if (a->spare != NULL) {
+		SV_UNPOISON(a->spare, SV_SLAB_BYTES);
 		munmap(a->spare, SV_SLAB_BYTES);
 		a->bytes -= SV_SLAB_BYTES;
 	}
