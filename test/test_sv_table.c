@@ -291,7 +291,7 @@ check_keys(struct orule *rules, unsigned int n, const struct sv_key *keys,
 	qsort(sorted, live, sizeof(*sorted), cmp_order);
 	for (j = 0; j < nkeys; j++) {
 		nw = oracle_walk(sorted, live, &keys[j], want);
-		ng = sv_steer_walk(port, false, &keys[j], got, MAXWALK);
+		ng = sv_steer_walk(port, false, &keys[j], got, MAXWALK, NULL);
 		VT_CHECK_EQ(ng, nw, "%s: frame %u: rules met", when, j);
 		seen_checks++;
 		seen_multi += nw > 1;
@@ -653,7 +653,7 @@ test_memory(void)
 	const struct sv_rule *got[MAXWALK];
 	struct rule_buf rb;
 	uint64_t empty, full;
-	unsigned int v, i;
+	unsigned int v, i, probes;
 
 	VT_CHECK(vt_svenv_up(&E, &env_cfg) == 0, "set-up: errno %d", errno);
 	port = &sv_ctx(E.ctx[1])->dev->port;
@@ -680,10 +680,14 @@ test_memory(void)
 
 			frame_key(&k, macs[0], 0xc0000201, 0x0b000000 + i, 1,
 				  2);
-			VT_CHECK_EQ(sv_steer_walk(port, false, &k, got,
-						  MAXWALK),
+			VT_CHECK_EQ(sv_steer_walk(port, false, &k, got, MAXWALK,
+						  &probes),
 				    1, "rule %u found", i);
 			VT_CHECK_EQ(got[0]->act.tag, i + 1, "rule %u", i);
+			/* One lookup: the mask's group, or with 8 masks
+			 * the level's filter that names the rule. */
+			VT_CHECK_EQ(probes, 1, "%u masks: lookups for rule %u",
+				    masks[v], i);
 		}
 		/* Destroy in random order, all but 10. */
 		for (i = BIG - 1; i > 0; i--) {
@@ -708,7 +712,7 @@ test_memory(void)
 
 			frame_key(&k, macs[1], 0xc0000201, 0x0b000000 + r, 1,
 				  2);
-			ng = sv_steer_walk(port, false, &k, got, MAXWALK);
+			ng = sv_steer_walk(port, false, &k, got, MAXWALK, NULL);
 			if (i < 10) {
 				VT_CHECK_EQ(ng, 1, "rule %u still found", r);
 				VT_CHECK_EQ(got[0]->act.tag, r + 1, "rule %u",
@@ -731,10 +735,85 @@ test_memory(void)
 	return VT_OK;
 }
 
+/*
+ * What the filter saves, counted in lookups (hash tables looked into)
+ * rather than timed: 4000 rules over 8 masks at one priority, and one
+ * more rule, at the same priority, whose mask the filter cannot use:
+ *  0. a catch-all (no field) created after the rules: younger than any
+ *     of them, a frame they match never looks into it (1 lookup);
+ *  1. the same catch-all created first: it wins every frame, looked into
+ *     after the filter (2 lookups);
+ *  2. a rule for another destination MAC created first, the 4000 rules
+ *     also matching the MAC (the same for all): the MAC rule's mask was
+ *     the only one when the filter's shared bits were first chosen, and
+ *     they must be chosen again as the rules come, or every frame would
+ *     look into every mask (2 lookups: the filter and the MAC rule).
+ * A frame that no specific rule matches costs the filter and the other
+ * rule's group.
+ */
+static int
+test_filter_lookups(void)
+{
+	static struct ibv_flow *fl[4000];
+	static const unsigned int want_probes[3] = { 1, 2, 2 };
+	const struct sv_rule *got[MAXWALK];
+	struct sv_port *port;
+	struct ibv_flow *other;
+	struct rule_buf rb;
+	unsigned int order, i, probes, ng;
+	struct sv_key k;
+
+	VT_CHECK(vt_svenv_up(&E, &env_cfg) == 0, "set-up: errno %d", errno);
+	port = &sv_ctx(E.ctx[1])->dev->port;
+	for (order = 0; order < 3; order++) {
+		other = NULL;
+		for (i = 0; i <= 4000; i++) {
+			if (i == (order == 0 ? 4000u : 0u)) {
+				rb_init(&rb, 1, 0);
+				rb_eth(&rb, order == 2 ? macs[1] : NULL);
+				rb_ipv4(&rb, 0, 0, 0, 0);
+				rb_tag(&rb, 99999);
+				other = ibv_create_flow(E.q[1].hqp, &rb.u.attr);
+				VT_CHECK(other != NULL, "order %u: errno %d",
+					 order, errno);
+			}
+			if (i == 4000)
+				break;
+			rb_init(&rb, 1, 0);
+			rb_eth(&rb, order == 2 ? macs[0] : NULL);
+			rb_ipv4(&rb, 0xc0000201, i % 8, 0x0b000000 + i, 32);
+			rb_tag(&rb, i + 1);
+			fl[i] = ibv_create_flow(E.q[0].hqp, &rb.u.attr);
+			VT_CHECK(fl[i] != NULL, "rule %u: errno %d", i, errno);
+		}
+		for (i = 0; i < 4000; i += 37) {
+			frame_key(&k, macs[0], 0xc0000201, 0x0b000000 + i, 1,
+				  2);
+			ng = sv_steer_walk(port, false, &k, got, MAXWALK,
+					   &probes);
+			VT_CHECK_EQ(ng, 1, "order %u: frame %u", order, i);
+			VT_CHECK_EQ(got[0]->act.tag, order == 1 ? 99999 : i + 1,
+				    "order %u: frame %u", order, i);
+			VT_CHECK_EQ(probes, want_probes[order],
+				    "order %u: lookups for frame %u", order, i);
+		}
+		frame_key(&k, macs[order == 2], 0xc0000201, 0x0c000000, 1, 2);
+		ng = sv_steer_walk(port, false, &k, got, MAXWALK, &probes);
+		VT_CHECK(ng == 1 && got[0]->act.tag == 99999,
+			 "order %u: a frame no specific rule takes", order);
+		VT_CHECK_EQ(probes, 2, "order %u: lookups for that frame",
+			    order);
+		for (i = 0; i < 4000; i++)
+			VT_CHECK_EQ(ibv_destroy_flow(fl[i]), 0, "destroy");
+		VT_CHECK_EQ(ibv_destroy_flow(other), 0, "destroy");
+	}
+	VT_CHECK(vt_svenv_down(&E) == 0, "tear-down");
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
-	VT_CASE(test_oracle),
-	VT_CASE(test_many_masks_overlap),
-	VT_CASE(test_memory),
+	VT_CASE(test_oracle), VT_CASE(test_many_masks_overlap),
+	VT_CASE(test_memory), VT_CASE(test_filter_lookups),
 	{ NULL, NULL },
 };
 

@@ -353,10 +353,11 @@ void sv_steer_del(struct sv_port *port, struct sv_rule *rule);
 /* For tests: the entries (head rules) of NORMAL rules a frame of key k
  * meets, in the order the receive path (or the egress path) acts on
  * them: DONT_TRAP copies, then the rule that traps or drops it. Returns
- * how many were written to out, at most max. */
-unsigned int
-sv_steer_walk(struct sv_port *port, bool egress, const struct sv_key *k,
-	      const struct sv_rule **out, unsigned int max);
+ * how many were written to out, at most max; *probes (if not NULL): the
+ * hash tables (level filters, mask groups) the walk looked into. */
+unsigned int sv_steer_walk(struct sv_port *port, bool egress,
+			   const struct sv_key *k, const struct sv_rule **out,
+			   unsigned int max, unsigned int *probes);
 /* Pull up to SV_RX_BATCH frames from the wire and dispatch them; no-op if
  * another thread is pumping. Returns the number of frames taken. */
 unsigned int sv_port_pump(struct sv_port *port);

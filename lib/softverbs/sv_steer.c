@@ -549,7 +549,8 @@ sv_port_pump(struct sv_port *port)
 
 unsigned int
 sv_steer_walk(struct sv_port *port, bool egress, const struct sv_key *k,
-	      const struct sv_rule **out, unsigned int max)
+	      const struct sv_rule **out, unsigned int max,
+	      unsigned int *probes)
 {
 	struct sv_steer *st = port->steer;
 	const struct sv_rule *r;
@@ -570,6 +571,8 @@ sv_steer_walk(struct sv_port *port, bool egress, const struct sv_key *k,
 			break;
 	}
 	pthread_rwlock_unlock(&port->rules_lock);
+	if (probes != NULL)
+		*probes = w.probes;
 	return n;
 }
 

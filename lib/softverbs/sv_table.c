@@ -25,7 +25,10 @@
  * page does not say; DPDK's mlx5 notes that overlapping rules in one
  * hardware priority are undefined, and the kernel puts each mask in a
  * flow group of its own.) A frame must therefore be looked up in every
- * group of a level that might hold a match, and the filter says which.
+ * group of a level that might hold a match, and the filter says which;
+ * at a trapping level, a group whose first rule is younger than the
+ * match in hand cannot beat it and is not probed (the early stop a
+ * tuple-space search makes, with "can beat" meaning older).
  *
  * The filter of a level with more than one group: the masks of most of
  * its groups share bits (the destination address of every rule, say); P
@@ -42,12 +45,15 @@
  * signature share an entry, which costs a probe, never a match; a
  * group's bit stays set until its entry empties (a stale bit costs a
  * probe too). P is chosen when a level gets its second group, greedily
- * from the largest group down, keeping a group when P and its mask share
- * at least half of P's bits; a group that comes later and does not cover
- * P stays unpartitioned until the choice is made again, which happens
- * once the level has seen as many inserts and removals as it has rules
- * (so that the O(rules) rebuild is amortised). A level back to one group
- * drops its filter on the same terms.
+ * from the largest group down, keeping a group when what P and its mask
+ * share still tells apart at least half as many of a sample of the
+ * largest group's entries as P does; a group that comes later and does
+ * not cover P stays unpartitioned until the choice is made again, which
+ * happens when groups came or went, or a quarter of the entries added
+ * since were not set apart by P, once the level has seen inserts and
+ * removals for half the rules it has (so that the O(rules) rebuild is
+ * amortised). A level back to one group drops its filter on the same
+ * terms.
  *
  * Hash tables (entries, groups, filters) are open addressing with linear
  * probing over 16-byte slots that start with a 32-bit signature (a miss
@@ -99,6 +105,8 @@ struct sv_tss_group {
 	uint32_t nw;   /* value words: the non-zero mask words */
 	uint32_t sig;  /* of (mask, level), in the table's group hash */
 	bool part;     /* covered by the level's filter */
+	/* seq of its first rule: none of its rules is older. */
+	uint64_t born;
 	struct sv_htab ht;
 	uint8_t widx[SV_KEY_WORDS]; /* key word of value word i */
 	uint8_t pmap[SV_KEY_WORDS]; /* value word of filter word k */
@@ -113,6 +121,9 @@ struct sv_level {
 	bool dirty;  /* groups came or went since P was chosen */
 	uint32_t nrules;
 	uint32_t ops; /* inserts and removals since P was chosen */
+	/* Entries added since then that P did not set apart: in a group
+	 * outside the filter, or sharing their bits under P. */
+	uint32_t poor;
 	uint32_t ngroups;
 	struct sv_tss_group *only; /* the group, when there is one */
 	struct sv_tss_group **slot;
@@ -415,12 +426,13 @@ sv_filter_find(const struct sv_htab *ft, uint32_t sig)
 
 static int
 sv_filter_add(struct sv_arena *a, struct sv_htab *ft, uint32_t sig,
-	      uint16_t bit, const struct sv_rule *r)
+	      uint16_t bit, const struct sv_rule *r, uint32_t *shared)
 {
 	int64_t i = sv_filter_find(ft, sig);
 	struct sv_slot f;
 
 	if (i >= 0) {
+		(*shared)++;
 		struct sv_slot *e = &ft->slots[i];
 
 		if (e->count != UINT16_MAX)
@@ -505,14 +517,30 @@ sv_cmp_grp_size(const void *x, const void *y)
 	return a->slot < b->slot ? -1 : a->slot > b->slot;
 }
 
-static uint32_t
-sv_popcount(const uint64_t *w)
-{
-	uint32_t i, n = 0;
+#define SV_SAMPLE 64 /* entries that judge a candidate P */
 
-	for (i = 0; i < SV_KEY_WORDS; i++)
-		n += (uint32_t)__builtin_popcountll(w[i]);
-	return n;
+/* How many of the sample rules (of group g) differ in their bits under
+ * q, a mask within g's. */
+static uint32_t
+sv_sample_distinct(const struct sv_tss_group *g, const struct sv_rule **smp,
+		   uint32_t n, const uint64_t *q)
+{
+	uint32_t sig[SV_SAMPLE], i, j, d = 0;
+
+	for (i = 0; i < n; i++) {
+		const uint64_t *v = sv_rule_val(smp[i]);
+		uint64_t h = 0;
+		uint32_t k;
+
+		for (k = 0; k < g->nw; k++)
+			if (q[g->widx[k]] != 0)
+				h = sv_mix(h, v[k] & q[g->widx[k]]);
+		sig[i] = sv_sig(h);
+		for (j = 0; j < i && sig[j] != sig[i]; j++)
+			;
+		d += j == i;
+	}
+	return d;
 }
 
 /*
@@ -525,8 +553,9 @@ sv_filter_build(struct sv_table *t, struct sv_level *lv)
 	struct sv_arena *a = t->arena;
 	struct sv_tss_group **gs;
 	uint64_t p[SV_KEY_WORDS], c[SV_KEY_WORDS];
+	const struct sv_rule *smp[SV_SAMPLE];
 	struct sv_level tmp; /* P and the table being built */
-	uint32_t i, j, k, ng = 0, nodes = 0;
+	uint32_t i, j, k, ng = 0, nodes = 0, nsmp = 0, dp;
 	int rc = ENOMEM;
 
 	gs = malloc(lv->ngroups * sizeof(*gs));
@@ -536,12 +565,26 @@ sv_filter_build(struct sv_table *t, struct sv_level *lv)
 		if (lv->slot[i] != NULL)
 			gs[ng++] = lv->slot[i];
 	qsort(gs, ng, sizeof(*gs), sv_cmp_grp_size);
+	/* P starts as the largest group's mask; each other group, largest
+	 * first, narrows it to what they share unless that leaves fewer
+	 * than half as many distinct values among a sample of the largest
+	 * group's entries (a catch-all, or a mask that shares only a field
+	 * most rules have the same value in, stays out of P). */
+	for (j = 0; j <= gs[0]->ht.mask && nsmp < SV_SAMPLE; j++)
+		if (gs[0]->ht.slots[j].sig != 0)
+			smp[nsmp++] = gs[0]->ht.slots[j].p;
 	memcpy(p, gs[0]->mask.w, sizeof(p));
+	dp = sv_sample_distinct(gs[0], smp, nsmp, p);
 	for (i = 1; i < ng; i++) {
+		uint32_t dc;
+
 		for (k = 0; k < SV_KEY_WORDS; k++)
 			c[k] = p[k] & gs[i]->mask.w[k];
-		if (sv_popcount(c) * 2 >= sv_popcount(p))
+		dc = sv_sample_distinct(gs[0], smp, nsmp, c);
+		if (dc * 2 >= dp) {
 			memcpy(p, c, sizeof(p));
+			dp = dc;
+		}
 	}
 	memset(&tmp, 0, sizeof(tmp));
 	for (k = 0; k < SV_KEY_WORDS; k++)
@@ -566,8 +609,8 @@ sv_filter_build(struct sv_table *t, struct sv_level *lv)
 				continue;
 			if (sv_filter_add(a, &tmp.ft,
 					  sv_filter_sig_rule(&tmp, g, e[j].p),
-					  sv_filter_bit(g->slot),
-					  e[j].p) != 0) {
+					  sv_filter_bit(g->slot), e[j].p,
+					  &tmp.poor) != 0) {
 				sv_ht_fini(a, &tmp.ft);
 				/* pmap of the old P, for the groups in it. */
 				for (k = 0; k < ng; k++)
@@ -595,6 +638,7 @@ sv_filter_build(struct sv_table *t, struct sv_level *lv)
 	lv->filter = true;
 	lv->dirty = false;
 	lv->ops = 0;
+	lv->poor = 0;
 	rc = 0;
 out:
 	free(gs);
@@ -613,20 +657,25 @@ sv_filter_drop(struct sv_table *t, struct sv_level *lv)
 
 /*
  * After an insert or a removal at the level: choose P again when groups
- * came or went and the level has seen as many changes as it has rules;
- * drop the filter of a level left with one group on the same terms. Both
- * are O(rules of the level), paid for by the changes before them; a
- * failure keeps what is there.
+ * came or went, or when a quarter of the entries added since P was chosen
+ * were not set apart by it (P chosen over a few rules may not suit the
+ * many that came after), once the level has seen changes for half the
+ * rules it has; drop the filter of a level left with one group on the
+ * same terms. Both are O(rules of the level), paid for by the changes
+ * before them; a failure keeps what is there.
  */
 static void
 sv_filter_maintain(struct sv_table *t, struct sv_level *lv)
 {
-	if (!lv->filter || lv->ops < SV_FILTER_MIN_OPS || lv->ops < lv->nrules)
+	if (!lv->filter || lv->ops < SV_FILTER_MIN_OPS ||
+	    lv->ops < lv->nrules / 2)
 		return;
 	if (lv->ngroups == 1)
 		sv_filter_drop(t, lv);
-	else if (lv->dirty)
+	else if (lv->dirty || lv->poor >= lv->nrules / 4)
 		sv_filter_build(t, lv);
+	else
+		lv->ops = 0;
 }
 
 /* ---- levels and groups ---- */
@@ -873,6 +922,7 @@ sv_table_insert(struct sv_table *t, struct sv_rule *r,
 		g = sv_group_new(t, lv, mask, gsig);
 		if (g == NULL)
 			goto undo;
+		g->born = r->seq_;
 		new_grp = true;
 	}
 	sv_grp_vals(g, value->w, val);
@@ -893,10 +943,12 @@ sv_table_insert(struct sv_table *t, struct sv_rule *r,
 	} else {
 		struct sv_slot e;
 
+		if (lv->filter && !g->part)
+			lv->poor++;
 		if (lv->filter && g->part &&
 		    sv_filter_add(t->arena, &lv->ft,
 				  sv_filter_sig_rule(lv, g, r),
-				  sv_filter_bit(g->slot), r) != 0)
+				  sv_filter_bit(g->slot), r, &lv->poor) != 0)
 			goto undo;
 		memset(&e, 0, sizeof(e));
 		e.sig = sig;
@@ -1047,8 +1099,13 @@ sv_level_scan(const struct sv_level *lv, const uint64_t *kw, struct sv_walk *w)
 	uint32_t bits, s, u;
 	int64_t i;
 
+/* A group whose rules are all younger than the match in hand cannot beat
+ * it: not probed (trapping levels). */
 #define SV_VISIT(grp)                                          \
 	do {                                                   \
+		if (best != NULL && best->seq_ < (grp)->born)  \
+			break;                                 \
+		w->probes++;                                   \
 		r = sv_grp_find(grp, kw);                      \
 		if (r == NULL)                                 \
 			break;                                 \
@@ -1070,6 +1127,7 @@ sv_level_scan(const struct sv_level *lv, const uint64_t *kw, struct sv_walk *w)
 		return best;
 	}
 	bits = 0;
+	w->probes++;
 	i = sv_filter_find(&lv->ft, sv_filter_sig_key(lv, kw));
 	if (i >= 0 && lv->ft.slots[i].p != NULL) {
 		/* The only entry with the frame's bits under P: the only one

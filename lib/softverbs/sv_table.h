@@ -97,11 +97,12 @@ uint32_t sv_table_nrules(const struct sv_table *t);
  */
 #define SV_WALK_COPIES 16
 struct sv_walk {
-	uint32_t li;   /* next level */
-	uint32_t n;    /* copies found at the current level */
-	uint32_t pos;  /* next copy to hand out */
-	bool more;     /* the level has copies beyond those */
-	uint64_t last; /* seq of the last copy handed out */
+	uint32_t li;	 /* next level */
+	uint32_t n;	 /* copies found at the current level */
+	uint32_t pos;	 /* next copy to hand out */
+	bool more;	 /* the level has copies beyond those */
+	uint32_t probes; /* hash tables looked into (filters and groups) */
+	uint64_t last;	 /* seq of the last copy handed out */
 	const struct sv_rule *copy[SV_WALK_COPIES];
 };
 
@@ -112,6 +113,7 @@ sv_walk_init(struct sv_walk *w)
 	w->n = 0;
 	w->pos = 0;
 	w->more = false;
+	w->probes = 0;
 }
 
 const struct sv_rule *
