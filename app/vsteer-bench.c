@@ -10,7 +10,10 @@
  * Sections, in the order they run:
  *
  *  flows     rte_flow_create / rte_flow_destroy rate for N rules, all of
- *            one mask (IPv4 dst /32 -> queue) or spread over many masks.
+ *            one mask (IPv4 dst /32 -> queue) or spread over many masks,
+ *            and the resident memory they hold; then the same rules as
+ *            verbs rules straight into softverbs (a device of its own):
+ *            its share of the time, and its bytes per rule.
  *  classify  Rx cycles per packet with 0..N rules installed, all of one
  *            mask or spread over M masks, each frame matching one rule;
  *            the ratio is against the 1-rule run of the same invocation.
@@ -34,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_byteorder.h>
@@ -49,6 +53,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_udp.h>
+
+#include "softverbs.h"
 
 #define BURST 32u
 #define ROUND 512u /* frames in flight per tx/rx round */
@@ -470,7 +476,19 @@ rules_remove(unsigned int n, uint64_t *cyc)
 
 struct traffic {
 	uint64_t sent, received, tx_cyc, rx_cyc;
+	uint64_t rx_timed; /* frames whose rx cycles are in rx_cyc */
 };
+
+/*
+ * classify: time each rx burst and leave out those during which the
+ * thread lost the CPU (a burst of 32 frames takes tens of microseconds;
+ * one that took over SKIP_US had the CPU taken from it). On a machine
+ * shared with other work this keeps the figures the device's rather
+ * than the scheduler's; the bursts left out are counted and printed.
+ */
+#define SKIP_US 250
+static bool skip_preempted;
+static uint64_t bursts_timed, bursts_skipped;
 
 /*
  * Rounds of ROUND frames for dur_ms: tx bursts of the templates in turn
@@ -509,16 +527,31 @@ traffic_run(unsigned int dur_ms, struct traffic *t)
 		}
 		t0 = rte_rdtsc();
 		while (n < sent && idle < IDLE_POLLS) {
+			uint64_t t1 = skip_preempted ? rte_rdtsc() : 0;
 			uint16_t k =
 				rte_eth_rx_burst(rx_port, (uint16_t)q, got + n,
 						 RTE_MIN(BURST, ROUND - n));
 
+			if (skip_preempted) {
+				uint64_t dt = rte_rdtsc() - t1;
+
+				bursts_timed++;
+				if (dt > rte_get_tsc_hz() / 1000000 * SKIP_US) {
+					bursts_skipped++;
+				} else {
+					t->rx_cyc += dt;
+					t->rx_timed += k;
+				}
+			}
 			n += k;
 			idle = k ? 0 : idle + 1;
 			if (++q == opt.nqueues)
 				q = 0;
 		}
-		t->rx_cyc += rte_rdtsc() - t0;
+		if (!skip_preempted) {
+			t->rx_cyc += rte_rdtsc() - t0;
+			t->rx_timed += n;
+		}
 		rte_pktmbuf_free_bulk(got, n);
 		t->sent += sent;
 		t->received += n;
@@ -558,7 +591,7 @@ traffic_measure(struct rx_result *r)
 		struct traffic t;
 
 		traffic_run(opt.dur_ms, &t);
-		rx[i] = t.received ? (double)t.rx_cyc / t.received : 0;
+		rx[i] = t.rx_timed ? (double)t.rx_cyc / t.rx_timed : 0;
 		tx[i] = t.sent ? (double)t.tx_cyc / t.sent : 0;
 		r->lost += t.sent - t.received;
 		drain();
@@ -576,23 +609,309 @@ mpps(double cpp)
 	return cpp > 0 ? tsc_mhz / cpp : 0;
 }
 
-static int
-section_flows(void)
+/* Resident memory of the process, in bytes (0 if unknown). */
+static uint64_t
+rss_bytes(void)
 {
-	unsigned int i, r, v, maxn = 0;
-	uint64_t c_cyc, d_cyc;
+	unsigned long size, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
 
-	for (i = 0; i < opt.nflows; i++)
-		maxn = RTE_MAX(maxn, opt.flows[i]);
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * softverbs alone: a device of its own (mlx5 profile, one end of an
+ * in-memory link) with one hash QP, and the verbs rules the driver makes
+ * of the rte_flow rules above (ETH with nothing matched, IPV4 dst /32
+ * [+ src /k], verbs priority 1), created with ibv_create_flow() and
+ * destroyed with ibv_destroy_flow(): the device's share of a rule.
+ */
+struct svb {
+	char name[64];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_wq *wq;
+	struct ibv_rwq_ind_table *ind;
+	struct ibv_qp *qp;
+	struct ibv_flow **fl;
+};
+
+/* The attribute and its specs, back to back as ibv_create_flow(3) wants. */
+struct svb_rule {
+	union {
+		struct ibv_flow_attr attr;
+		uint8_t b[sizeof(struct ibv_flow_attr) +
+			  sizeof(struct ibv_flow_spec_eth) +
+			  sizeof(struct ibv_flow_spec_ipv4)];
+	} u;
+};
+
+static void
+svb_down(struct svb *b)
+{
+	if (b->qp != NULL)
+		sv_destroy_qp(b->qp);
+	if (b->ind != NULL)
+		ibv_destroy_rwq_ind_table(b->ind);
+	if (b->wq != NULL)
+		ibv_destroy_wq(b->wq);
+	if (b->cq != NULL)
+		sv_destroy_cq(b->cq);
+	if (b->pd != NULL)
+		sv_dealloc_pd(b->pd);
+	if (b->ctx != NULL)
+		sv_close_device(b->ctx);
+	if (b->name[0] != '\0')
+		softverbs_device_remove(b->name);
+	free(b->fl);
+	memset(b, 0, sizeof(*b));
+}
+
+static int
+svb_up(struct svb *b, unsigned int maxn)
+{
+	static uint8_t key[40] = { 0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb };
+	struct sv_device_opts o = { .profile = SV_PROFILE_MLX5 };
+	struct ibv_device **list;
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ,
+				       .max_wr = 16,
+				       .max_sge = 1 };
+	struct ibv_rwq_ind_table_init_attr ia = { .log_ind_tbl_size = 0 };
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+			     IBV_QP_INIT_ATTR_IND_TABLE,
+		.rx_hash_conf = { .rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+				  .rx_hash_key_len = sizeof(key),
+				  .rx_hash_key = key },
+	};
+	char link[64];
+	int n, i;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(link, sizeof(link), "mem:vsteer-bench-sv-%d", (int)getpid());
+	if (softverbs_device_add(link, &o, b->name, sizeof(b->name)) != 0)
+		goto fail;
+	list = sv_get_device_list(&n);
+	for (i = 0; list != NULL && i < n; i++)
+		if (strcmp(sv_get_device_name(list[i]), b->name) == 0)
+			b->ctx = sv_open_device(list[i]);
+	sv_free_device_list(list);
+	if (b->ctx == NULL)
+		goto fail;
+	b->pd = sv_alloc_pd(b->ctx);
+	b->cq = b->pd ? sv_create_cq(b->ctx, 16, NULL, NULL, 0) : NULL;
+	if (b->cq == NULL)
+		goto fail;
+	wa.pd = b->pd;
+	wa.cq = b->cq;
+	b->wq = ibv_create_wq(b->ctx, &wa);
+	if (b->wq == NULL)
+		goto fail;
+	ia.ind_tbl = &b->wq;
+	b->ind = ibv_create_rwq_ind_table(b->ctx, &ia);
+	if (b->ind == NULL)
+		goto fail;
+	qa.pd = b->pd;
+	qa.rwq_ind_tbl = b->ind;
+	b->qp = ibv_create_qp_ex(b->ctx, &qa);
+	b->fl = calloc(maxn, sizeof(*b->fl));
+	if (b->qp == NULL || b->fl == NULL)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "vsteer-bench: softverbs device set-up failed (%s)\n",
+		strerror(errno));
+	svb_down(b);
+	return -1;
+}
+
+static void
+svb_rule(struct svb_rule *r, unsigned int i, unsigned int nmasks)
+{
+	struct ibv_flow_spec_eth eth;
+	struct ibv_flow_spec_ipv4 ip;
+	unsigned int k = i % nmasks;
+
+	memset(r, 0, sizeof(*r));
+	memset(&eth, 0, sizeof(eth));
+	memset(&ip, 0, sizeof(ip));
+	r->u.attr.type = IBV_FLOW_ATTR_NORMAL;
+	r->u.attr.size = sizeof(r->u.b);
+	r->u.attr.priority = 1;
+	r->u.attr.num_of_specs = 2;
+	r->u.attr.port = 1;
+	eth.type = IBV_FLOW_SPEC_ETH;
+	eth.size = sizeof(eth);
+	ip.type = IBV_FLOW_SPEC_IPV4;
+	ip.size = sizeof(ip);
+	ip.val.dst_ip = rte_cpu_to_be_32(rule_dst(i));
+	ip.mask.dst_ip = RTE_BE32(0xffffffff);
+	if (k > 0) {
+		uint32_t m = ~0u << (32 - k);
+
+		ip.val.src_ip = rte_cpu_to_be_32(SRC_IP & m);
+		ip.mask.src_ip = rte_cpu_to_be_32(m);
+	}
+	memcpy(r->u.b + sizeof(r->u.attr), &eth, sizeof(eth));
+	memcpy(r->u.b + sizeof(r->u.attr) + sizeof(eth), &ip, sizeof(ip));
+}
+
+/* Bytes softverbs' rule tables hold on the device of b. */
+static uint64_t
+svb_table_bytes(const struct svb *b)
+{
+	struct sv_rule_mem m;
+
+	return softverbs_port_rule_mem(b->ctx, 1, &m) == 0 ? m.bytes : 0;
+}
+
+/* CPU time of the calling thread, in ns: unlike the TSC, it leaves out
+ * the time other processes had the CPU. */
+static double
+thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Create then destroy n verbs rules: cycles of each phase, CPU time of
+ * both in *cpu_ns; with mem, the growth of resident memory and of
+ * softverbs' own count of bytes while the n rules exist. */
+static int
+svb_pass(struct svb *b, unsigned int n, unsigned int nmasks, uint64_t *c_cyc,
+	 uint64_t *d_cyc, double *cpu_ns, uint64_t mem[2])
+{
+	struct svb_rule r;
+	uint64_t t0, rss0 = rss_bytes(), tb0 = svb_table_bytes(b);
+	double c0 = thread_ns(), c1;
+	unsigned int i;
+
+	t0 = rte_rdtsc();
+	for (i = 0; i < n; i++) {
+		svb_rule(&r, i, nmasks);
+		b->fl[i] = ibv_create_flow(b->qp, &r.u.attr);
+		if (b->fl[i] == NULL) {
+			fprintf(stderr, "vsteer-bench: verbs rule %u: %s\n", i,
+				strerror(errno));
+			while (i-- > 0)
+				ibv_destroy_flow(b->fl[i]);
+			return -1;
+		}
+	}
+	*c_cyc = rte_rdtsc() - t0;
+	c1 = thread_ns();
+	if (mem != NULL) {
+		mem[0] = rss_bytes() - rss0;
+		mem[1] = svb_table_bytes(b) - tb0;
+	}
+	c0 -= thread_ns() - c1; /* the memory reading is not the rules' */
+	t0 = rte_rdtsc();
+	for (i = 0; i < n; i++)
+		ibv_destroy_flow(b->fl[i]);
+	*d_cyc = rte_rdtsc() - t0;
+	*cpu_ns = thread_ns() - c0;
+	return 0;
+}
+
+/* The softverbs rows of the flows section. */
+static int
+section_flows_softverbs(unsigned int maxn)
+{
+	uint64_t c_cyc, d_cyc, mem[2];
+	struct svb b;
+	unsigned int i, r, v, nm = RTE_MIN(opt.flow_masks, maxn);
+	double cpu;
+
+	if (svb_up(&b, maxn) != 0)
+		return -1;
+	printf("softverbs alone: ibv_create_flow / ibv_destroy_flow of the "
+	       "verbs rules above, on a device of its own\n");
+	printf("%8s %6s %14s %14s %14s %10s\n", "rules", "masks", "create/s",
+	       "destroy/s", "create+del ns", "cpu ns");
+	if (svb_pass(&b, maxn, 1, &c_cyc, &d_cyc, &cpu, mem) != 0)
+		goto fail;
+	printf("%8u %6u %14.0f %14.0f %14.0f %10.0f  (first pass, cold "
+	       "memory)\n",
+	       maxn, 1u, maxn * tsc_mhz * 1e6 / (double)c_cyc,
+	       maxn * tsc_mhz * 1e6 / (double)d_cyc,
+	       (double)(c_cyc + d_cyc) * 1e3 / tsc_mhz / maxn, cpu / maxn);
+	for (i = 0; i < opt.nflows; i++) {
+		unsigned int n = opt.flows[i];
+		unsigned int variants[2] = { 1, RTE_MIN(opt.flow_masks, n) };
+
+		for (v = 0; v < (variants[1] > 1 ? 2u : 1u); v++) {
+			double cr[MAX_REPEATS], de[MAX_REPEATS],
+				ns[MAX_REPEATS], cp[MAX_REPEATS];
+
+			for (r = 0; r < opt.repeats; r++) {
+				if (svb_pass(&b, n, variants[v], &c_cyc, &d_cyc,
+					     &cpu, NULL) != 0)
+					goto fail;
+				cr[r] = n * (tsc_mhz * 1e6) / (double)c_cyc;
+				de[r] = n * (tsc_mhz * 1e6) / (double)d_cyc;
+				ns[r] = (double)(c_cyc + d_cyc) * 1e3 /
+					tsc_mhz / n;
+				cp[r] = cpu / n;
+			}
+			printf("%8u %6u %14.0f %14.0f %14.0f %10.0f\n", n,
+			       variants[v], median(cr, opt.repeats),
+			       median(de, opt.repeats), median(ns, opt.repeats),
+			       median(cp, opt.repeats));
+			fflush(stdout);
+		}
+	}
+	/* Memory of maxn rules: the first pass (1 mask, cold) gave the
+	 * resident growth; softverbs' own count for both mask counts. */
+	printf("softverbs memory with %u rules: %.0f bytes/rule resident "
+	       "(first pass), %.0f bytes/rule counted by softverbs",
+	       maxn, (double)mem[0] / maxn, (double)mem[1] / maxn);
+	if (nm > 1) {
+		if (svb_pass(&b, maxn, nm, &c_cyc, &d_cyc, &cpu, mem) != 0)
+			goto fail;
+		printf(" (%.0f with %u masks)", (double)mem[1] / maxn, nm);
+	}
+	printf("\n");
+	printf("(create/s, destroy/s, create+del ns: TSC time, median of the "
+	       "repeats; cpu ns: the thread's CPU time for a create and a "
+	       "destroy, median, which leaves out time other processes had "
+	       "the CPU)\n");
+	svb_down(&b);
+	return 0;
+fail:
+	svb_down(&b);
+	return -1;
+}
+
+/* The driver's rows: rte_flow rules through the driver and softverbs. */
+static int
+section_flows_rte(unsigned int maxn)
+{
+	unsigned int i, r, v;
+	uint64_t c_cyc, d_cyc, rss0, rss1;
+
 	printf("\n== flows: rte_flow_create / rte_flow_destroy rate, "
 	       "pattern eth / ipv4 dst /32 [+ src /k] -> queue, "
 	       "destroyed in creation order ==\n");
 	printf("%8s %6s %14s %14s %14s\n", "rules", "masks", "create/s",
 	       "destroy/s", "create us");
 	/* The first pass also pays for first-touch page faults of the
-	 * driver's and the device's memory: shown apart, not in the medians. */
-	if (rules_install(maxn, 1, &c_cyc) != 0 ||
-	    rules_remove(maxn, &d_cyc) != 0)
+	 * driver's and the device's memory: shown apart, not in the medians.
+	 * Its resident memory growth is what the rules hold, driver and
+	 * device together. */
+	rss0 = rss_bytes();
+	if (rules_install(maxn, 1, &c_cyc) != 0)
+		return -1;
+	rss1 = rss_bytes();
+	if (rules_remove(maxn, &d_cyc) != 0)
 		return -1;
 	printf("%8u %6u %14.0f %14.0f %14.2f  (first pass, cold memory)\n",
 	       maxn, 1u, maxn * tsc_mhz * 1e6 / (double)c_cyc,
@@ -620,7 +939,26 @@ section_flows(void)
 			fflush(stdout);
 		}
 	}
+	printf("driver + device memory with %u rules: %.0f bytes/rule "
+	       "resident (first pass)\n",
+	       maxn, (double)(rss1 - rss0) / maxn);
 	return 0;
+}
+
+/* The driver's rows, then the device's alone (even if the driver's
+ * failed: a limit of the driver's must not hide the device's figures). */
+static int
+section_flows(void)
+{
+	unsigned int i, maxn = 0;
+	int ret;
+
+	for (i = 0; i < opt.nflows; i++)
+		maxn = RTE_MAX(maxn, opt.flows[i]);
+	ret = section_flows_rte(maxn);
+	if (section_flows_softverbs(maxn) != 0)
+		ret = -1;
+	return ret;
 }
 
 /* The reference: 1 rule, 1 mask, every frame matching it. */
@@ -658,6 +996,8 @@ section_classify(void)
 	       opt.size);
 	if (opt.hot)
 		printf("(frames go to the first %u rules only)\n", opt.hot);
+	skip_preempted = true;
+	bursts_timed = bursts_skipped = 0;
 	if (baseline(&base) != 0)
 		return -1;
 	for (j = 0; j < opt.nmasks; j++) {
@@ -690,6 +1030,7 @@ section_classify(void)
 	 * skew every ratio. */
 	if (baseline(&last) != 0)
 		return -1;
+	skip_preempted = false;
 	b = RTE_MIN(base.rx_cpp, last.rx_cpp);
 	printf("%8s %6s %10s %10s %10s %12s %8s\n", "rules", "masks", "rx Mpps",
 	       "cyc/pkt", "median", "vs 1 rule", "lost");
@@ -709,6 +1050,9 @@ section_classify(void)
 	       "(%.0f) and at the end (%.0f); lost: frames sent but not "
 	       "received)\n",
 	       b, base.rx_cpp, last.rx_cpp);
+	printf("(%" PRIu64 " of %" PRIu64 " rx bursts left out of the figures: "
+	       "the thread lost the CPU during them, over %u us)\n",
+	       bursts_skipped, bursts_timed, SKIP_US);
 	free_templates();
 	return 0;
 }

@@ -12,7 +12,9 @@
 #                       touch of every page is in the figure).
 #  vsteer-bench -t flows  rules "eth / ipv4 dst is <n> -> queue <n % 4>",
 #                       one mask; its first pass (cold memory, as
-#                       flow-perf) and the median of warm passes.
+#                       flow-perf) and the median of warm passes; and
+#                       the same rules as verbs rules straight into
+#                       softverbs (its share of the cost).
 #
 # Each figure is the median of REPEATS processes. Needs no privileges
 # beyond writing /var/run/dpdk (or $XDG_RUNTIME_DIR/dpdk).
@@ -105,7 +107,8 @@ flow_perf() {
 }
 
 # vsteer-bench for n rules: sets VB_CC/VB_CD (first pass) and VB_C/VB_D
-# (median of warm passes).
+# (median of warm passes) of the driver's rows, SV_C/SV_D of softverbs'
+# own rows (ibv_create_flow / ibv_destroy_flow alone, warm).
 vsteer_bench() {
 	local log=$work/vb.log
 
@@ -115,9 +118,15 @@ vsteer_bench() {
 		echo "bench-flows: vsteer-bench failed" >&2
 		exit 1
 	fi
-	read -r VB_CC VB_CD < <(awk '/first pass/ { print $3, $4 }' "$log")
-	read -r VB_C VB_D < <(awk -v n="$1" '$1 == n && $2 == 1 &&
-		!/first pass/ { print $3, $4 }' "$log")
+	# The driver's rows come first, then "softverbs alone" and its own.
+	read -r VB_CC VB_CD < <(awk '/^softverbs alone/ { exit }
+		/first pass/ { print $3, $4; exit }' "$log")
+	read -r VB_C VB_D < <(awk -v n="$1" '/^softverbs alone/ { exit }
+		$1 == n && $2 == 1 && !/first pass/ { print $3, $4; exit }' \
+		"$log")
+	read -r SV_C SV_D < <(awk -v n="$1" '/^softverbs alone/ { sv = 1 }
+		sv && $1 == n && $2 == 1 && !/first pass/ { print $3, $4; exit }' \
+		"$log")
 }
 
 echo "bench-flows: net_vsteer on a softverbs in-memory link, $QUEUES Rx" \
@@ -125,21 +134,25 @@ echo "bench-flows: net_vsteer on a softverbs in-memory link, $QUEUES Rx" \
 	"$REPEATS processes; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%8s  %-32s %12s %12s\n' rules measured-by create/s destroy/s
 for n in ${COUNTS//,/ }; do
-	fpc=; fpd=; vcc=; vcd=; vc=; vd=
+	fpc=; fpd=; vcc=; vcd=; vc=; vd=; svc=; svd=
 	for _ in $(seq 1 "$REPEATS"); do
 		flow_perf "$n"
 		fpc+=" $FP_C"; fpd+=" $FP_D"
 		vsteer_bench "$n"
 		vcc+=" $VB_CC"; vcd+=" $VB_CD"; vc+=" $VB_C"; vd+=" $VB_D"
+		svc+=" $SV_C"; svd+=" $SV_D"
 	done
 	fpc=$(echo "$fpc" | median); fpd=$(echo "$fpd" | median)
 	vcc=$(echo "$vcc" | median); vcd=$(echo "$vcd" | median)
 	vc=$(echo "$vc" | median); vd=$(echo "$vd" | median)
+	svc=$(echo "$svc" | median); svd=$(echo "$svd" | median)
 	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "dpdk-test-flow-perf (cold)" \
 		"$fpc" "$fpd"
 	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "vsteer-bench first pass (cold)" \
 		"$vcc" "$vcd"
 	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "vsteer-bench warm" "$vc" "$vd"
+	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "softverbs alone, warm" \
+		"$svc" "$svd"
 	awk -v a="$vcc" -v b="$fpc" -v c="$vcd" -v d="$fpd" -v n="$n" 'BEGIN {
 		printf "%8d  %-32s %11.2fx %11.2fx\n", n,
 			"vsteer-bench cold / flow-perf", a / b, c / d }'

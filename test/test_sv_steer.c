@@ -1631,6 +1631,102 @@ test_flow_prios_option(void)
 	return VT_OK;
 }
 
+/* A rule of one mask at prio with a tag, DONT_TRAP or not: which:
+ * 0 ETH dst mac_a, 1 IPv4 dst ip_3, 2 any Ethernet frame, 3 both. */
+static struct ibv_flow *
+flow_tagged(struct ibv_qp *qp, int which, uint16_t prio, uint32_t flags,
+	    uint32_t tag)
+{
+	static const uint8_t zero6[6];
+	struct rule_buf rb;
+
+	rb_init(&rb, IBV_FLOW_ATTR_NORMAL, prio, flags);
+	if (which == 0 || which == 3)
+		rb_eth_dst(&rb, mac_a, ff6);
+	else
+		rb_eth_dst(&rb, zero6, zero6);
+	if (which == 1 || which == 3)
+		rb_ipv4(&rb, NULL, ip_3);
+	rb_tag(&rb, tag);
+	return ibv_create_flow(qp, &rb.u.attr);
+}
+
+/*
+ * Rules of several masks at one priority, through the receive path: every
+ * DONT_TRAP copy, in creation order whatever the mask, then the trapping
+ * rule created first, also when one mask shares no field with the others
+ * (the table's filter cannot cover it).
+ */
+static int
+test_same_prio_masks(void)
+{
+	struct vt_svenv *e = &E;
+	struct ibv_flow *dt[3], *trap[2];
+	uint8_t f[128];
+	int n[NQ], i;
+
+	ENV_UP(e);
+	for (i = 0; i < 3; i++)
+		dt[i] = flow_tagged(e->q[0].hqp, i, 1,
+				    IBV_FLOW_ATTR_FLAGS_DONT_TRAP, 1 + i);
+	trap[0] = flow_tagged(e->q[1].hqp, 3, 1, 0, 10);
+	VT_CHECK(dt[0] && dt[1] && dt[2] && trap[0], "create: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_3, 1, 2, 1));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[0], 3, "a copy for each DONT_TRAP rule");
+	VT_CHECK_EQ(G[0].r[0].tag, 1, "ETH rule first (oldest)");
+	VT_CHECK_EQ(G[0].r[1].tag, 2, "then the IPv4 rule");
+	VT_CHECK_EQ(G[0].r[2].tag, 3, "then the catch-all");
+	VT_CHECK_EQ(n[1], 1, "and the trapping rule");
+	VT_CHECK_EQ(G[1].r[0].tag, 10, "trapping rule");
+	/* The ETH rule again: now the youngest copy. */
+	VT_CHECK_EQ(ibv_destroy_flow(dt[0]), 0, "destroy");
+	dt[0] = flow_tagged(e->q[0].hqp, 0, 1, IBV_FLOW_ATTR_FLAGS_DONT_TRAP,
+			    1);
+	VT_CHECK(dt[0] != NULL, "re-create: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_3, 1, 2, 2));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[0], 3, "three copies");
+	VT_CHECK_EQ(G[0].r[0].tag, 2, "creation order: IPv4");
+	VT_CHECK_EQ(G[0].r[1].tag, 3, "catch-all");
+	VT_CHECK_EQ(G[0].r[2].tag, 1, "ETH");
+	/* A frame to another address meets two of them. */
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_2, 1, 2, 3));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[0], 2, "catch-all and ETH copies");
+	VT_CHECK_EQ(G[0].r[0].tag, 3, "catch-all");
+	VT_CHECK_EQ(G[0].r[1].tag, 1, "ETH");
+	VT_CHECK_EQ(n[1], 0, "the trapping rule wants ip_3");
+	for (i = 0; i < 3; i++)
+		VT_CHECK_EQ(ibv_destroy_flow(dt[i]), 0, "destroy");
+
+	/* Trapping, the catch-all (no field shared) older: it wins. */
+	trap[1] = flow_tagged(e->q[2].hqp, 2, 1, 0, 20);
+	VT_CHECK(trap[1] != NULL, "create: errno %d", errno);
+	VT_CHECK_EQ(ibv_destroy_flow(trap[0]), 0, "destroy");
+	trap[0] = flow_tagged(e->q[1].hqp, 3, 1, 0, 10);
+	VT_CHECK(trap[0] != NULL, "create: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_3, 1, 2, 4));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[2], 1, "the older catch-all wins");
+	VT_CHECK_EQ(n[1], 0, "the younger, narrower rule");
+	/* Younger catch-all: the narrower rule wins. */
+	VT_CHECK_EQ(ibv_destroy_flow(trap[1]), 0, "destroy");
+	trap[1] = flow_tagged(e->q[2].hqp, 2, 1, 0, 20);
+	VT_CHECK(trap[1] != NULL, "create: errno %d", errno);
+	SEND(e, f, mk_udp4(f, mac_a, mac_src, ip_1, ip_3, 1, 2, 5));
+	SEND(e, f, mk_udp4(f, mac_b, mac_src, ip_1, ip_3, 1, 2, 6));
+	COLLECT(e, G, n);
+	VT_CHECK_EQ(n[1], 1, "the older narrow rule wins");
+	VT_CHECK_EQ(G[1].r[0].seq, 5, "its frame");
+	VT_CHECK_EQ(n[2], 1, "the catch-all takes the other frame");
+	VT_CHECK_EQ(G[2].r[0].seq, 6, "the other frame");
+	VT_CHECK_EQ(ibv_destroy_flow(trap[0]), 0, "destroy");
+	VT_CHECK_EQ(ibv_destroy_flow(trap[1]), 0, "destroy");
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
 /* 1000 rules of one mask (one hash table): each frame finds its own. */
 #define MANY 1000
 static int
@@ -1773,6 +1869,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_mcast_generic),
 	VT_CASE(test_egress_mlx5),
 	VT_CASE(test_flow_prios_option),
+	VT_CASE(test_same_prio_masks),
 	VT_CASE(test_many_rules),
 	VT_CASE(test_concurrent_churn),
 	{ NULL, NULL },

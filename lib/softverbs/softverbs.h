@@ -128,6 +128,18 @@ struct sv_port_stats {
 int softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
 			 struct sv_port_stats *stats);
 
+/*
+ * What a port's flow rules (ingress and egress, verbs and mlx5dv) hold in
+ * softverbs: the rules, and the bytes their tables have taken (rule
+ * objects, hash tables, mask groups), which go back as rules go.
+ */
+struct sv_rule_mem {
+	uint64_t rules;
+	uint64_t bytes;
+};
+int softverbs_port_rule_mem(struct ibv_context *ctx, uint8_t port,
+			    struct sv_rule_mem *mem);
+
 /* libibverbs exported entry points. */
 struct ibv_device **sv_get_device_list(int *num_devices);
 void sv_free_device_list(struct ibv_device **list);

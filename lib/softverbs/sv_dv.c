@@ -79,13 +79,17 @@ struct sv_dv_counter {
 	uint32_t id;
 };
 
+/* Its rule's QP (NULL: none) holds a use count. */
 struct sv_dv_flow {
 	struct ibv_flow flow;
-	struct sv_rule rule;
 	struct sv_dv_matcher *matcher;
 	struct sv_dv_counter *counter; /* NULL: none */
-	struct sv_qp *qp;	       /* NULL: none; holds a use count */
+	struct sv_rule rule;	       /* last: its value words follow */
 };
+
+_Static_assert(offsetof(struct sv_dv_flow, rule) + sizeof(struct sv_rule) ==
+		       sizeof(struct sv_dv_flow),
+	       "the rule ends the flow");
 
 /* Counter ids are device-wide in hardware; one space per process here. */
 static atomic_uint sv_dv_counter_ids;
@@ -398,6 +402,7 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	struct sv_dv_flow *flow;
 	struct sv_dv_acts acts;
 	struct sv_key value;
+	struct sv_rule tmpl, *r;
 	bool egress;
 	int rc;
 
@@ -439,33 +444,33 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	if (acts.counter != NULL && acts.counter->cnt.ctx->dev != dev)
 		return sv_dv_fail(EINVAL);
 
-	flow = calloc(1, sizeof(*flow));
-	if (flow == NULL)
-		return sv_dv_fail(ENOMEM);
-	flow->rule.match.mask = m->kmask;
-	flow->rule.match.value = value;
-	flow->rule.act.drop = acts.drop;
-	flow->rule.act.has_tag = acts.has_tag;
-	flow->rule.act.tag = acts.tag;
-	flow->rule.act.counters = acts.counter ? &acts.counter->cnt : NULL;
-	flow->rule.priority = m->priority;
-	flow->rule.type = IBV_FLOW_ATTR_NORMAL;
-	flow->rule.flags = m->flags;
-	flow->rule.qp = acts.qp;
-	flow->rule.mcast = sv_dv_is_multicast(m, match_value->match_buf,
-					      match_value->match_sz);
-	flow->matcher = m;
-	flow->counter = acts.counter;
-	flow->qp = acts.qp;
+	tmpl = (struct sv_rule){
+		.act = {
+			.drop = acts.drop,
+			.has_tag = acts.has_tag,
+			.tag = acts.tag,
+			.counters = acts.counter ? &acts.counter->cnt : NULL,
+		},
+		.qp = acts.qp,
+		.priority = m->priority,
+		.type = IBV_FLOW_ATTR_NORMAL,
+		.flags = (uint8_t)m->flags,
+		.mcast = sv_dv_is_multicast(m, match_value->match_buf,
+					    match_value->match_sz),
+	};
 	if (acts.counter != NULL)
 		atomic_fetch_add(&acts.counter->cnt.bound, 1);
-	rc = sv_steer_insert(&dev->port, &flow->rule);
-	if (rc != 0) {
+	r = sv_steer_add(&dev->port, &tmpl, &m->kmask, &value,
+			 offsetof(struct sv_dv_flow, rule));
+	if (r == NULL) {
+		rc = errno;
 		if (acts.counter != NULL)
 			sv_counters_unbind(&acts.counter->cnt);
-		free(flow);
 		return sv_dv_fail(rc);
 	}
+	flow = sv_container_of(r, struct sv_dv_flow, rule);
+	flow->matcher = m;
+	flow->counter = acts.counter;
 	if (acts.qp != NULL)
 		atomic_fetch_add(&acts.qp->usecnt, 1);
 	atomic_fetch_add(&m->usecnt, 1);
@@ -481,19 +486,25 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 int
 sv_dv_destroy_flow(struct ibv_flow *ibflow)
 {
+	struct sv_dv_counter *counter;
+	struct sv_dv_matcher *m;
 	struct sv_dv_flow *flow;
+	struct sv_qp *qp;
 
 	if (ibflow == NULL || !(ibflow->handle & SV_FLOW_HANDLE_DV))
 		return EINVAL;
 	flow = sv_container_of(ibflow, struct sv_dv_flow, flow);
-	sv_steer_remove(&flow->matcher->ctx->dev->port, &flow->rule);
-	if (flow->counter != NULL)
-		sv_counters_unbind(&flow->counter->cnt);
-	if (flow->qp != NULL)
-		atomic_fetch_sub(&flow->qp->usecnt, 1);
-	atomic_fetch_sub(&flow->matcher->usecnt, 1);
-	atomic_fetch_sub(&flow->matcher->ctx->nobjs, 1);
-	free(flow);
+	m = flow->matcher;
+	counter = flow->counter;
+	qp = flow->rule.qp;
+	/* Frees the flow. */
+	sv_steer_del(&m->ctx->dev->port, &flow->rule);
+	if (counter != NULL)
+		sv_counters_unbind(&counter->cnt);
+	if (qp != NULL)
+		atomic_fetch_sub(&qp->usecnt, 1);
+	atomic_fetch_sub(&m->usecnt, 1);
+	atomic_fetch_sub(&m->ctx->nobjs, 1);
 	return 0;
 }
 

@@ -19,8 +19,11 @@
  *   sv_wq.c       WQ (post_wq_recv), RWQ indirection tables, sv_wq_deliver
  *   sv_qp.c       QPs (hash QPs, raw-packet send QPs), state machine,
  *                 post_send, mlx5dv_create_qp
- *   sv_steer.c    the rule table per port and direction, ibv_create_flow /
+ *   sv_steer.c    a port's rules per direction, ibv_create_flow /
  *                 ibv_destroy_flow, the rx pump and the tx egress hook
+ *   sv_table.c    the NORMAL rules of a direction and their lookup
+ *                 (sv_table.h)
+ *   sv_slab.c     the memory of the rule tables (struct sv_arena)
  *   sv_counters.c ibv_counters objects
  *   sv_toeplitz.c Toeplitz hash and the rx_hash_fields input
  *   sv_dv.c       mlx5dv_open_device, mlx5dv matchers, flows and DevX
@@ -76,21 +79,57 @@ struct sv_context;
 struct sv_port;
 struct sv_qp;
 
-/* A rule in a port's table: a verbs flow or an mlx5dv flow. */
+/*
+ * A rule in a port's table: a verbs flow or an mlx5dv flow. The object
+ * its creator hands out (struct sv_flow, struct sv_dv_flow) ends with it,
+ * and the value words the rule's group selects follow it: sv_steer_add()
+ * makes the whole object. The match itself (mask and value) is not kept:
+ * the rule's group holds the mask.
+ */
 struct sv_rule {
-	struct sv_match match;
 	struct sv_actions act;
-	uint32_t priority;
-	enum ibv_flow_attr_type type;
-	uint32_t flags;	  /* IBV_FLOW_ATTR_FLAGS_* */
-	struct sv_qp *qp; /* destination (hash QP); NULL: none */
+	/* The QP the rule was made on: the destination of an ingress rule
+	 * (a hash QP) unless it drops; it holds a use count. */
+	struct sv_qp *qp;
+	uint16_t priority;
+	uint8_t type;  /* enum ibv_flow_attr_type */
+	uint8_t flags; /* IBV_FLOW_ATTR_FLAGS_* */
 	/* In the mlx5 multicast table, whatever its priority (the kernel's
 	 * flow_is_multicast_only() / raw_fs_is_multicast()). */
 	bool mcast;
-	/* Owned by sv_steer.c. */
-	void *tbl_;
-	TAILQ_ENTRY(sv_rule) link_;
+	/* Owned by sv_steer.c and sv_table.c. */
+	uint8_t nval_; /* value words after the struct */
+	uint8_t hdr_;  /* bytes of the creator's object before the rule */
+	uint64_t seq_; /* creation order in its direction, from 1 */
+	void *grp_;    /* its group (NORMAL rules) */
+	struct sv_rule *next_; /* next rule of the same entry */
 };
+
+_Static_assert(sizeof(struct sv_rule) % 8 == 0, "value words follow");
+
+/*
+ * Memory of a port's rule tables (sv_slab.c): slabs for the rule objects,
+ * malloc or mmap for the tables' arrays; bytes is what the port holds.
+ * Callers hold the port's rules_lock for writing.
+ */
+#define SV_ARENA_OBJ_MAX 1024 /* largest rule object */
+struct sv_slab;
+struct sv_arena {
+	struct sv_slab *room[SV_ARENA_OBJ_MAX / 8 + 1]; /* by size / 8 */
+	struct sv_slab *all;				/* slabs in use */
+	struct sv_slab *spare; /* one empty slab kept */
+	size_t bytes;	       /* slabs and arrays held */
+	size_t objs;	       /* objects handed out */
+};
+void sv_arena_init(struct sv_arena *a);
+/* Unmaps every slab, objects still handed out included. */
+void sv_arena_fini(struct sv_arena *a);
+/* An object of size bytes (not zeroed), 8-byte aligned. */
+void *sv_arena_obj_alloc(struct sv_arena *a, size_t size);
+void sv_arena_obj_free(struct sv_arena *a, void *o);
+/* Zeroed arrays; sv_arena_zfree() wants the size they were made with. */
+void *sv_arena_zalloc(struct sv_arena *a, size_t bytes);
+void sv_arena_zfree(struct sv_arena *a, void *p, size_t bytes);
 
 struct sv_port {
 	struct sv_device *dev;
@@ -103,8 +142,7 @@ struct sv_port {
 	pthread_mutex_t pump_lock;
 	/* Rule tables: classification readers vs flow create/destroy. */
 	pthread_rwlock_t rules_lock;
-	void *rx_table; /* sv_steer.c */
-	void *tx_table; /* egress rules, sv_steer.c */
+	void *steer; /* rule tables and their memory, sv_steer.c */
 	atomic_uint_fast64_t rx_frames;
 	atomic_uint_fast64_t rx_no_buffer;
 	atomic_uint_fast64_t rx_not_ready;
@@ -304,10 +342,27 @@ uint32_t sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
 /* Steering (sv_steer.c). */
 int sv_steer_init(struct sv_port *port);
 void sv_steer_fini(struct sv_port *port);
-/* Insert a rule under the port's write lock; EEXIST for the same match at
- * the same priority and type with a different fate or tag. */
-int sv_steer_insert(struct sv_port *port, struct sv_rule *rule);
-void sv_steer_remove(struct sv_port *port, struct sv_rule *rule);
+/*
+ * Make a rule object and insert its rule, under the port's write lock:
+ * hdr bytes (a multiple of 8, zeroed) that are the caller's, then a copy
+ * of tmpl (act, qp, priority, type, flags, mcast), then the value words.
+ * mask and value are the match of a NORMAL rule (ignored otherwise).
+ * Returns the rule, or NULL with errno: EEXIST for the same match at the
+ * same level with another fate, ENOMEM, EINVAL.
+ */
+struct sv_rule *
+sv_steer_add(struct sv_port *port, const struct sv_rule *tmpl,
+	     const struct sv_key *mask, const struct sv_key *value, size_t hdr);
+/* Remove the rule and free its object (the caller's bytes included). */
+void sv_steer_del(struct sv_port *port, struct sv_rule *rule);
+/* For tests: the entries (head rules) of NORMAL rules a frame of key k
+ * meets, in the order the receive path (or the egress path) acts on
+ * them: DONT_TRAP copies, then the rule that traps or drops it. Returns
+ * how many were written to out, at most max; *probes (if not NULL): the
+ * hash tables (level filters, mask groups) the walk looked into. */
+unsigned int sv_steer_walk(struct sv_port *port, bool egress,
+			   const struct sv_key *k, const struct sv_rule **out,
+			   unsigned int max, unsigned int *probes);
 /* Pull up to SV_RX_BATCH frames from the wire and dispatch them; no-op if
  * another thread is pumping. Returns the number of frames taken. */
 unsigned int sv_port_pump(struct sv_port *port);

@@ -114,7 +114,7 @@ struct sv_etype_scan {
 struct sv_cc {
 	bool mlx5;
 	enum ibv_flow_attr_type attr_type;
-	struct sv_match m;
+	struct sv_match *m; /* the caller's, written in place */
 	struct sv_actions act;
 	unsigned int ntag;
 };
@@ -128,69 +128,98 @@ struct sv_spec_desc {
 	uint16_t known; /* end of the last field in the filter */
 };
 
-static int
-sv_spec_desc(uint32_t base, struct sv_spec_desc *d)
+/* One row per spec type (rdma-core get_filters_size for the extensible
+ * ones); looked up twice per spec, so a table, not a constructor. */
+static const struct sv_spec_desc sv_desc_eth = {
+	.ssize = sizeof(struct ibv_flow_spec_eth),
+	.inner_ok = true,
+};
+static const struct sv_spec_desc sv_desc_ipv4 = {
+	.ssize = sizeof(struct ibv_flow_spec_ipv4),
+	.inner_ok = true,
+};
+static const struct sv_spec_desc sv_desc_ipv4_ext = {
+	.ssize = sizeof(struct ibv_flow_spec_ipv4_ext),
+	.inner_ok = true,
+	.ext = true,
+	.fsize = sizeof(struct ibv_flow_ipv4_ext_filter),
+	.known = offsetof(struct ibv_flow_ipv4_ext_filter, flags) + 1,
+};
+static const struct sv_spec_desc sv_desc_ipv6 = {
+	.ssize = sizeof(struct ibv_flow_spec_ipv6),
+	.inner_ok = true,
+	.ext = true,
+	.fsize = sizeof(struct ibv_flow_ipv6_filter),
+	.known = offsetof(struct ibv_flow_ipv6_filter, hop_limit) + 1,
+};
+static const struct sv_spec_desc sv_desc_esp = {
+	.ssize = sizeof(struct ibv_flow_spec_esp),
+	.inner_ok = true,
+};
+static const struct sv_spec_desc sv_desc_tcp_udp = {
+	.ssize = sizeof(struct ibv_flow_spec_tcp_udp),
+	.inner_ok = true,
+};
+static const struct sv_spec_desc sv_desc_vxlan = {
+	.ssize = sizeof(struct ibv_flow_spec_tunnel),
+	.ext = true,
+	.fsize = sizeof(struct ibv_flow_tunnel_filter),
+	.known = sizeof(uint32_t),
+};
+static const struct sv_spec_desc sv_desc_gre = {
+	.ssize = sizeof(struct ibv_flow_spec_gre),
+};
+static const struct sv_spec_desc sv_desc_mpls = {
+	.ssize = sizeof(struct ibv_flow_spec_mpls),
+	.inner_ok = true,
+};
+static const struct sv_spec_desc sv_desc_tag = {
+	.ssize = sizeof(struct ibv_flow_spec_action_tag),
+};
+static const struct sv_spec_desc sv_desc_drop = {
+	.ssize = sizeof(struct ibv_flow_spec_action_drop),
+};
+static const struct sv_spec_desc sv_desc_handle = {
+	.ssize = sizeof(struct ibv_flow_spec_action_handle),
+};
+static const struct sv_spec_desc sv_desc_count = {
+	.ssize = sizeof(struct ibv_flow_spec_counter_action),
+};
+
+/* The row of a spec type, NULL for an unknown one. */
+static const struct sv_spec_desc *
+sv_spec_desc(uint32_t base)
 {
-	memset(d, 0, sizeof(*d));
 	switch (base) {
 	case IBV_FLOW_SPEC_ETH:
-		d->ssize = sizeof(struct ibv_flow_spec_eth);
-		d->inner_ok = true;
-		return 0;
+		return &sv_desc_eth;
 	case IBV_FLOW_SPEC_IPV4:
-		d->ssize = sizeof(struct ibv_flow_spec_ipv4);
-		d->inner_ok = true;
-		return 0;
+		return &sv_desc_ipv4;
 	case IBV_FLOW_SPEC_IPV4_EXT:
-		d->ssize = sizeof(struct ibv_flow_spec_ipv4_ext);
-		d->inner_ok = true;
-		d->ext = true;
-		d->fsize = sizeof(struct ibv_flow_ipv4_ext_filter);
-		d->known = offsetof(struct ibv_flow_ipv4_ext_filter, flags) + 1;
-		return 0;
+		return &sv_desc_ipv4_ext;
 	case IBV_FLOW_SPEC_IPV6:
-		d->ssize = sizeof(struct ibv_flow_spec_ipv6);
-		d->inner_ok = true;
-		d->ext = true;
-		d->fsize = sizeof(struct ibv_flow_ipv6_filter);
-		d->known = offsetof(struct ibv_flow_ipv6_filter, hop_limit) + 1;
-		return 0;
+		return &sv_desc_ipv6;
 	case IBV_FLOW_SPEC_ESP:
-		d->ssize = sizeof(struct ibv_flow_spec_esp);
-		d->inner_ok = true;
-		return 0;
+		return &sv_desc_esp;
 	case IBV_FLOW_SPEC_TCP:
 	case IBV_FLOW_SPEC_UDP:
-		d->ssize = sizeof(struct ibv_flow_spec_tcp_udp);
-		d->inner_ok = true;
-		return 0;
+		return &sv_desc_tcp_udp;
 	case IBV_FLOW_SPEC_VXLAN_TUNNEL:
-		d->ssize = sizeof(struct ibv_flow_spec_tunnel);
-		d->ext = true;
-		d->fsize = sizeof(struct ibv_flow_tunnel_filter);
-		d->known = sizeof(uint32_t);
-		return 0;
+		return &sv_desc_vxlan;
 	case IBV_FLOW_SPEC_GRE:
-		d->ssize = sizeof(struct ibv_flow_spec_gre);
-		return 0;
+		return &sv_desc_gre;
 	case IBV_FLOW_SPEC_MPLS:
-		d->ssize = sizeof(struct ibv_flow_spec_mpls);
-		d->inner_ok = true;
-		return 0;
+		return &sv_desc_mpls;
 	case IBV_FLOW_SPEC_ACTION_TAG:
-		d->ssize = sizeof(struct ibv_flow_spec_action_tag);
-		return 0;
+		return &sv_desc_tag;
 	case IBV_FLOW_SPEC_ACTION_DROP:
-		d->ssize = sizeof(struct ibv_flow_spec_action_drop);
-		return 0;
+		return &sv_desc_drop;
 	case IBV_FLOW_SPEC_ACTION_HANDLE:
-		d->ssize = sizeof(struct ibv_flow_spec_action_handle);
-		return 0;
+		return &sv_desc_handle;
 	case IBV_FLOW_SPEC_ACTION_COUNT:
-		d->ssize = sizeof(struct ibv_flow_spec_counter_action);
-		return 0;
+		return &sv_desc_count;
 	default:
-		return EINVAL;
+		return NULL;
 	}
 }
 
@@ -255,36 +284,65 @@ sv_hoff(int layer)
 static inline struct sv_hdrs *
 sv_hm(struct sv_cc *cc, int layer)
 {
-	return layer == SV_INNER ? &cc->m.mask.inner : &cc->m.mask.outer;
+	return layer == SV_INNER ? &cc->m->mask.inner : &cc->m->mask.outer;
 }
 
 static inline struct sv_hdrs *
 sv_hv(struct sv_cc *cc, int layer)
 {
-	return layer == SV_INNER ? &cc->m.value.inner : &cc->m.value.outer;
+	return layer == SV_INNER ? &cc->m->value.inner : &cc->m->value.outer;
 }
 
 /*
  * Add the constraint (key & mask) == (val & mask) on n key bytes at off.
  * EINVAL when it contradicts what earlier specs asked of the same bits.
  */
-static int
+/* One chunk of sv_put(): n is 8, 4, 2 or 1. */
+#define SV_PUT_CHUNK(type)                          \
+	do {                                        \
+		type km_, kv_, v_, mk_;             \
+		memcpy(&km_, km + i, sizeof(type)); \
+		memcpy(&kv_, kv + i, sizeof(type)); \
+		memcpy(&v_, v + i, sizeof(type));   \
+		memcpy(&mk_, mk + i, sizeof(type)); \
+		if (mk_ == 0) {                     \
+			i += sizeof(type);          \
+			break;                      \
+		}                                   \
+		if (km_ & mk_ & (kv_ ^ v_))         \
+			return EINVAL;              \
+		km_ |= mk_;                         \
+		kv_ |= v_ & mk_;                    \
+		memcpy(km + i, &km_, sizeof(type)); \
+		memcpy(kv + i, &kv_, sizeof(type)); \
+		i += sizeof(type);                  \
+	} while (0)
+
+/*
+ * Add the constraint (key & mask) == (val & mask) on n key bytes at off.
+ * EINVAL when it contradicts what earlier specs asked of the same bits
+ * (nothing is written then past the chunk that contradicts, and the
+ * compile fails as a whole). Word by word: a rule is compiled on every
+ * ibv_create_flow().
+ */
+static inline __attribute__((always_inline)) int
 sv_put(struct sv_cc *cc, size_t off, const void *val, const void *mask,
        size_t n)
 {
-	uint8_t *km = (uint8_t *)&cc->m.mask + off;
-	uint8_t *kv = (uint8_t *)&cc->m.value + off;
+	uint8_t *km = (uint8_t *)&cc->m->mask + off;
+	uint8_t *kv = (uint8_t *)&cc->m->value + off;
 	const uint8_t *v = val;
 	const uint8_t *mk = mask;
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++)
-		if (km[i] & mk[i] & (kv[i] ^ v[i]))
-			return EINVAL;
-	for (i = 0; i < n; i++) {
-		km[i] |= mk[i];
-		kv[i] |= v[i] & mk[i];
-	}
+	while (n - i >= 8)
+		SV_PUT_CHUNK(uint64_t);
+	if (n - i >= 4)
+		SV_PUT_CHUNK(uint32_t);
+	if (n - i >= 2)
+		SV_PUT_CHUNK(uint16_t);
+	if (n - i >= 1)
+		SV_PUT_CHUNK(uint8_t);
 	return 0;
 }
 
@@ -566,7 +624,7 @@ sv_cc_spec(struct sv_cc *cc, const uint8_t *p, uint32_t type, uint16_t size,
 {
 	uint32_t base = type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
 	int layer = (type & IBV_FLOW_SPEC_INNER) ? SV_INNER : SV_OUTER;
-	struct sv_spec_desc d;
+	const struct sv_spec_desc *d = sv_spec_desc(base);
 	union {
 		struct ibv_flow_spec_eth eth;
 		struct ibv_flow_spec_ipv4 ipv4;
@@ -581,9 +639,9 @@ sv_cc_spec(struct sv_cc *cc, const uint8_t *p, uint32_t type, uint16_t size,
 		struct ibv_flow_spec_counter_action count;
 	} s;
 
-	if (sv_spec_desc(base, &d) != 0)
+	if (d == NULL)
 		return EINVAL;
-	sv_spec_load(p, size, &d, &s);
+	sv_spec_load(p, size, d, &s);
 	switch (base) {
 	case IBV_FLOW_SPEC_ETH:
 		return sv_cc_eth(cc, layer, &s.eth);
@@ -640,7 +698,7 @@ sv_spec_scan(const struct ibv_flow_attr *attr, bool mlx5,
 	scan[SV_OUTER].mask_valid = true;
 	scan[SV_INNER].mask_valid = true;
 	for (i = 0; i < attr->num_of_specs; i++) {
-		struct sv_spec_desc d;
+		const struct sv_spec_desc *d;
 		uint32_t type, base;
 		uint16_t size;
 		int layer;
@@ -650,13 +708,14 @@ sv_spec_scan(const struct ibv_flow_attr *attr, bool mlx5,
 			return EINVAL;
 		base = type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
 		layer = (type & IBV_FLOW_SPEC_INNER) ? SV_INNER : SV_OUTER;
-		if (sv_spec_desc(base, &d) != 0)
+		d = sv_spec_desc(base);
+		if (d == NULL)
 			return EINVAL;
-		if (layer == SV_INNER && !d.inner_ok)
+		if (layer == SV_INNER && !d->inner_ok)
 			return EINVAL;
-		if (size < d.ssize)
+		if (size < d->ssize)
 			return EINVAL;
-		if (d.ext && sv_spec_trailing_mask(p, size, &d))
+		if (d->ext && sv_spec_trailing_mask(p, size, d))
 			return EOPNOTSUPP;
 		if (base == IBV_FLOW_SPEC_ACTION_COUNT && ++ncount > 1)
 			return EINVAL;
@@ -666,7 +725,7 @@ sv_spec_scan(const struct ibv_flow_attr *attr, bool mlx5,
 		if (mlx5 && base == IBV_FLOW_SPEC_VXLAN_TUNNEL) {
 			struct ibv_flow_spec_tunnel t;
 
-			sv_spec_load(p, size, &d, &t);
+			sv_spec_load(p, size, d, &t);
 			if (ntohl(t.val.tunnel_id) >= (UINT32_C(1) << 24) ||
 			    ntohl(t.mask.tunnel_id) >= (UINT32_C(1) << 24))
 				return EINVAL;
@@ -731,6 +790,7 @@ sv_check_layer(struct sv_cc *cc, int layer)
 	return 0;
 }
 
+/* m is written even when compiling fails (then it means nothing). */
 int
 sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
 		struct sv_match *m, struct sv_actions *act)
@@ -744,7 +804,10 @@ sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
 
 	if (caps == NULL || attr == NULL || m == NULL || act == NULL)
 		return EINVAL;
+	/* Compiled in place: the match is zeroed once, never copied. */
+	memset(m, 0, sizeof(*m));
 	memset(&cc, 0, sizeof(cc));
+	cc.m = m;
 	cc.mlx5 = caps->profile == SV_PROFILE_MLX5;
 	cc.attr_type = attr->type;
 
@@ -780,7 +843,6 @@ sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
 	     cc.attr_type == IBV_FLOW_ATTR_MC_DEFAULT))
 		return EINVAL;
 
-	*m = cc.m;
 	*act = cc.act;
 	return 0;
 }

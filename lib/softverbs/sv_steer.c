@@ -3,19 +3,17 @@
  */
 
 /*
- * Flow steering: the rule tables of a port, ibv_create_flow() /
+ * Flow steering: the rules of a port, ibv_create_flow() /
  * ibv_destroy_flow(), the receive pump and the transmit egress hook.
  *
- * Rule table (one per direction): tuple-space search. NORMAL rules are
- * grouped by their mask; each group is a hash table keyed by the masked
- * value, so a lookup costs one hash probe per distinct mask whatever the
- * number of rules. Groups are kept sorted by the best (lowest) priority
- * they hold, so the search stops as soon as no remaining group can beat the
- * match in hand.
+ * A port has two directions (ingress, egress), each with its NORMAL rules
+ * in a table (sv_table.c: levels, a group per mask, a filter per level),
+ * its default rules and its sniffers; rule objects and the tables' arrays
+ * come from the port's arena (sv_slab.c).
  *
  * Ordering of NORMAL rules, the "level": priority first (lower value
  * wins); at one priority, DONT_TRAP rules before trapping ones (the mlx5
- * kernel puts them in table 2p, before 2p + 1); then insertion order, also
+ * kernel puts them in table 2p, before 2p + 1); then creation order, also
  * between rules of different masks, so overlapping rules at one priority
  * resolve deterministically to the one created first.
  *
@@ -62,596 +60,294 @@
 #include <string.h>
 
 #include "sv_internal.h"
+#include "sv_table.h"
 
-#define SV_KEY_WORDS ((sizeof(struct sv_key) + 7) / 8)
-#define SV_GRP_MIN_BUCKETS 8
-
-/* A key as 64-bit words, zero-padded: masks and hashes work word-wise. */
-union sv_kwords {
-	struct sv_key key;
-	uint64_t w[SV_KEY_WORDS];
-};
-
-TAILQ_HEAD(sv_rule_list, sv_rule);
-
-/* All rules with one masked value in a group, ordered by (level, seq). */
-struct sv_tss_node {
-	struct sv_tss_node *next; /* bucket chain */
-	uint64_t hash;
-	struct sv_rule_list rules;
-	uint64_t val[]; /* the group's nw masked words */
-};
-
-/* All NORMAL rules with one mask. */
-struct sv_tss_group {
-	TAILQ_ENTRY(sv_tss_group) link;
-	uint64_t mask[SV_KEY_WORDS];
-	uint8_t widx[SV_KEY_WORDS]; /* indices of the non-zero mask words */
-	unsigned int nw;
-	uint64_t best;	/* lowest level of its rules */
-	uint32_t nbest; /* rules at that level: removal rescans at 0 */
-	uint64_t born;	/* creation order, for stable sorting */
-	uint32_t nrules;
-	uint32_t nnodes;
-	uint32_t nbuckets; /* power of two */
-	struct sv_tss_node **buckets;
-};
-
-TAILQ_HEAD(sv_group_list, sv_tss_group);
-
-struct sv_table {
-	struct sv_group_list groups;  /* sorted by (best, born) */
-	struct sv_rule_list defaults; /* ALL/MC_DEFAULT, sorted */
-	struct sv_rule_list sniffers; /* creation order */
+/* One direction of a port. */
+struct sv_dir {
+	struct sv_table *normal;
+	struct sv_rule **defaults; /* by (priority, MC before ALL, seq) */
+	uint32_t ndefaults, defcap;
+	struct sv_rule **sniffers; /* by seq */
+	uint32_t nsniffers_, sniffcap;
 	uint64_t seq;
+	/* The last NORMAL mask inserted, its level and what the table made
+	 * of it: rules often come in runs of one mask (write lock). */
+	union sv_kwords last_mask;
+	uint32_t last_level;
+	struct sv_mask_key last_mk;
 	/* Read without the lock by the transmit fast path. */
 	atomic_uint nrules;
 	atomic_uint nsniffers;
 };
 
-/* What sv_steer.c keeps per rule (sv_rule.tbl_). */
-struct sv_ref {
-	struct sv_table *tbl;
-	struct sv_tss_group *grp;  /* NORMAL rules */
-	struct sv_tss_node *node;  /* NORMAL rules */
-	struct sv_rule_list *list; /* the list holding the rule */
-	uint64_t level;
-	uint64_t seq;
+struct sv_steer {
+	struct sv_arena arena;
+	struct sv_dir rx, tx;
 };
 
-/* A verbs flow: what ibv_create_flow() hands out. */
+/* A verbs flow: what ibv_create_flow() hands out. Its rule's QP holds a
+ * use count and names the device. */
 struct sv_flow {
 	struct ibv_flow flow;
-	struct sv_rule rule;
-	struct sv_port *port;
-	struct sv_qp *qp; /* holds a use count */
+	struct sv_rule rule; /* last: its value words follow */
 };
+
+_Static_assert(offsetof(struct sv_flow, rule) + sizeof(struct sv_rule) ==
+		       sizeof(struct sv_flow),
+	       "the rule ends the flow");
 
 static atomic_uint sv_flow_handles;
 
-static inline struct sv_ref *
-sv_ref(const struct sv_rule *r)
-{
-	return r->tbl_;
-}
-
-static inline bool
-sv_order_lt(const struct sv_ref *a, const struct sv_ref *b)
-{
-	return a->level < b->level || (a->level == b->level && a->seq < b->seq);
-}
-
-/* Level of a NORMAL rule: priority, then DONT_TRAP before trapping; the
- * multicast table after all of them. */
-static inline uint64_t
-sv_normal_level(const struct sv_rule *r)
-{
-	if (r->mcast)
-		return SV_LEVEL_MCAST;
-	return ((uint64_t)r->priority << 1) |
-	       !(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP);
-}
-
 /* Level of a default rule: priority, then MC_DEFAULT before ALL_DEFAULT. */
-static inline uint64_t
+static inline uint32_t
 sv_default_level(const struct sv_rule *r)
 {
-	return ((uint64_t)r->priority << 1) |
+	return ((uint32_t)r->priority << 1) |
 	       (r->type == IBV_FLOW_ATTR_ALL_DEFAULT);
 }
 
-/* Same fate: merging the two rules into one entry changes nothing. */
-static bool
-sv_same_fate(const struct sv_rule *a, const struct sv_rule *b)
-{
-	if (a->act.drop != b->act.drop)
-		return false;
-	if (!a->act.drop && a->qp != b->qp)
-		return false;
-	if (a->act.has_tag != b->act.has_tag)
-		return false;
-	return !a->act.has_tag || a->act.tag == b->act.tag;
-}
-
-static inline uint64_t
-sv_hash_word(uint64_t h, uint64_t w)
-{
-	h ^= w;
-	h *= UINT64_C(0x9e3779b97f4a7c15);
-	return h ^ (h >> 29);
-}
-
-static inline uint64_t
-sv_hash_final(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	return h;
-}
-
-/* Mask the key words a group looks at and hash them. */
-static inline uint64_t
-sv_grp_extract(const struct sv_tss_group *g, const uint64_t *kw, uint64_t *out)
-{
-	uint64_t h = g->nw;
-	unsigned int i;
-
-	for (i = 0; i < g->nw; i++) {
-		out[i] = kw[g->widx[i]] & g->mask[g->widx[i]];
-		h = sv_hash_word(h, out[i]);
-	}
-	return sv_hash_final(h);
-}
-
-static inline struct sv_tss_node *
-sv_grp_find(const struct sv_tss_group *g, const uint64_t *vals, uint64_t h)
-{
-	struct sv_tss_node *n;
-
-	for (n = g->buckets[h & (g->nbuckets - 1)]; n != NULL; n = n->next)
-		if (n->hash == h &&
-		    memcmp(n->val, vals, g->nw * sizeof(uint64_t)) == 0)
-			return n;
-	return NULL;
-}
-
-static inline struct sv_tss_node *
-sv_grp_lookup(const struct sv_tss_group *g, const uint64_t *kw)
-{
-	uint64_t vals[SV_KEY_WORDS];
-	uint64_t h = sv_grp_extract(g, kw, vals);
-
-	return sv_grp_find(g, vals, h);
-}
-
+/* Make room for one more pointer in a vector of the arena. */
 static int
-sv_grp_grow(struct sv_tss_group *g)
+sv_vec_reserve(struct sv_arena *a, struct sv_rule ***v, uint32_t n,
+	       uint32_t *cap)
 {
-	uint32_t nb = g->nbuckets * 2, i;
-	struct sv_tss_node **b = calloc(nb, sizeof(*b));
+	uint32_t nc;
+	struct sv_rule **nv;
 
-	if (b == NULL)
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 4;
+	nv = sv_arena_zalloc(a, nc * sizeof(*nv));
+	if (nv == NULL)
 		return ENOMEM;
-	for (i = 0; i < g->nbuckets; i++) {
-		struct sv_tss_node *n = g->buckets[i], *next;
-
-		for (; n != NULL; n = next) {
-			next = n->next;
-			n->next = b[n->hash & (nb - 1)];
-			b[n->hash & (nb - 1)] = n;
-		}
-	}
-	free(g->buckets);
-	g->buckets = b;
-	g->nbuckets = nb;
+	if (n > 0)
+		memcpy(nv, *v, n * sizeof(*nv));
+	sv_arena_zfree(a, *v, *cap * sizeof(**v));
+	*v = nv;
+	*cap = nc;
 	return 0;
 }
 
 static void
-sv_grp_unlink_node(struct sv_tss_group *g, struct sv_tss_node *node)
-{
-	struct sv_tss_node **pp = &g->buckets[node->hash & (g->nbuckets - 1)];
-
-	while (*pp != node)
-		pp = &(*pp)->next;
-	*pp = node->next;
-	g->nnodes--;
-	free(node);
-}
-
-/* Keep the group list sorted by (best, born) after g->best changed. */
-static void
-sv_grp_resort(struct sv_table *t, struct sv_tss_group *g, bool linked)
-{
-	struct sv_tss_group *it;
-
-	if (linked)
-		TAILQ_REMOVE(&t->groups, g, link);
-	TAILQ_FOREACH(it, &t->groups, link)
-		if (it->best > g->best ||
-		    (it->best == g->best && it->born > g->born))
-			break;
-	if (it != NULL)
-		TAILQ_INSERT_BEFORE(it, g, link);
-	else
-		TAILQ_INSERT_TAIL(&t->groups, g, link);
-}
-
-static struct sv_tss_group *
-sv_grp_get(struct sv_table *t, const union sv_kwords *mask, bool create)
-{
-	struct sv_tss_group *g;
-	unsigned int i;
-
-	TAILQ_FOREACH(g, &t->groups, link)
-		if (memcmp(g->mask, mask->w, sizeof(g->mask)) == 0)
-			return g;
-	if (!create)
-		return NULL;
-	g = calloc(1, sizeof(*g));
-	if (g == NULL)
-		return NULL;
-	g->buckets = calloc(SV_GRP_MIN_BUCKETS, sizeof(*g->buckets));
-	if (g->buckets == NULL) {
-		free(g);
-		return NULL;
-	}
-	g->nbuckets = SV_GRP_MIN_BUCKETS;
-	memcpy(g->mask, mask->w, sizeof(g->mask));
-	for (i = 0; i < SV_KEY_WORDS; i++)
-		if (g->mask[i] != 0)
-			g->widx[g->nw++] = (uint8_t)i;
-	g->best = UINT64_MAX;
-	g->born = t->seq;
-	/* Linked by the caller once it holds a rule (best is known). */
-	return g;
-}
-
-static void
-sv_grp_free(struct sv_tss_group *g)
+sv_vec_remove(struct sv_rule **v, uint32_t *n, const struct sv_rule *r)
 {
 	uint32_t i;
 
-	for (i = 0; i < g->nbuckets; i++) {
-		struct sv_tss_node *n = g->buckets[i], *next;
-
-		for (; n != NULL; n = next) {
-			next = n->next;
-			free(n);
+	for (i = 0; i < *n; i++)
+		if (v[i] == r) {
+			memmove(&v[i], &v[i + 1], (*n - i - 1) * sizeof(*v));
+			(*n)--;
+			return;
 		}
-	}
-	free(g->buckets);
-	free(g);
-}
-
-/* Insert r after every rule of the list that does not order after it. */
-static void
-sv_list_insert_sorted(struct sv_rule_list *list, struct sv_rule *r)
-{
-	struct sv_rule *it;
-
-	TAILQ_FOREACH(it, list, link_)
-		if (sv_order_lt(sv_ref(r), sv_ref(it)))
-			break;
-	if (it != NULL)
-		TAILQ_INSERT_BEFORE(it, r, link_);
-	else
-		TAILQ_INSERT_TAIL(list, r, link_);
 }
 
 static int
-sv_insert_normal(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
+sv_default_add(struct sv_arena *a, struct sv_dir *d, struct sv_rule *r)
 {
-	union sv_kwords mask, value;
-	uint64_t vals[SV_KEY_WORDS], h;
-	struct sv_tss_group *g;
-	struct sv_tss_node *node;
-	struct sv_rule *it;
-	bool new_grp;
-
-	memset(&mask, 0, sizeof(mask));
-	memset(&value, 0, sizeof(value));
-	mask.key = r->match.mask;
-	value.key = r->match.value;
-	ref->level = sv_normal_level(r);
-
-	g = sv_grp_get(t, &mask, false);
-	new_grp = g == NULL;
-	if (new_grp) {
-		g = sv_grp_get(t, &mask, true);
-		if (g == NULL)
-			return ENOMEM;
-	}
-	h = sv_grp_extract(g, value.w, vals);
-	node = new_grp ? NULL : sv_grp_find(g, vals, h);
-	if (node != NULL) {
-		TAILQ_FOREACH(it, &node->rules, link_)
-			if (sv_ref(it)->level == ref->level &&
-			    !sv_same_fate(it, r))
-				return EEXIST;
-	} else {
-		if (g->nnodes >= g->nbuckets && sv_grp_grow(g) != 0) {
-			if (new_grp)
-				sv_grp_free(g);
-			return ENOMEM;
-		}
-		node = calloc(1, sizeof(*node) + g->nw * sizeof(uint64_t));
-		if (node == NULL) {
-			if (new_grp)
-				sv_grp_free(g);
-			return ENOMEM;
-		}
-		node->hash = h;
-		memcpy(node->val, vals, g->nw * sizeof(uint64_t));
-		TAILQ_INIT(&node->rules);
-		node->next = g->buckets[h & (g->nbuckets - 1)];
-		g->buckets[h & (g->nbuckets - 1)] = node;
-		g->nnodes++;
-	}
-	ref->seq = t->seq++;
-	ref->grp = g;
-	ref->node = node;
-	ref->list = &node->rules;
-	r->tbl_ = ref;
-	sv_list_insert_sorted(&node->rules, r);
-	g->nrules++;
-	if (ref->level < g->best) {
-		g->best = ref->level;
-		g->nbest = 1;
-		sv_grp_resort(t, g, !new_grp);
-	} else if (ref->level == g->best) {
-		g->nbest++;
-	}
-	return 0;
-}
-
-static void
-sv_remove_normal(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
-{
-	struct sv_tss_group *g = ref->grp;
-	struct sv_tss_node *node = ref->node;
-	uint64_t best = UINT64_MAX;
-	uint32_t i, nbest = 0;
-
-	TAILQ_REMOVE(&node->rules, r, link_);
-	if (TAILQ_EMPTY(&node->rules))
-		sv_grp_unlink_node(g, node);
-	if (--g->nrules == 0) {
-		TAILQ_REMOVE(&t->groups, g, link);
-		sv_grp_free(g);
-		return;
-	}
-	/* Only when the last rule at the best level goes is the group
-	 * scanned again, so removing n rules stays linear. */
-	if (ref->level != g->best || --g->nbest > 0)
-		return;
-	/* Each node's list is sorted: its head holds its best level. */
-	for (i = 0; i < g->nbuckets; i++) {
-		struct sv_tss_node *n;
-
-		for (n = g->buckets[i]; n != NULL; n = n->next) {
-			struct sv_rule *it;
-
-			TAILQ_FOREACH(it, &n->rules, link_) {
-				uint64_t l = sv_ref(it)->level;
-
-				if (l > best)
-					break;
-				if (l < best) {
-					best = l;
-					nbest = 0;
-				}
-				nbest++;
-			}
-		}
-	}
-	g->nbest = nbest;
-	if (best != g->best) {
-		g->best = best;
-		sv_grp_resort(t, g, true);
-	}
-}
-
-static int
-sv_insert_default(struct sv_table *t, struct sv_rule *r, struct sv_ref *ref)
-{
-	struct sv_rule *it;
+	uint32_t i, lvl = sv_default_level(r);
 
 	/* Priority does not separate defaults from each other in the
 	 * kernel (one leftovers table) but orders them here. */
-	TAILQ_FOREACH(it, &t->defaults, link_)
-		if (it->type == r->type && it->priority == r->priority &&
-		    !sv_same_fate(it, r))
+	for (i = 0; i < d->ndefaults; i++)
+		if (d->defaults[i]->type == r->type &&
+		    d->defaults[i]->priority == r->priority &&
+		    !sv_same_fate(d->defaults[i], r))
 			return EEXIST;
-	ref->level = sv_default_level(r);
-	ref->seq = t->seq++;
-	ref->list = &t->defaults;
-	r->tbl_ = ref;
-	sv_list_insert_sorted(&t->defaults, r);
+	if (sv_vec_reserve(a, &d->defaults, d->ndefaults, &d->defcap) != 0)
+		return ENOMEM;
+	/* After every default that does not order after it (r is the
+	 * newest). */
+	for (i = d->ndefaults; i > 0; i--)
+		if (sv_default_level(d->defaults[i - 1]) <= lvl)
+			break;
+	memmove(&d->defaults[i + 1], &d->defaults[i],
+		(d->ndefaults - i) * sizeof(*d->defaults));
+	d->defaults[i] = r;
+	d->ndefaults++;
 	return 0;
 }
 
-int
-sv_steer_insert(struct sv_port *port, struct sv_rule *rule)
+struct sv_rule *
+sv_steer_add(struct sv_port *port, const struct sv_rule *tmpl,
+	     const struct sv_key *mask, const struct sv_key *value, size_t hdr)
 {
-	bool egress = rule->flags & IBV_FLOW_ATTR_FLAGS_EGRESS;
-	struct sv_table *t = egress ? port->tx_table : port->rx_table;
-	struct sv_ref *ref;
-	int rc = 0;
+	struct sv_steer *st = port->steer;
+	bool egress = tmpl->flags & IBV_FLOW_ATTR_FLAGS_EGRESS;
+	struct sv_mask_key mk = { 0 };
+	union sv_kwords mw, vw;
+	struct sv_rule *r;
+	struct sv_dir *d;
+	uint8_t *obj;
+	int rc;
 
-	if (t == NULL)
-		return EINVAL;
-	if (egress && rule->type != IBV_FLOW_ATTR_NORMAL)
-		return EINVAL;
-	ref = calloc(1, sizeof(*ref));
-	if (ref == NULL)
-		return ENOMEM;
-	ref->tbl = t;
+	if (st == NULL || hdr > UINT8_MAX || (hdr & 7) != 0 ||
+	    (egress && tmpl->type != IBV_FLOW_ATTR_NORMAL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = egress ? &st->tx : &st->rx;
+	if (tmpl->type == IBV_FLOW_ATTR_NORMAL) {
+		sv_key_words(mask, &mw);
+		sv_key_words(value, &vw);
+	}
 	pthread_rwlock_wrlock(&port->rules_lock);
-	switch (rule->type) {
+	if (tmpl->type == IBV_FLOW_ATTR_NORMAL) {
+		uint32_t level = sv_rule_level(tmpl);
+
+		if (d->last_mk.gsig != 0 && d->last_level == level &&
+		    memcmp(&d->last_mask, &mw, sizeof(mw)) == 0) {
+			mk = d->last_mk;
+		} else {
+			sv_table_mask_key(&mw, level, &mk);
+			d->last_mask = mw;
+			d->last_level = level;
+			d->last_mk = mk;
+		}
+	}
+	obj = sv_arena_obj_alloc(&st->arena,
+				 hdr + sizeof(*r) + mk.nw * sizeof(uint64_t));
+	if (obj == NULL) {
+		rc = ENOMEM;
+		goto out;
+	}
+	memset(obj, 0, hdr);
+	r = (struct sv_rule *)(void *)(obj + hdr);
+	*r = *tmpl;
+	r->hdr_ = (uint8_t)hdr;
+	r->nval_ = (uint8_t)mk.nw;
+	r->seq_ = ++d->seq;
+	r->grp_ = NULL;
+	r->next_ = NULL;
+	switch (r->type) {
 	case IBV_FLOW_ATTR_NORMAL:
-		rc = sv_insert_normal(t, rule, ref);
+		rc = sv_table_insert(d->normal, r, &mw, &mk, &vw);
 		break;
 	case IBV_FLOW_ATTR_ALL_DEFAULT:
 	case IBV_FLOW_ATTR_MC_DEFAULT:
-		rc = sv_insert_default(t, rule, ref);
+		rc = sv_default_add(&st->arena, d, r);
 		break;
 	case IBV_FLOW_ATTR_SNIFFER:
-		ref->seq = t->seq++;
-		ref->list = &t->sniffers;
-		rule->tbl_ = ref;
-		TAILQ_INSERT_TAIL(&t->sniffers, rule, link_);
-		atomic_fetch_add(&t->nsniffers, 1);
+		rc = sv_vec_reserve(&st->arena, &d->sniffers, d->nsniffers_,
+				    &d->sniffcap);
+		if (rc == 0) {
+			d->sniffers[d->nsniffers_++] = r;
+			atomic_fetch_add(&d->nsniffers, 1);
+		}
 		break;
 	default:
 		rc = EINVAL;
 		break;
 	}
 	if (rc == 0)
-		atomic_fetch_add(&t->nrules, 1);
+		atomic_fetch_add(&d->nrules, 1);
+	else
+		sv_arena_obj_free(&st->arena, obj);
+out:
 	pthread_rwlock_unlock(&port->rules_lock);
 	if (rc != 0) {
-		rule->tbl_ = NULL;
-		free(ref);
+		errno = rc;
+		return NULL;
 	}
-	return rc;
+	return r;
 }
 
 void
-sv_steer_remove(struct sv_port *port, struct sv_rule *rule)
+sv_steer_del(struct sv_port *port, struct sv_rule *r)
 {
-	struct sv_ref *ref = rule->tbl_;
-	struct sv_table *t;
+	struct sv_steer *st = port->steer;
+	struct sv_dir *d;
 
-	if (ref == NULL)
+	if (st == NULL || r == NULL)
 		return;
-	t = ref->tbl;
+	d = (r->flags & IBV_FLOW_ATTR_FLAGS_EGRESS) ? &st->tx : &st->rx;
 	pthread_rwlock_wrlock(&port->rules_lock);
-	if (ref->grp != NULL) {
-		sv_remove_normal(t, rule, ref);
-	} else {
-		TAILQ_REMOVE(ref->list, rule, link_);
-		if (rule->type == IBV_FLOW_ATTR_SNIFFER)
-			atomic_fetch_sub(&t->nsniffers, 1);
+	switch (r->type) {
+	case IBV_FLOW_ATTR_NORMAL:
+		sv_table_remove(d->normal, r);
+		break;
+	case IBV_FLOW_ATTR_SNIFFER:
+		sv_vec_remove(d->sniffers, &d->nsniffers_, r);
+		atomic_fetch_sub(&d->nsniffers, 1);
+		break;
+	default:
+		sv_vec_remove(d->defaults, &d->ndefaults, r);
+		break;
 	}
-	atomic_fetch_sub(&t->nrules, 1);
-	rule->tbl_ = NULL;
+	atomic_fetch_sub(&d->nrules, 1);
+	sv_arena_obj_free(&st->arena, (uint8_t *)r - r->hdr_);
 	pthread_rwlock_unlock(&port->rules_lock);
-	free(ref);
 }
 
-static struct sv_table *
-sv_table_new(void)
+static int
+sv_dir_init(struct sv_arena *a, struct sv_dir *d)
 {
-	struct sv_table *t = calloc(1, sizeof(*t));
-
-	if (t == NULL)
-		return NULL;
-	TAILQ_INIT(&t->groups);
-	TAILQ_INIT(&t->defaults);
-	TAILQ_INIT(&t->sniffers);
-	return t;
+	memset(d, 0, sizeof(*d));
+	d->normal = sv_table_new(a);
+	return d->normal == NULL ? ENOMEM : 0;
 }
 
-/* Frees the table; rules still in it belong to their creators. */
 static void
-sv_table_free(struct sv_table *t)
+sv_dir_fini(struct sv_arena *a, struct sv_dir *d)
 {
-	struct sv_tss_group *g;
-	struct sv_rule *r;
-	uint32_t i;
-
-	if (t == NULL)
-		return;
-	while ((g = TAILQ_FIRST(&t->groups)) != NULL) {
-		TAILQ_REMOVE(&t->groups, g, link);
-		for (i = 0; i < g->nbuckets; i++) {
-			struct sv_tss_node *n;
-
-			for (n = g->buckets[i]; n != NULL; n = n->next)
-				while ((r = TAILQ_FIRST(&n->rules)) != NULL) {
-					TAILQ_REMOVE(&n->rules, r, link_);
-					free(r->tbl_);
-					r->tbl_ = NULL;
-				}
-		}
-		sv_grp_free(g);
-	}
-	while ((r = TAILQ_FIRST(&t->defaults)) != NULL) {
-		TAILQ_REMOVE(&t->defaults, r, link_);
-		free(r->tbl_);
-		r->tbl_ = NULL;
-	}
-	while ((r = TAILQ_FIRST(&t->sniffers)) != NULL) {
-		TAILQ_REMOVE(&t->sniffers, r, link_);
-		free(r->tbl_);
-		r->tbl_ = NULL;
-	}
-	free(t);
+	sv_table_free(d->normal);
+	sv_arena_zfree(a, d->defaults, d->defcap * sizeof(*d->defaults));
+	sv_arena_zfree(a, d->sniffers, d->sniffcap * sizeof(*d->sniffers));
+	memset(d, 0, sizeof(*d));
 }
 
 int
 sv_steer_init(struct sv_port *port)
 {
-	port->rx_table = sv_table_new();
-	port->tx_table = sv_table_new();
-	if (port->rx_table == NULL || port->tx_table == NULL) {
-		sv_steer_fini(port);
+	struct sv_steer *st = calloc(1, sizeof(*st));
+
+	if (st == NULL)
+		return ENOMEM;
+	sv_arena_init(&st->arena);
+	if (sv_dir_init(&st->arena, &st->rx) != 0 ||
+	    sv_dir_init(&st->arena, &st->tx) != 0) {
+		sv_dir_fini(&st->arena, &st->rx);
+		sv_arena_fini(&st->arena);
+		free(st);
 		return ENOMEM;
 	}
+	port->steer = st;
 	return 0;
 }
 
+/* Rules still there belong to flows that outlive the device, which close
+ * and remove refuse (EBUSY): their memory goes with the arena. */
 void
 sv_steer_fini(struct sv_port *port)
 {
-	sv_table_free(port->rx_table);
-	sv_table_free(port->tx_table);
-	port->rx_table = NULL;
-	port->tx_table = NULL;
+	struct sv_steer *st = port->steer;
+
+	if (st == NULL)
+		return;
+	sv_dir_fini(&st->arena, &st->rx);
+	sv_dir_fini(&st->arena, &st->tx);
+	sv_arena_fini(&st->arena);
+	free(st);
+	port->steer = NULL;
 }
 
-/*
- * Next NORMAL rule hit by the frame after 'after' (NULL: the first).
- * Rules merged into an earlier identical entry are skipped: the head of
- * the entry stands for them.
- */
-static struct sv_rule *
-sv_tss_next(const struct sv_table *t, const uint64_t *kw,
-	    const struct sv_ref *after)
+int
+softverbs_port_rule_mem(struct ibv_context *ctx, uint8_t port,
+			struct sv_rule_mem *mem)
 {
-	const struct sv_ref *bref = NULL;
-	struct sv_rule *best = NULL;
-	struct sv_tss_group *g;
+	struct sv_port *p;
+	struct sv_steer *st;
 
-	TAILQ_FOREACH(g, &t->groups, link) {
-		struct sv_tss_node *node;
-		struct sv_rule *r;
-
-		/* Sorted by best level: nothing further can win. */
-		if (bref != NULL && g->best > bref->level)
-			break;
-		node = sv_grp_lookup(g, kw);
-		if (node == NULL)
-			continue;
-		TAILQ_FOREACH(r, &node->rules, link_) {
-			const struct sv_ref *ref = sv_ref(r);
-			struct sv_rule *prev;
-
-			if (after != NULL && !sv_order_lt(after, ref))
-				continue;
-			prev = TAILQ_PREV(r, sv_rule_list, link_);
-			if (prev != NULL && sv_ref(prev)->level == ref->level)
-				continue;
-			if (bref == NULL || sv_order_lt(ref, bref)) {
-				best = r;
-				bref = ref;
-			}
-			break;
-		}
-	}
-	return best;
+	if (ctx == NULL || mem == NULL)
+		return EINVAL;
+	p = &sv_ctx(ctx)->dev->port;
+	if (port != p->port_num || p->steer == NULL)
+		return EINVAL;
+	st = p->steer;
+	pthread_rwlock_rdlock(&p->rules_lock);
+	mem->rules = atomic_load(&st->rx.nrules) + atomic_load(&st->tx.nrules);
+	mem->bytes = st->arena.bytes;
+	pthread_rwlock_unlock(&p->rules_lock);
+	return 0;
 }
 
 /* Count a frame in each distinct counters object of the entry headed by
@@ -660,18 +356,37 @@ static void
 sv_count_entry(const struct sv_rule *r, uint32_t len)
 {
 	const struct sv_rule *it, *seen;
-	uint64_t level = sv_ref(r)->level;
 
-	for (it = r; it != NULL; it = TAILQ_NEXT(it, link_)) {
-		if (it != r &&
-		    (sv_ref(it)->level != level || it->type != r->type))
-			break;
+	for (it = r; it != NULL; it = it->next_) {
 		if (it->act.counters == NULL)
 			continue;
-		for (seen = r; seen != it; seen = TAILQ_NEXT(seen, link_))
+		for (seen = r; seen != it; seen = seen->next_)
 			if (seen->act.counters == it->act.counters)
 				break;
 		if (seen == it)
+			sv_counters_add(it->act.counters, len);
+	}
+}
+
+/* The same for the default at index i and the identical defaults
+ * (same type and priority) after it. */
+static void
+sv_count_default(struct sv_rule *const *v, uint32_t n, uint32_t i, uint32_t len)
+{
+	const struct sv_rule *r = v[i];
+	uint32_t j, k;
+
+	for (j = i; j < n; j++) {
+		const struct sv_rule *it = v[j];
+
+		if (it->type != r->type || it->priority != r->priority)
+			break;
+		if (it->act.counters == NULL)
+			continue;
+		for (k = i; k < j; k++)
+			if (v[k]->act.counters == it->act.counters)
+				break;
+		if (k == j)
 			sv_counters_add(it->act.counters, len);
 	}
 }
@@ -714,20 +429,22 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 
 /* Copies to every sniffer, once per destination QP. */
 static void
-sv_sniff(struct sv_frame *f, const struct sv_table *t)
+sv_sniff(struct sv_frame *f, const struct sv_dir *d)
 {
-	const struct sv_rule *r, *p;
+	uint32_t i, j;
 
-	TAILQ_FOREACH(r, &t->sniffers, link_) {
+	for (i = 0; i < d->nsniffers_; i++) {
+		const struct sv_rule *r = d->sniffers[i];
+
 		if (r->act.counters != NULL)
 			sv_counters_add(r->act.counters, f->len);
 		if (r->act.drop || r->qp == NULL)
 			continue;
-		for (p = TAILQ_FIRST(&t->sniffers); p != r;
-		     p = TAILQ_NEXT(p, link_))
-			if (!p->act.drop && p->qp == r->qp)
+		for (j = 0; j < i; j++)
+			if (!d->sniffers[j]->act.drop &&
+			    d->sniffers[j]->qp == r->qp)
 				break;
-		if (p == r)
+		if (j == i)
 			sv_deliver(f, r->qp, &r->act);
 	}
 }
@@ -739,18 +456,18 @@ sv_frame_multicast(const struct sv_frame *f)
 }
 
 static void
-sv_classify_rx(struct sv_frame *f, const struct sv_table *t)
+sv_classify_rx(struct sv_frame *f, const struct sv_dir *d)
 {
 	struct sv_port *port = f->port;
-	const struct sv_ref *after = NULL;
 	const struct sv_rule *r;
+	struct sv_walk w;
 	bool steered = false;
-	unsigned int guard =
-		atomic_load_explicit(&t->nrules, memory_order_relaxed) + 1;
+	uint32_t i;
 
-	if (!TAILQ_EMPTY(&t->sniffers))
-		sv_sniff(f, t);
-	while (guard-- > 0 && (r = sv_tss_next(t, f->kw.w, after)) != NULL) {
+	if (d->nsniffers_ > 0)
+		sv_sniff(f, d);
+	sv_walk_init(&w);
+	while ((r = sv_table_next(d->normal, f->kw.w, &w)) != NULL) {
 		steered = true;
 		sv_count_entry(r, f->len);
 		if (r->act.drop) {
@@ -762,13 +479,13 @@ sv_classify_rx(struct sv_frame *f, const struct sv_table *t)
 			sv_deliver(f, r->qp, &r->act);
 		if (!(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP))
 			return;
-		after = sv_ref(r);
 	}
-	TAILQ_FOREACH(r, &t->defaults, link_) {
+	for (i = 0; i < d->ndefaults; i++) {
+		r = d->defaults[i];
 		if (r->type == IBV_FLOW_ATTR_MC_DEFAULT &&
 		    !sv_frame_multicast(f))
 			continue;
-		sv_count_entry(r, f->len);
+		sv_count_default(d->defaults, d->ndefaults, i, f->len);
 		if (r->act.drop)
 			atomic_fetch_add_explicit(&port->rx_dropped, 1,
 						  memory_order_relaxed);
@@ -792,8 +509,7 @@ sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 	f->len = len;
 	/* sv_parse() zeroes the key and info; only the word padding after
 	 * the key is left to clear. */
-	memset((uint8_t *)&f->kw + sizeof(f->kw.key), 0,
-	       sizeof(f->kw) - sizeof(f->kw.key));
+	f->kw.w[SV_KEY_WORDS - 1] = 0;
 	sv_parse(data, len, &f->kw.key, &info);
 	/* mlx5 reports IP_CSUM_OK for IPv4 with both checksums good only. */
 	f->wc_flags = 0;
@@ -806,13 +522,14 @@ static void
 sv_rx_frame(void *arg, const uint8_t *data, uint32_t len)
 {
 	struct sv_port *port = arg;
+	struct sv_steer *st = port->steer;
 	struct sv_frame f;
 
 	atomic_fetch_add_explicit(&port->rx_frames, 1, memory_order_relaxed);
 	sv_frame_parse(&f, port, data, len);
 	/* Per frame, so that flow create/destroy never waits for a batch. */
 	pthread_rwlock_rdlock(&port->rules_lock);
-	sv_classify_rx(&f, port->rx_table);
+	sv_classify_rx(&f, &st->rx);
 	pthread_rwlock_unlock(&port->rules_lock);
 }
 
@@ -821,7 +538,7 @@ sv_port_pump(struct sv_port *port)
 {
 	unsigned int n;
 
-	if (port->wire == NULL || port->rx_table == NULL)
+	if (port->wire == NULL || port->steer == NULL)
 		return 0;
 	if (pthread_mutex_trylock(&port->pump_lock) != 0)
 		return 0;
@@ -830,25 +547,54 @@ sv_port_pump(struct sv_port *port)
 	return n;
 }
 
+unsigned int
+sv_steer_walk(struct sv_port *port, bool egress, const struct sv_key *k,
+	      const struct sv_rule **out, unsigned int max,
+	      unsigned int *probes)
+{
+	struct sv_steer *st = port->steer;
+	const struct sv_rule *r;
+	union sv_kwords kw;
+	struct sv_walk w;
+	unsigned int n = 0;
+
+	if (st == NULL)
+		return 0;
+	sv_key_words(k, &kw);
+	sv_walk_init(&w);
+	pthread_rwlock_rdlock(&port->rules_lock);
+	while (n < max &&
+	       (r = sv_table_next(egress ? st->tx.normal : st->rx.normal, kw.w,
+				  &w)) != NULL) {
+		out[n++] = r;
+		if (r->act.drop || !(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP))
+			break;
+	}
+	pthread_rwlock_unlock(&port->rules_lock);
+	if (probes != NULL)
+		*probes = w.probes;
+	return n;
+}
+
 bool
 sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 {
-	struct sv_table *tx = port->tx_table, *rx = port->rx_table;
-	const struct sv_ref *after = NULL;
+	struct sv_steer *st = port->steer;
 	const struct sv_rule *r;
+	struct sv_walk w;
 	bool send = true;
 	struct sv_frame f;
-	unsigned int guard;
 
 	/* Nothing to apply: skip parsing, the common case. */
-	if (tx == NULL || rx == NULL ||
-	    (atomic_load_explicit(&tx->nrules, memory_order_relaxed) == 0 &&
-	     atomic_load_explicit(&rx->nsniffers, memory_order_relaxed) == 0))
+	if (st == NULL ||
+	    (atomic_load_explicit(&st->tx.nrules, memory_order_relaxed) == 0 &&
+	     atomic_load_explicit(&st->rx.nsniffers, memory_order_relaxed) ==
+		     0))
 		return true;
 	sv_frame_parse(&f, port, frame, len);
+	sv_walk_init(&w);
 	pthread_rwlock_rdlock(&port->rules_lock);
-	guard = atomic_load_explicit(&tx->nrules, memory_order_relaxed) + 1;
-	while (guard-- > 0 && (r = sv_tss_next(tx, f.kw.w, after)) != NULL) {
+	while ((r = sv_table_next(st->tx.normal, f.kw.w, &w)) != NULL) {
 		sv_count_entry(r, len);
 		if (r->act.drop) {
 			send = false;
@@ -856,11 +602,10 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 		}
 		if (!(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP))
 			break;
-		after = sv_ref(r);
 	}
 	/* Sniffers see what goes on the wire. */
-	if (send && !TAILQ_EMPTY(&rx->sniffers))
-		sv_sniff(&f, rx);
+	if (send && st->rx.nsniffers_ > 0)
+		sv_sniff(&f, &st->rx);
 	pthread_rwlock_unlock(&port->rules_lock);
 	return send;
 }
@@ -903,7 +648,8 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 	struct sv_port *port;
 	struct sv_flow *flow;
 	struct sv_match match;
-	struct sv_actions act;
+	struct sv_rule tmpl;
+	struct sv_rule *r;
 	bool egress;
 	int rc;
 
@@ -940,9 +686,8 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 		errno = dev->caps.profile == SV_PROFILE_MLX5 ? ENOMEM : EINVAL;
 		return NULL;
 	}
-	memset(&match, 0, sizeof(match));
-	memset(&act, 0, sizeof(act));
-	rc = sv_spec_compile(&dev->caps, attr, &match, &act);
+	memset(&tmpl, 0, sizeof(tmpl));
+	rc = sv_spec_compile(&dev->caps, attr, &match, &tmpl.act);
 	if (rc != 0) {
 		errno = rc;
 		return NULL;
@@ -955,58 +700,50 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 	}
 	/* "Flow tag isn't allowed in leftovers"; no tag on sent frames;
 	 * completions carry 24 bits of tag. */
-	if (act.has_tag && (egress || act.tag >= (UINT32_C(1) << 24) ||
-			    attr->type == IBV_FLOW_ATTR_ALL_DEFAULT ||
-			    attr->type == IBV_FLOW_ATTR_MC_DEFAULT)) {
+	if (tmpl.act.has_tag &&
+	    (egress || tmpl.act.tag >= (UINT32_C(1) << 24) ||
+	     attr->type == IBV_FLOW_ATTR_ALL_DEFAULT ||
+	     attr->type == IBV_FLOW_ATTR_MC_DEFAULT)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	/* Egress: the QP only names the device (note 6). Ingress: frames
 	 * are scattered through a hash QP's indirection table; a DROP rule
 	 * may sit on any QP (its destination is ignored). */
-	if (!egress && !act.drop &&
+	if (!egress && !tmpl.act.drop &&
 	    (qp->kind != SV_QP_HASH || qp->ind == NULL)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (act.counters != NULL && act.counters->ctx->dev != dev) {
+	if (tmpl.act.counters != NULL && tmpl.act.counters->ctx->dev != dev) {
 		errno = EINVAL;
 		return NULL;
 	}
-	flow = calloc(1, sizeof(*flow));
-	if (flow == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (attr->type == IBV_FLOW_ATTR_NORMAL)
-		flow->rule.match = match;
-	flow->rule.act = act;
-	flow->rule.priority = attr->priority;
-	flow->rule.type = attr->type;
-	flow->rule.flags = attr->flags;
-	flow->rule.qp = egress ? NULL : qp;
-	flow->rule.mcast = dev->caps.profile == SV_PROFILE_MLX5 &&
-			   !(attr->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP) &&
-			   sv_flow_is_multicast_only(attr);
-	flow->port = port;
-	flow->qp = qp;
+	tmpl.priority = attr->priority;
+	tmpl.type = (uint8_t)attr->type;
+	tmpl.flags = (uint8_t)attr->flags;
+	tmpl.qp = qp;
+	tmpl.mcast = dev->caps.profile == SV_PROFILE_MLX5 &&
+		     !(attr->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP) &&
+		     sv_flow_is_multicast_only(attr);
 	/* Binding freezes the counters' attach points (EBUSY after). */
-	if (act.counters != NULL) {
-		rc = sv_counters_bind(act.counters);
+	if (tmpl.act.counters != NULL) {
+		rc = sv_counters_bind(tmpl.act.counters);
 		if (rc != 0) {
-			free(flow);
 			errno = rc;
 			return NULL;
 		}
 	}
-	rc = sv_steer_insert(port, &flow->rule);
-	if (rc != 0) {
-		if (act.counters != NULL)
-			sv_counters_unbind(act.counters);
-		free(flow);
+	r = sv_steer_add(port, &tmpl, &match.mask, &match.value,
+			 offsetof(struct sv_flow, rule));
+	if (r == NULL) {
+		rc = errno;
+		if (tmpl.act.counters != NULL)
+			sv_counters_unbind(tmpl.act.counters);
 		errno = rc;
 		return NULL;
 	}
+	flow = sv_container_of(r, struct sv_flow, rule);
 	atomic_fetch_add(&qp->usecnt, 1);
 	atomic_fetch_add(&qp->ctx->nobjs, 1);
 	flow->flow.comp_mask = 0;
@@ -1020,7 +757,9 @@ sv_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 int
 sv_destroy_flow(struct ibv_flow *ibflow)
 {
+	struct sv_counters *counters;
 	struct sv_flow *flow;
+	struct sv_qp *qp;
 
 	if (ibflow == NULL)
 		return EINVAL;
@@ -1028,11 +767,13 @@ sv_destroy_flow(struct ibv_flow *ibflow)
 	if (ibflow->handle & SV_FLOW_HANDLE_DV)
 		return sv_dv_destroy_flow(ibflow);
 	flow = sv_container_of(ibflow, struct sv_flow, flow);
-	sv_steer_remove(flow->port, &flow->rule);
-	if (flow->rule.act.counters != NULL)
-		sv_counters_unbind(flow->rule.act.counters);
-	atomic_fetch_sub(&flow->qp->usecnt, 1);
-	atomic_fetch_sub(&flow->qp->ctx->nobjs, 1);
-	free(flow);
+	qp = flow->rule.qp;
+	counters = flow->rule.act.counters;
+	/* Frees the flow. */
+	sv_steer_del(&qp->ctx->dev->port, &flow->rule);
+	if (counters != NULL)
+		sv_counters_unbind(counters);
+	atomic_fetch_sub(&qp->usecnt, 1);
+	atomic_fetch_sub(&qp->ctx->nobjs, 1);
 	return 0;
 }

@@ -240,6 +240,20 @@ def t_clean():
     assert parse.clean("a\x1b[2K\rb\x1b[1;32mc\r\n") == "abc\n"
 
 
+def t_prompt_split_by_a_log_line():
+    """The prompt, whole or split by lines an lcore logged meanwhile."""
+    log = ("vsteer_tx_complete(): port 0: Tx queue 0: local length error "
+           "(frame longer than the port's MTU): frame dropped, send queue "
+           "reset\n")
+    for i in range(len(parse.PROMPT) + 1):
+        text = "Done.\n" + parse.PROMPT[:i] + (log if 0 < i < 9 else "") + \
+            parse.PROMPT[i:]
+        m = parse.PROMPT_RE.search(text)
+        assert m is not None and m.start() == len("Done.\n"), (i, text)
+    assert parse.PROMPT_RE.search("test output\nestpmd> ") is None
+    assert parse.PROMPT_RE.search("t\nno log line here\nestpmd> ") is None
+
+
 def main():
     cases = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("t_")]

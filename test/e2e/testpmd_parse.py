@@ -11,6 +11,17 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+PROMPT = "testpmd> "
+# The forwarding lcores log while the main thread prints its prompt, and
+# the two writes can interleave on the pty: "t" + whole log lines +
+# "estpmd> ". A prompt split that way is still the prompt.
+_LOG_LINES = r"(?:(?:[A-Za-z_][\w.]*\(\)|[A-Z][A-Z0-9_]*): [^\n]*\n)+"
+PROMPT_RE = re.compile("|".join(
+    [re.escape(PROMPT)] +
+    [re.escape(PROMPT[:i]) + _LOG_LINES + re.escape(PROMPT[i:])
+     for i in range(1, len(PROMPT))]))
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]")
 
 

@@ -44,7 +44,7 @@ SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
     else sys.executable
-PROMPT = "testpmd> "
+PROMPT = parse.PROMPT
 
 _cleanups = []
 
@@ -384,9 +384,9 @@ class Testpmd:
         start = len(self.transcript) if start is None else start
         deadline = time.monotonic() + timeout
         while True:
-            idx = self.transcript.find(PROMPT, start)
-            if idx >= 0:
-                return idx
+            m = parse.PROMPT_RE.search(self.transcript, start)
+            if m is not None:
+                return m.start()
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TestpmdError("testpmd: no prompt within %gs after %s"
