@@ -164,11 +164,12 @@ int sv_destroy_qp(struct ibv_qp *qp);
 
 /*
  * Completion channels and async events. The fds (comp_channel.fd,
- * ibv_context.async_fd) poll readable when an event may be had, frames
- * waiting on the wire or a link change included, and are blocking until
- * the caller sets O_NONBLOCK; read them with these calls only, which pump
- * the device first. A device whose wire gives nothing to wait on has no
- * channels (EOPNOTSUPP) and an async_fd of -1.
+ * ibv_context.async_fd) poll readable when an event may be had: events
+ * queued, frames waiting on the wire while one of the channel's CQs is
+ * armed, a link change. They are blocking until the caller sets
+ * O_NONBLOCK; read them with these calls only, which do the device's work
+ * first (pump the port, read the link). A device whose wire gives nothing
+ * to wait on has no channels (EOPNOTSUPP) and an async_fd of -1.
  */
 struct ibv_comp_channel *sv_create_comp_channel(struct ibv_context *context);
 int sv_destroy_comp_channel(struct ibv_comp_channel *channel);
