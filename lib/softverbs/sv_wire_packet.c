@@ -893,8 +893,7 @@ sv_pkt_link_poll(void *priv, bool *states, unsigned int max)
 	if (p->nl < 0)
 		return 0;
 	for (;;) {
-		const struct nlmsghdr *nh;
-		int rem;
+		size_t off;
 
 		len = recv(p->nl, p->nl_buf, SV_PKT_NL_BUF, MSG_DONTWAIT);
 		if (len < 0) {
@@ -907,11 +906,17 @@ sv_pkt_link_poll(void *priv, bool *states, unsigned int max)
 			}
 			break; /* EAGAIN: all read */
 		}
-		rem = (int)len;
-		for (nh = (const struct nlmsghdr *)(const void *)p->nl_buf;
-		     NLMSG_OK(nh, rem); nh = NLMSG_NEXT(nh, rem)) {
-			const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+		for (off = 0; off + NLMSG_HDRLEN <= (size_t)len;) {
+			const struct nlmsghdr *nh =
+				(const void *)(p->nl_buf + off);
+			const struct ifinfomsg *ifi =
+				(const void *)((const uint8_t *)nh +
+					       NLMSG_HDRLEN);
 
+			if (nh->nlmsg_len < NLMSG_HDRLEN ||
+			    nh->nlmsg_len > (size_t)len - off)
+				break;
+			off += NLMSG_ALIGN(nh->nlmsg_len);
 			if ((nh->nlmsg_type != RTM_NEWLINK &&
 			     nh->nlmsg_type != RTM_DELLINK) ||
 			    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
