@@ -240,6 +240,20 @@ def t_clean():
     assert parse.clean("a\x1b[2K\rb\x1b[1;32mc\r\n") == "abc\n"
 
 
+def t_prompt_split_by_a_log_line():
+    import vsteer_e2e
+    # A forwarding lcore's warning inside the prompt, as captured.
+    text = ("      TX offloads=0x0 - TX RS bit threshold=0\n"
+            "tvsteer_tx_complete(): port 0: Tx queue 0: local length "
+            "error: frame dropped, send queue reset\nestpmd> ")
+    m = vsteer_e2e.PROMPT_RE.search(text)
+    assert m is not None and m.start() == text.index("tvsteer"), m
+    m = vsteer_e2e.PROMPT_RE.search("Done.\ntestpmd> ")
+    assert m is not None and m.start() == 6, m
+    assert vsteer_e2e.PROMPT_RE.search("testpmd: create a new mbuf pool\n"
+                                       "Done.\n") is None
+
+
 def main():
     cases = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("t_")]

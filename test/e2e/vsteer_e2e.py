@@ -45,6 +45,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
     else sys.executable
 PROMPT = "testpmd> "
+# testpmd's command line writes its prompt a character at a time, so a
+# line another thread logs meanwhile (a forwarding lcore's warning) can
+# land inside it: "t<the log line>\nestpmd> " is a prompt too.
+PROMPT_RE = re.compile(r"(?:[^\n]*\n)?".join(re.escape(c) for c in PROMPT))
 
 _cleanups = []
 
@@ -384,9 +388,9 @@ class Testpmd:
         start = len(self.transcript) if start is None else start
         deadline = time.monotonic() + timeout
         while True:
-            idx = self.transcript.find(PROMPT, start)
-            if idx >= 0:
-                return idx
+            m = PROMPT_RE.search(self.transcript, start)
+            if m is not None:
+                return m.start()
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TestpmdError("testpmd: no prompt within %gs after %s"
