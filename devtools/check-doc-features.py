@@ -48,10 +48,16 @@ FEATURE_KEYS = {k.strip() for k in FEATURE_KEYS.replace("\n", "").split("|")}
 
 IGNORED = {"end", "void", "indirect"}
 
-# [Features] rows and what in the driver source implements each: the row
-# must be there exactly when the source has it.
+# [Features] rows and what in the driver source implements each (a
+# pattern, or a tuple of patterns that must all be there): the row must be
+# there exactly when the source has it.
 FEATURE_SOURCE = {
     "Link status": r"\.link_update\s*=",
+    "Link status event": r"RTE_ETH_DEV_INTR_LSC",
+    "Rx interrupt": (r"\.rx_queue_intr_enable\s*=",
+                     r"\.rx_queue_intr_disable\s*="),
+    "Queue start/stop": (r"\.rx_queue_start\s*=", r"\.rx_queue_stop\s*=",
+                         r"\.tx_queue_start\s*=", r"\.tx_queue_stop\s*="),
     "MTU update": r"\.mtu_set\s*=",
     "Burst mode info": r"\.rx_burst_mode_get\s*=",
     "Scattered Rx": r"RTE_ETH_RX_OFFLOAD_SCATTER",
@@ -93,7 +99,11 @@ def source_features(driver_dir):
         if name.endswith(".c"):
             with open(os.path.join(driver_dir, name), encoding="utf-8") as f:
                 text += f.read()
-    return {k for k, pat in FEATURE_SOURCE.items() if re.search(pat, text)}
+    def has(pats):
+        pats = (pats,) if isinstance(pats, str) else pats
+        return all(re.search(p, text) for p in pats)
+
+    return {k for k, pats in FEATURE_SOURCE.items() if has(pats)}
 
 
 def rte_flow_header():

@@ -22,8 +22,11 @@
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_epoll.h>
 #include <rte_ethdev.h>
+#include <rte_flow.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_log.h>
@@ -60,6 +63,10 @@ static const struct rte_ether_addr other_mac = {
 
 /* The MTU port_up() configures (rxmode.mtu); 0: ethdev's default. */
 static uint16_t port_up_mtu;
+/* Interrupts port_up() asks for, and the queues it sets up with deferred
+ * start (bit q: Rx / Tx queue q). */
+static struct rte_eth_intr_conf port_up_intr;
+static uint32_t port_up_rx_deferred, port_up_tx_deferred;
 
 /* (Re)configure and start a port: n queues each way, RSS when rss_hf. */
 static int
@@ -80,12 +87,15 @@ port_up(uint16_t port, uint16_t nq, uint64_t rss_hf, uint16_t nb_rxd,
 	conf.rxmode.offloads = rx_off;
 	conf.rxmode.mtu = port_up_mtu;
 	conf.txmode.offloads = tx_off;
+	conf.intr_conf = port_up_intr;
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret != 0)
 		return ret;
 	memset(&rxc, 0, sizeof(rxc));
 	memset(&txc, 0, sizeof(txc));
 	for (q = 0; q < nq; q++) {
+		rxc.rx_deferred_start = (port_up_rx_deferred >> q) & 1;
+		txc.tx_deferred_start = (port_up_tx_deferred >> q) & 1;
 		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, 0, &rxc,
 					     rx_pool ? rx_pool : pool);
 		if (ret != 0)
@@ -2668,6 +2678,492 @@ test_rdma_no_netdev(void)
 }
 #endif
 
+/* ---- interrupts, queue start/stop ---- */
+
+/* Wait on the calling thread's epoll set for at most ms: events, or -1. */
+static int
+epoll_events(int ms, void **data)
+{
+	struct rte_epoll_event ev[4];
+	int n;
+
+	n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, RTE_DIM(ev), ms);
+	if (n > 0 && data != NULL)
+		*data = ev[0].epdata.data;
+	return n;
+}
+
+/* One frame of len bytes from p0, received on p1 queue 0 after a wake-up
+ * on the queue's interrupt, which then is disabled. */
+static int
+intr_round(void *tag, uint16_t len)
+{
+	struct rte_mbuf *m[4];
+	void *data = NULL;
+
+	VT_CHECK_EQ(rte_eth_dev_rx_intr_enable(p1, 0), 0, "enable");
+	VT_CHECK_EQ(epoll_events(150, NULL), 0, "no wake-up without traffic");
+	VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, len, 3)), 0, "send");
+	/* Nobody polls the queue meanwhile: the fd wakes the sleeper. */
+	VT_CHECK_EQ(epoll_events(2000, &data), 1, "woken by the frame");
+	VT_CHECK(data == tag, "the queue's event data");
+	VT_CHECK_EQ(rte_eth_dev_rx_intr_disable(p1, 0), 0, "disable");
+	VT_CHECK_EQ(rte_eth_rx_burst(p1, 0, m, RTE_DIM(m)), 1, "the frame");
+	VT_CHECK_EQ(m[0]->pkt_len, len, "its length");
+	rte_pktmbuf_free(m[0]);
+	return VT_OK;
+}
+
+/*
+ * Rx interrupts as l3fwd-power uses them: the queue's fd in the thread's
+ * epoll set (rte_eth_dev_rx_intr_ctl_q), enable, sleep with a timeout, a
+ * frame from the other port wakes it, disable, the burst returns the
+ * frame. Disabled, a frame wakes nobody; after a port restart the queue
+ * has a new fd, added again.
+ */
+static int
+test_rx_intr(void)
+{
+	void *tag = (void *)(uintptr_t)0x5eed;
+	struct rte_mbuf *m[4];
+	int ret, fd;
+
+	port_up_intr.rxq = 1;
+	ret = ports_default();
+	port_up_intr.rxq = 0;
+	VT_CHECK_EQ(ret, 0, "ports, p1 with Rx interrupts");
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p1, 0);
+	VT_CHECK(fd >= 0, "queue 0 has an event fd");
+	VT_CHECK_EQ(rte_eth_dev_rx_intr_ctl_q(p1, 0, RTE_EPOLL_PER_THREAD,
+					      RTE_INTR_EVENT_ADD, tag),
+		    0, "fd in the thread's epoll set");
+	ret = intr_round(tag, 70);
+	if (ret != VT_OK)
+		return ret;
+	/* Disabled: the next frame wakes nothing, and is there to take. */
+	VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 71, 3)), 0, "send");
+	VT_CHECK_EQ(epoll_events(150, NULL), 0, "no event while disabled");
+	VT_CHECK_EQ(recv_n(p1, 0, m, 1), 1, "the frame");
+	rte_pktmbuf_free(m[0]);
+	ret = intr_round(tag, 72);
+	if (ret != VT_OK)
+		return ret;
+	/* A restart makes new channels: the old fd left the set. */
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+	VT_CHECK_EQ(rte_eth_dev_rx_intr_ctl_q(p1, 0, RTE_EPOLL_PER_THREAD,
+					      RTE_INTR_EVENT_ADD, tag),
+		    0, "added again");
+	ret = intr_round(tag, 73);
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK_EQ(rte_eth_dev_rx_intr_ctl_q(p1, 0, RTE_EPOLL_PER_THREAD,
+					      RTE_INTR_EVENT_DEL, NULL),
+		    0, "out of the set");
+#ifdef VT_RDMA_GLUE
+	VT_CHECK(vt_rdma_calls.comp_channel > 0 &&
+			 vt_rdma_calls.get_cq_event > 0,
+		 "through ibv_create_comp_channel and ibv_get_cq_event");
+#endif
+	/* Without intr_conf.rxq there is nothing to enable. */
+	VT_CHECK_EQ(ports_default(), 0, "ports without interrupts");
+	VT_CHECK(rte_eth_dev_rx_intr_enable(p1, 0) < 0, "refused");
+	VT_CHECK(rte_eth_dev_rx_intr_ctl_q_get_fd(p1, 0) < 0, "no fd");
+	return VT_OK;
+}
+
+static unsigned int lsc_calls[RTE_MAX_ETHPORTS];
+static uint8_t lsc_status[RTE_MAX_ETHPORTS];
+
+static int
+lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	struct rte_eth_link link;
+
+	RTE_SET_USED(arg);
+	RTE_SET_USED(ret);
+	if (type != RTE_ETH_EVENT_INTR_LSC)
+		return 0;
+	/* What an application reads in its callback. */
+	if (rte_eth_link_get_nowait(port, &link) == 0)
+		__atomic_store_n(&lsc_status[port], link.link_status,
+				 __ATOMIC_RELAXED);
+	__atomic_fetch_add(&lsc_calls[port], 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Wait up to 2 s for port's LSC callback count to reach n. */
+static bool
+lsc_wait(uint16_t port, unsigned int n)
+{
+	uint64_t end = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
+
+	while (__atomic_load_n(&lsc_calls[port], __ATOMIC_ACQUIRE) < n) {
+		if (rte_get_timer_cycles() > end)
+			return false;
+		rte_delay_us_sleep(1000);
+	}
+	return true;
+}
+
+static uint8_t
+link_status(uint16_t port)
+{
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(port, &link);
+	return link.link_status;
+}
+
+/*
+ * Link state interrupts: the port says it has them (RTE_ETH_DEV_INTR_LSC);
+ * with intr_conf.lsc, taking the far end of the in-memory link down and up
+ * calls the application's RTE_ETH_EVENT_INTR_LSC callback from EAL's
+ * interrupt thread, and the link it reads there agrees. The port without
+ * intr_conf.lsc calls nothing, and reads the link when asked.
+ */
+static int
+test_lsc(void)
+{
+	struct rte_eth_dev_info info;
+	char far_end[64];
+	unsigned int c0, c1;
+	int ret;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	VT_CHECK(*info.dev_flags & RTE_ETH_DEV_INTR_LSC, "LSC offered");
+	VT_CHECK_EQ(rte_eth_dev_callback_register(p0, RTE_ETH_EVENT_INTR_LSC,
+						  lsc_cb, NULL),
+		    0, "p0 callback");
+	VT_CHECK_EQ(rte_eth_dev_callback_register(p1, RTE_ETH_EVENT_INTR_LSC,
+						  lsc_cb, NULL),
+		    0, "p1 callback");
+	port_up_intr.lsc = 1;
+	ret = port_up(p0, 1, 0, 256, NULL, 0, 0);
+	port_up_intr.lsc = 0;
+	VT_CHECK_EQ(ret, 0, "p0 with intr_conf.lsc");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1 without");
+	VT_CHECK_EQ(link_status(p0), RTE_ETH_LINK_UP, "p0 up");
+	c0 = __atomic_load_n(&lsc_calls[p0], __ATOMIC_ACQUIRE);
+	c1 = __atomic_load_n(&lsc_calls[p1], __ATOMIC_ACQUIRE);
+	/* p1's end of the link (the second device made on it). */
+	snprintf(far_end, sizeof(far_end), "mem:%s.1", link_a);
+	VT_CHECK_EQ(softverbs_device_set_link(far_end, false), 0, "far down");
+	VT_CHECK(lsc_wait(p0, c0 + 1), "p0's callback for the link down");
+	VT_CHECK_EQ(lsc_status[p0], RTE_ETH_LINK_DOWN, "down in the callback");
+	VT_CHECK_EQ(link_status(p0), RTE_ETH_LINK_DOWN, "p0 down");
+	VT_CHECK_EQ(link_status(p1), RTE_ETH_LINK_DOWN, "p1 down too");
+	VT_CHECK_EQ(softverbs_device_set_link(far_end, true), 0, "far up");
+	VT_CHECK(lsc_wait(p0, c0 + 2), "p0's callback for the link up");
+	VT_CHECK_EQ(lsc_status[p0], RTE_ETH_LINK_UP, "up in the callback");
+	VT_CHECK_EQ(link_status(p0), RTE_ETH_LINK_UP, "p0 up");
+	VT_CHECK_EQ(link_status(p1), RTE_ETH_LINK_UP, "p1 up");
+	/* The port's own stop and start are no link events. */
+	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(p0), 0, "start");
+	VT_CHECK_EQ(link_status(p0), RTE_ETH_LINK_UP, "up again");
+	rte_delay_us_sleep(100 * 1000);
+	VT_CHECK_EQ(__atomic_load_n(&lsc_calls[p0], __ATOMIC_ACQUIRE), c0 + 2,
+		    "no callback for stop/start");
+	VT_CHECK_EQ(__atomic_load_n(&lsc_calls[p1], __ATOMIC_ACQUIRE), c1,
+		    "none on p1 (no intr_conf.lsc)");
+	VT_CHECK_EQ(rte_eth_dev_callback_unregister(p0, RTE_ETH_EVENT_INTR_LSC,
+						    lsc_cb, NULL),
+		    0, "unregister");
+	VT_CHECK_EQ(rte_eth_dev_callback_unregister(p1, RTE_ETH_EVENT_INTR_LSC,
+						    lsc_cb, NULL),
+		    0, "unregister");
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+	return VT_OK;
+}
+
+/* A rule on p1: UDP to dport goes to queue q. */
+static struct rte_flow *
+udp_rule(uint16_t dport, uint16_t q)
+{
+	struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item_udp udp = { .hdr.dst_port = RTE_BE16(0) };
+	struct rte_flow_item_udp udp_mask = { .hdr.dst_port =
+						      RTE_BE16(0xffff) };
+	struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP,
+		  .spec = &udp,
+		  .mask = &udp_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue queue = { .index = q };
+	struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+
+	udp.hdr.dst_port = rte_cpu_to_be_16(dport);
+	return rte_flow_create(p1, &attr, pattern, actions, &err);
+}
+
+/* Send n UDP frames to dport from varied sources; counts[q] gets how many
+ * p1's RSS (key, reta of nq queues) sends to each queue, the rules
+ * aside. */
+static int
+send_udp(uint16_t n, uint16_t dport, const uint8_t *key, const uint16_t *reta,
+	 uint16_t reta_size, unsigned int *counts)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t sip = 0x0a000000 + (rte_rand() & 0xffffff);
+		uint32_t dip = 0xc0a80001;
+		uint16_t sport = 1024 + (uint16_t)(rte_rand() & 0x7fff);
+
+		if (counts != NULL)
+			counts[predict_queue(key, reta, reta_size, sip, dip,
+					     sport, dport)]++;
+		VT_CHECK_EQ(send_one(p0, udp_frame(pool, &mac1, sip, dip, sport,
+						   dport, 80, 0)),
+			    0, "send");
+	}
+	return VT_OK;
+}
+
+static uint64_t
+imissed(uint16_t port)
+{
+	struct rte_eth_stats st;
+
+	memset(&st, 0, sizeof(st));
+	rte_eth_stats_get(port, &st);
+	return st.imissed;
+}
+
+static int
+rxq_state(uint16_t port, uint16_t q)
+{
+	struct rte_eth_rxq_info qi;
+
+	memset(&qi, 0xff, sizeof(qi));
+	if (rte_eth_rx_queue_info_get(port, q, &qi) != 0)
+		return -1;
+	if (qi.queue_state != rte_eth_devices[port].data->rx_queue_state[q])
+		return -2; /* the two must agree */
+	return qi.queue_state;
+}
+
+static int
+txq_state(uint16_t port, uint16_t q)
+{
+	struct rte_eth_txq_info qi;
+
+	memset(&qi, 0xff, sizeof(qi));
+	if (rte_eth_tx_queue_info_get(port, q, &qi) != 0)
+		return -1;
+	if (qi.queue_state != rte_eth_devices[port].data->tx_queue_state[q])
+		return -2;
+	return qi.queue_state;
+}
+
+/* What p1's RSS does: its key and RETA (nq queues round-robin). */
+static int
+rss_of_p1(uint8_t *key, uint16_t *reta, uint16_t *reta_size)
+{
+	struct rte_eth_rss_reta_entry64 conf[8];
+	struct rte_eth_rss_conf rc;
+	struct rte_eth_dev_info info;
+	unsigned int i;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	memset(&rc, 0, sizeof(rc));
+	rc.rss_key = key;
+	rc.rss_key_len = 40;
+	VT_CHECK_EQ(rte_eth_dev_rss_hash_conf_get(p1, &rc), 0, "key");
+	memset(conf, 0, sizeof(conf));
+	for (i = 0; i < info.reta_size / RTE_ETH_RETA_GROUP_SIZE; i++)
+		conf[i].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, info.reta_size), 0,
+		    "reta");
+	for (i = 0; i < info.reta_size; i++)
+		reta[i] = conf[i / 64].reta[i % 64];
+	*reta_size = info.reta_size;
+	return VT_OK;
+}
+
+/*
+ * A stopped Rx queue receives nothing: what RSS hashes to it and what a
+ * rule steers to it is dropped and counted (imissed, rx_no_buffer_packets)
+ * while the other queue gets exactly its share; the rule stays and steers
+ * to the queue again once it is started. queue_state follows, in
+ * rte_eth_rx_queue_info_get() and dev->data alike.
+ */
+static int
+test_rx_queue_stop_start(void)
+{
+	const uint64_t hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP;
+	unsigned int want[2] = { 0 }, got0, dropped;
+	uint16_t reta[512], reta_size = 0;
+	struct rte_mbuf *m[64];
+	struct rte_flow_error err;
+	struct rte_flow *rule;
+	uint64_t miss, nobuf;
+	uint8_t key[40];
+	int ret;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 2, hf, 128, NULL, 0, 0), 0, "p1, 2 queues");
+	ret = rss_of_p1(key, reta, &reta_size);
+	if (ret != VT_OK)
+		return ret;
+	rule = udp_rule(7777, 1);
+	VT_CHECK(rule != NULL, "UDP 7777 to queue 1");
+	VT_CHECK_EQ(rte_eth_dev_rx_queue_stop(p1, 1), 0, "stop queue 1");
+	VT_CHECK_EQ(rxq_state(p1, 1), RTE_ETH_QUEUE_STATE_STOPPED, "stopped");
+	VT_CHECK_EQ(rxq_state(p1, 0), RTE_ETH_QUEUE_STATE_STARTED, "q0 runs");
+	VT_CHECK_EQ(rte_eth_rx_descriptor_status(p1, 1, 0),
+		    RTE_ETH_RX_DESC_UNAVAIL, "no buffer posted");
+	miss = imissed(p1);
+	nobuf = xstat(p1, "rx_no_buffer_packets");
+	rte_srand(77);
+	ret = send_udp(40, 4000, key, reta, reta_size, want);
+	if (ret != VT_OK)
+		return ret;
+	ret = send_udp(5, 7777, NULL, NULL, 0, NULL);
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK(want[0] > 0 && want[1] > 0, "both queues hashed to: %u %u",
+		 want[0], want[1]);
+	got0 = recv_n(p1, 0, m, RTE_DIM(m));
+	rte_pktmbuf_free_bulk(m, got0);
+	VT_CHECK_EQ(got0, want[0], "queue 0 gets its share");
+	VT_CHECK_EQ(rte_eth_rx_burst(p1, 1, m, RTE_DIM(m)), 0,
+		    "nothing from the stopped queue");
+	VT_CHECK_EQ(imissed(p1) - miss, want[1] + 5,
+		    "the stopped queue's frames counted as missed");
+	VT_CHECK_EQ(xstat(p1, "rx_no_buffer_packets") - nobuf, want[1] + 5,
+		    "and as rx_no_buffer_packets");
+	dropped = want[1] + 5;
+	/* Started again: fresh buffers, the rule steers there again. */
+	VT_CHECK_EQ(rte_eth_dev_rx_queue_start(p1, 1), 0, "start queue 1");
+	VT_CHECK_EQ(rxq_state(p1, 1), RTE_ETH_QUEUE_STATE_STARTED, "started");
+	VT_CHECK_EQ(rte_eth_rx_descriptor_status(p1, 1, 0),
+		    RTE_ETH_RX_DESC_AVAIL, "buffers posted");
+	ret = send_udp(5, 7777, NULL, NULL, 0, NULL);
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK_EQ(recv_n(p1, 1, m, RTE_DIM(m)), 5, "the rule's frames");
+	rte_pktmbuf_free_bulk(m, 5);
+	memset(want, 0, sizeof(want));
+	ret = send_udp(20, 4001, key, reta, reta_size, want);
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK_EQ(recv_n(p1, 1, m, RTE_DIM(m)), want[1], "q1's share");
+	rte_pktmbuf_free_bulk(m, want[1]);
+	VT_CHECK_EQ(recv_n(p1, 0, m, RTE_DIM(m)), want[0], "q0's share");
+	rte_pktmbuf_free_bulk(m, want[0]);
+	VT_CHECK_EQ(imissed(p1) - miss, dropped, "nothing missed since");
+	VT_CHECK_EQ(rte_flow_destroy(p1, rule, &err), 0, "rule");
+	VT_CHECK_EQ(rte_eth_dev_rx_queue_stop(p1, 1), 0, "stop again");
+	VT_CHECK_EQ(rte_eth_dev_rx_queue_stop(p1, 1), 0, "stopping twice");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "port stop");
+	VT_CHECK_EQ(rxq_state(p1, 0), RTE_ETH_QUEUE_STATE_STOPPED, "q0 too");
+	VT_CHECK_EQ(rte_eth_dev_rx_queue_start(p1, 1), -EINVAL,
+		    "no queue start on a stopped port");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "port start");
+	VT_CHECK_EQ(rxq_state(p1, 1), RTE_ETH_QUEUE_STATE_STARTED,
+		    "a port start starts every queue");
+	return VT_OK;
+}
+
+/*
+ * Deferred start: dev_start leaves the queues marked so stopped (an Rx
+ * queue's share of the traffic dropped and counted, a Tx queue sending
+ * nothing) until rte_eth_dev_{rx,tx}_queue_start; and again at the next
+ * port start. A Tx queue stopped at run time sends nothing either.
+ */
+static int
+test_deferred_start(void)
+{
+	const uint64_t hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP;
+	unsigned int want[2] = { 0 };
+	uint16_t reta[512], reta_size = 0;
+	struct rte_eth_rxq_info rqi;
+	struct rte_eth_txq_info tqi;
+	struct rte_mbuf *m[64], *f;
+	uint64_t miss;
+	uint8_t key[40];
+	int ret, round;
+
+	port_up_tx_deferred = 1;
+	ret = port_up(p0, 1, 0, 256, NULL, 0, 0);
+	port_up_tx_deferred = 0;
+	VT_CHECK_EQ(ret, 0, "p0, Tx queue 0 deferred");
+	port_up_rx_deferred = 2;
+	ret = port_up(p1, 2, hf, 128, NULL, 0, 0);
+	port_up_rx_deferred = 0;
+	VT_CHECK_EQ(ret, 0, "p1, Rx queue 1 deferred");
+	VT_CHECK_EQ(txq_state(p0, 0), RTE_ETH_QUEUE_STATE_STOPPED, "Tx q0");
+	VT_CHECK_EQ(rxq_state(p1, 0), RTE_ETH_QUEUE_STATE_STARTED, "Rx q0");
+	VT_CHECK_EQ(rxq_state(p1, 1), RTE_ETH_QUEUE_STATE_STOPPED, "Rx q1");
+	VT_CHECK_EQ(rte_eth_rx_queue_info_get(p1, 1, &rqi), 0, "rxq info");
+	VT_CHECK(rqi.conf.rx_deferred_start, "reported deferred");
+	VT_CHECK_EQ(rte_eth_tx_queue_info_get(p0, 0, &tqi), 0, "txq info");
+	VT_CHECK(tqi.conf.tx_deferred_start, "reported deferred");
+	/* The Tx queue takes nothing before it is started. */
+	f = simple_frame(&mac1, 64, 9);
+	VT_CHECK(f != NULL, "alloc");
+	VT_CHECK_EQ(rte_eth_tx_burst(p0, 0, &f, 1), 0, "not sent");
+	rte_pktmbuf_free(f);
+	VT_CHECK_EQ(drain(p1, 2), 0, "nothing arrived");
+	VT_CHECK_EQ(rte_eth_dev_tx_queue_start(p0, 0), 0, "start Tx q0");
+	VT_CHECK_EQ(txq_state(p0, 0), RTE_ETH_QUEUE_STATE_STARTED, "Tx q0");
+	ret = rss_of_p1(key, reta, &reta_size);
+	if (ret != VT_OK)
+		return ret;
+	miss = imissed(p1);
+	rte_srand(78);
+	ret = send_udp(40, 5000, key, reta, reta_size, want);
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK(want[0] > 0 && want[1] > 0, "both hashed to: %u %u", want[0],
+		 want[1]);
+	VT_CHECK_EQ(recv_n(p1, 0, m, RTE_DIM(m)), want[0], "q0's share");
+	rte_pktmbuf_free_bulk(m, want[0]);
+	VT_CHECK_EQ(rte_eth_rx_burst(p1, 1, m, RTE_DIM(m)), 0, "q1 waits");
+	VT_CHECK_EQ(imissed(p1) - miss, want[1], "q1's share missed");
+	VT_CHECK_EQ(rte_eth_dev_rx_queue_start(p1, 1), 0, "start Rx q1");
+	VT_CHECK_EQ(rxq_state(p1, 1), RTE_ETH_QUEUE_STATE_STARTED, "Rx q1");
+	memset(want, 0, sizeof(want));
+	ret = send_udp(40, 5001, key, reta, reta_size, want);
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK_EQ(recv_n(p1, 1, m, RTE_DIM(m)), want[1], "q1's share");
+	rte_pktmbuf_free_bulk(m, want[1]);
+	VT_CHECK_EQ(recv_n(p1, 0, m, RTE_DIM(m)), want[0], "q0's share");
+	rte_pktmbuf_free_bulk(m, want[0]);
+	/* Tx stopped at run time: nothing goes out until it starts. */
+	VT_CHECK_EQ(rte_eth_dev_tx_queue_stop(p0, 0), 0, "stop Tx q0");
+	VT_CHECK_EQ(txq_state(p0, 0), RTE_ETH_QUEUE_STATE_STOPPED, "stopped");
+	f = simple_frame(&mac1, 64, 9);
+	VT_CHECK(f != NULL, "alloc");
+	VT_CHECK_EQ(rte_eth_tx_burst(p0, 0, &f, 1), 0, "not sent");
+	rte_pktmbuf_free(f);
+	VT_CHECK_EQ(drain(p1, 2), 0, "nothing arrived");
+	VT_CHECK_EQ(rte_eth_dev_tx_queue_start(p0, 0), 0, "start Tx q0");
+	VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 64, 9)), 0, "sends");
+	VT_CHECK_EQ(drain(p1, 2), 1, "arrived");
+	/* Deferred again at the next port start. */
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+	VT_CHECK_EQ(rxq_state(p1, 1), RTE_ETH_QUEUE_STATE_STOPPED, "q1 waits");
+	VT_CHECK_EQ(rxq_state(p1, 0), RTE_ETH_QUEUE_STATE_STARTED, "q0 runs");
+	for (round = 0; round < 2; round++)
+		VT_CHECK_EQ(rte_eth_dev_rx_queue_start(p1, 1), 0,
+			    "start q1 (twice: no-op)");
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
 	/* clang-format off */
 	VT_CASE(test_bad_devargs),
@@ -2708,6 +3204,10 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_vlan_strip),
 	VT_CASE(test_vlan_filter),
 	VT_CASE(test_queue_status),
+	VT_CASE(test_rx_intr),
+	VT_CASE(test_lsc),
+	VT_CASE(test_rx_queue_stop_start),
+	VT_CASE(test_deferred_start),
 #ifndef VT_RDMA_GLUE
 	VT_CASE(test_port_info),
 #else

@@ -35,6 +35,9 @@ struct vt_rdma_calls {
 	unsigned int devx_obj_create; /* mlx5dv_devx_obj_create() */
 	unsigned int matcher_create;  /* mlx5dv_create_flow_matcher() */
 	unsigned int reg_mr;	      /* ibv_reg_mr*() */
+	unsigned int comp_channel;    /* ibv_create_comp_channel() */
+	unsigned int get_cq_event;    /* ibv_get_cq_event() */
+	unsigned int get_async_event; /* ibv_get_async_event() */
 };
 extern struct vt_rdma_calls vt_rdma_calls;
 

@@ -172,6 +172,46 @@ ibv_destroy_qp(struct ibv_qp *qp)
 	return sv_destroy_qp(qp);
 }
 
+struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
+{
+	vt_rdma_calls.comp_channel++;
+	return sv_create_comp_channel(context);
+}
+
+int
+ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	return sv_destroy_comp_channel(channel);
+}
+
+int
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		 void **cq_context)
+{
+	vt_rdma_calls.get_cq_event++;
+	return sv_get_cq_event(channel, cq, cq_context);
+}
+
+void
+ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	sv_ack_cq_events(cq, nevents);
+}
+
+int
+ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+{
+	vt_rdma_calls.get_async_event++;
+	return sv_get_async_event(context, event);
+}
+
+void
+ibv_ack_async_event(struct ibv_async_event *event)
+{
+	sv_ack_async_event(event);
+}
+
 /* ---- libmlx5 ---- */
 
 bool

@@ -111,6 +111,16 @@ struct sv_port_link {
 int softverbs_port_link(struct ibv_context *ctx, uint8_t port,
 			struct sv_port_link *link);
 
+/*
+ * Take a device's end of its wire administratively down or up, as `ip
+ * link set <end> down` would: an in-memory link is up when both ends are
+ * open and up, and both ends see each change (query_port, and an
+ * IBV_EVENT_PORT_ERR / IBV_EVENT_PORT_ACTIVE async event on every open
+ * context). Returns 0, ENODEV (no such device) or ENOTSUP (a device on a
+ * Linux interface: change the interface itself).
+ */
+int softverbs_device_set_link(const char *name, bool up);
+
 /* Wire-level counters of a port, for xstats. */
 struct sv_port_stats {
 	uint64_t rx_frames;    /* frames taken from the wire */
@@ -165,6 +175,24 @@ int sv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int sv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		struct ibv_qp_init_attr *init_attr);
 int sv_destroy_qp(struct ibv_qp *qp);
+
+/*
+ * Completion channels and async events. The fds (comp_channel.fd,
+ * ibv_context.async_fd) poll readable when an event may be had: events
+ * queued, frames waiting on the wire while one of the channel's CQs is
+ * armed, a link change. They are blocking until the caller sets
+ * O_NONBLOCK; read them with these calls only, which do the device's work
+ * first (pump the port, read the link). A device whose wire gives nothing
+ * to wait on has no channels (EOPNOTSUPP) and an async_fd of -1.
+ */
+struct ibv_comp_channel *sv_create_comp_channel(struct ibv_context *context);
+int sv_destroy_comp_channel(struct ibv_comp_channel *channel);
+int sv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		    void **cq_context);
+void sv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents);
+int
+sv_get_async_event(struct ibv_context *context, struct ibv_async_event *event);
+void sv_ack_async_event(struct ibv_async_event *event);
 
 /*
  * libmlx5 exported entry points (devices with the mlx5 profile).

@@ -14,6 +14,13 @@
  * The device has no thread of its own. A poller that finds its CQ empty
  * pumps the port once (pulls frames from the wire and steers them) before
  * answering ENOENT.
+ *
+ * Arming (ibv_req_notify_cq) is a flag under the producers' lock: the
+ * producer that writes a completion an armed CQ is waiting for disarms it
+ * and queues the CQ's one event on its channel (sv_event.c). Under the
+ * same lock, so that arming and producing see each other: a completion is
+ * either written before the arming (an mlx5 device then raises the event
+ * at once) or finds the CQ armed.
  */
 
 #include <errno.h>
@@ -43,10 +50,27 @@ sv_cq_from_ibv(struct ibv_cq *cq)
 	return sv_cq_of((struct ibv_cq_ex *)cq);
 }
 
+/*
+ * Does a completion of status st end the arming (lock held)? Every
+ * completion does for ibv_req_notify_cq(cq, 0); with solicited_only only a
+ * solicited one: raw Ethernet frames carry no Solicited Event bit, so an
+ * error completion (ibv_req_notify_cq(3): "or if the status is not
+ * successful"). The arming is one-shot: it ends here.
+ */
+static bool
+sv_cq_arm_fires(struct sv_cq *cq, enum ibv_wc_status st)
+{
+	if (!(cq->armed & SV_CQ_ARM_NEXT) && st == IBV_WC_SUCCESS)
+		return false;
+	cq->armed = 0;
+	return true;
+}
+
 bool
 sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe)
 {
 	uint32_t tail, head;
+	bool fire = false;
 
 	pthread_spin_lock(&cq->lock);
 	tail = cq->tail;
@@ -58,7 +82,12 @@ sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe)
 	}
 	cq->ring[tail & (cq->size - 1)] = *cqe;
 	__atomic_store_n(&cq->tail, tail + 1, __ATOMIC_RELEASE);
+	/* Only CQs on a channel are ever armed. */
+	if (__builtin_expect(cq->armed != 0, 0))
+		fire = sv_cq_arm_fires(cq, cqe->status);
 	pthread_spin_unlock(&cq->lock);
+	if (__builtin_expect(fire, 0))
+		sv_channel_post(cq);
 	return true;
 }
 
@@ -258,10 +287,10 @@ sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* Completion channels are libibverbs objects (an fd the kernel
-	 * signals): this device has no events to raise on them. */
-	if (channel != NULL) {
-		errno = EOPNOTSUPP;
+	/* A channel of this context (the kernel looks the fd up in the
+	 * caller's own file table, ib_uverbs_lookup_comp_file()). */
+	if (channel != NULL && channel->context != context) {
+		errno = EINVAL;
 		return NULL;
 	}
 	if (comp_vector < 0 || comp_vector >= context->num_comp_vectors) {
@@ -300,8 +329,15 @@ sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	atomic_init(&cq->usecnt, 0);
 	cq->cqx.context = context;
-	cq->cqx.channel = NULL;
+	cq->cqx.channel = channel;
 	cq->cqx.cq_context = cq_context;
+	if (channel != NULL) {
+		/* libibverbs' verbs_init_cq(): the channel counts its CQs. */
+		cq->channel = sv_container_of(channel, struct sv_channel, ch);
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+	}
 	/* The actual size: "greater than or equal to the requested". */
 	cq->cqx.cqe = (int)size;
 	pthread_mutex_init(&cq->cqx.mutex, NULL);
@@ -377,6 +413,7 @@ sv_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct sv_context *ctx;
 	struct sv_cq *cq;
+	bool armed;
 
 	if (ibcq == NULL)
 		return EINVAL;
@@ -384,6 +421,26 @@ sv_destroy_cq(struct ibv_cq *ibcq)
 	ctx = cq->ctx;
 	if (atomic_load(&cq->usecnt) > 0)
 		return EBUSY;
+	if (cq->channel != NULL) {
+		/* Events not read yet go with the CQ (the kernel's
+		 * ib_uverbs_release_ucq()); those read must all be
+		 * acknowledged first: ibv_get_cq_event(3), "destroying a CQ
+		 * will wait for all completion events to be acknowledged". */
+		pthread_spin_lock(&cq->lock);
+		armed = cq->armed != 0;
+		cq->armed = 0;
+		pthread_spin_unlock(&cq->lock);
+		if (armed)
+			sv_channel_armed(cq->channel, -1);
+		sv_channel_forget(cq);
+		pthread_mutex_lock(&cq->cqx.mutex);
+		while (cq->cqx.comp_events_completed != cq->events_got)
+			pthread_cond_wait(&cq->cqx.cond, &cq->cqx.mutex);
+		pthread_mutex_unlock(&cq->cqx.mutex);
+		pthread_mutex_lock(&ibcq->context->mutex);
+		ibcq->channel->refcnt--;
+		pthread_mutex_unlock(&ibcq->context->mutex);
+	}
 	pthread_mutex_lock(&ctx->lock);
 	ctx->n_cq--;
 	pthread_mutex_unlock(&ctx->lock);
@@ -393,5 +450,47 @@ sv_destroy_cq(struct ibv_cq *ibcq)
 	pthread_cond_destroy(&cq->cqx.cond);
 	free(cq->ring);
 	free(cq);
+	return 0;
+}
+
+/*
+ * ibv_req_notify_cq(3): one event for the next completion (any, or a
+ * solicited one), whatever the number of calls before it. Where the CQ
+ * already holds completions the consumer has not read, the mlx5 profile
+ * raises the event at once: libmlx5's mlx5_arm_cq() arms with the
+ * consumer index, and the device raises the event when the CQ has
+ * completions past it (mlx5e's NAPI re-arms after its last poll without
+ * polling again and relies on this). The man page promises events for new
+ * completions only, which is all the generic profile gives.
+ */
+int
+sv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct sv_cq *cq;
+	bool fire = false, newly;
+	uint32_t i;
+
+	if (ibcq == NULL)
+		return EINVAL;
+	cq = sv_cq_from_ibv(ibcq);
+	/* Without a channel no event has anywhere to go (the kernel's
+	 * ib_uverbs_comp_handler() drops it). */
+	if (cq->channel == NULL)
+		return 0;
+	pthread_spin_lock(&cq->lock);
+	newly = cq->armed == 0;
+	cq->armed |= solicited_only ? SV_CQ_ARM_SOL : SV_CQ_ARM_NEXT;
+	if (cq->ctx->dev->caps.profile == SV_PROFILE_MLX5) {
+		for (i = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE);
+		     i != cq->tail && !fire; i++)
+			fire = sv_cq_arm_fires(cq, cq->ring[i & (cq->size - 1)]
+							   .status);
+	}
+	pthread_spin_unlock(&cq->lock);
+	/* Counted before the event that ends it, which counts it off. */
+	if (newly)
+		sv_channel_armed(cq->channel, 1);
+	if (fire)
+		sv_channel_post(cq);
 	return 0;
 }

@@ -6,7 +6,7 @@
  * The device registry and the device-level verbs: device list, open and
  * close (with the verbs_context ops table that the inline verbs of
  * <infiniband/verbs.h> dispatch through), query_device(_ex), query_port,
- * protection domains and memory regions.
+ * protection domains and memory regions; the administrative link state.
  */
 
 #include <errno.h>
@@ -154,6 +154,10 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	memcpy(dev->port.mac, mac, sizeof(mac));
 	pthread_mutex_init(&dev->port.pump_lock, NULL);
 	pthread_rwlock_init(&dev->port.rules_lock, NULL);
+	pthread_mutex_init(&dev->ev_lock, NULL);
+	TAILQ_INIT(&dev->ctxs);
+	/* Changes from now on are events (sv_event.c). */
+	dev->port.link_reported = sv_wire_link_up(w);
 	atomic_init(&dev->port.rx_frames, 0);
 	atomic_init(&dev->port.rx_no_buffer, 0);
 	atomic_init(&dev->port.rx_not_ready, 0);
@@ -170,6 +174,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	return rc;
 
 err_steer:
+	pthread_mutex_destroy(&dev->ev_lock);
 	pthread_rwlock_destroy(&dev->port.rules_lock);
 	pthread_mutex_destroy(&dev->port.pump_lock);
 	free(node);
@@ -184,6 +189,7 @@ sv_device_free(struct sv_device *dev)
 {
 	sv_steer_fini(&dev->port);
 	sv_wire_close(dev->port.wire);
+	pthread_mutex_destroy(&dev->ev_lock);
 	pthread_rwlock_destroy(&dev->port.rules_lock);
 	pthread_mutex_destroy(&dev->port.pump_lock);
 	free(sv_node(dev));
@@ -214,6 +220,21 @@ softverbs_device_remove(const char *name)
 		sv_device_free(dev);
 	pthread_mutex_unlock(&sv_devices_lock);
 	return 0;
+}
+
+int
+softverbs_device_set_link(const char *name, bool up)
+{
+	struct sv_device *dev;
+	int rc;
+
+	if (name == NULL)
+		return EINVAL;
+	pthread_mutex_lock(&sv_devices_lock);
+	dev = sv_find_by_name(name);
+	rc = dev == NULL ? ENODEV : sv_wire_set_link(dev->port.wire, up);
+	pthread_mutex_unlock(&sv_devices_lock);
+	return rc;
 }
 
 struct ibv_device **
@@ -539,13 +560,6 @@ softverbs_port_stats(struct ibv_context *ctx, uint8_t port,
 /* ---- open / close ---- */
 
 static int
-sv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
-{
-	/* No completion channels (see sv_create_cq). */
-	return EOPNOTSUPP;
-}
-
-static int
 sv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	     struct ibv_recv_wr **bad_wr)
 {
@@ -561,6 +575,7 @@ sv_open(struct ibv_device *device, bool devx)
 	struct sv_context *ctx;
 	struct sv_device *dev;
 	struct verbs_context *v;
+	int rc;
 
 	pthread_mutex_lock(&sv_devices_lock);
 	dev = sv_find_by_ibdev(device);
@@ -575,10 +590,17 @@ sv_open(struct ibv_device *device, bool devx)
 		errno = ENOMEM;
 		return NULL;
 	}
+	ctx->dev = dev;
+	rc = sv_async_open(ctx);
+	if (rc != 0) {
+		pthread_mutex_unlock(&sv_devices_lock);
+		free(ctx);
+		errno = rc;
+		return NULL;
+	}
 	dev->open_count++;
 	pthread_mutex_unlock(&sv_devices_lock);
 
-	ctx->dev = dev;
 	ctx->devx = devx;
 	pthread_mutex_init(&ctx->lock, NULL);
 	atomic_init(&ctx->nobjs, 0);
@@ -590,7 +612,7 @@ sv_open(struct ibv_device *device, bool devx)
 	v->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	v->context.device = device;
 	v->context.cmd_fd = -1;
-	v->context.async_fd = -1;
+	/* async_fd: set by sv_async_open(). */
 	v->context.num_comp_vectors = 1;
 	pthread_mutex_init(&v->context.mutex, NULL);
 	v->context.ops.poll_cq = sv_poll_cq;
@@ -647,6 +669,7 @@ sv_close_device(struct ibv_context *context)
 	if (atomic_load(&ctx->nobjs) > 0)
 		return EBUSY;
 	pthread_mutex_lock(&sv_devices_lock);
+	sv_async_close(ctx);
 	ctx->dev->open_count--;
 	pthread_mutex_unlock(&sv_devices_lock);
 	pthread_mutex_destroy(&context->mutex);

@@ -15,7 +15,10 @@
  *   sv_device.c   device list, softverbs_device_add/remove, open/close,
  *                 query_device(_ex)/query_port, PD, MR (lkey table), the
  *                 verbs_context ops table, port MAC, MTU, link and stats
- *   sv_cq.c       CQ and CQ-ex (start/next/end_poll, wc_read_*), sv_cq_push
+ *   sv_cq.c       CQ and CQ-ex (start/next/end_poll, wc_read_*), sv_cq_push,
+ *                 arming (req_notify_cq)
+ *   sv_event.c    completion channels and CQ events, async events (port
+ *                 link changes), the descriptors a waiter sleeps on
  *   sv_wq.c       WQ (post_wq_recv), RWQ indirection tables, sv_wq_deliver
  *   sv_qp.c       QPs (hash QPs, raw-packet send QPs), state machine,
  *                 post_send, mlx5dv_create_qp
@@ -67,7 +70,8 @@
 /* Steering level of the mlx5 multicast table: after every priority
  * (MLX5_IB_FLOW_MCAST_PRIO is the last bypass priority). */
 #define SV_LEVEL_MCAST (((uint64_t)SV_MAX_PRIO + 1) << 1)
-#define SV_RX_BATCH 32 /* frames pulled per pump */
+#define SV_RX_BATCH 32	 /* frames pulled per pump */
+#define SV_ASYNC_QLEN 64 /* async events queued per context */
 /* IBV_RX_HASH_* fields a hash QP may select (rss_caps). */
 #define SV_RX_HASH_FIELDS                                                     \
 	(IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 | \
@@ -150,7 +154,13 @@ struct sv_port {
 	atomic_uint_fast64_t rx_dropped;
 	atomic_uint_fast64_t tx_frames;
 	atomic_uint_fast64_t tx_errors;
+	/* Port state last reported by an async event (sv_device.ev_lock),
+	 * as the mlx5 kernel's roce.last_port_state. */
+	bool link_reported;
 };
+
+struct sv_context;
+TAILQ_HEAD(sv_context_list, sv_context);
 
 struct sv_device {
 	struct ibv_device ibdev; /* "soft:<if>", "xdp:<if>", "mem:<l>.<e>" */
@@ -159,6 +169,9 @@ struct sv_device {
 	uint32_t lacks; /* SV_DEV_NO_* */
 	int open_count;
 	struct sv_port port; /* one physical port, number 1 */
+	/* Open contexts (async event queues) and link polling. */
+	pthread_mutex_t ev_lock;
+	struct sv_context_list ctxs;
 };
 
 struct sv_mr {
@@ -184,6 +197,14 @@ struct sv_context {
 	uint32_t next_qpn; /* QP, WQ and table numbers (lock) */
 	/* Live objects per kind, against the SV_MAX_* limits (lock). */
 	int n_pd, n_cq, n_wq, n_qp;
+	/* Async events (sv_event.c): context.async_fd is an epoll set of
+	 * async_efd (readable while the queue holds events) and the wire's
+	 * link fd; -1 when the wire cannot say when its link changes. */
+	int async_efd;
+	pthread_mutex_t async_lock;
+	struct ibv_async_event async_q[SV_ASYNC_QLEN];
+	unsigned int async_head, async_n;
+	TAILQ_ENTRY(sv_context) dev_next; /* on sv_device.ctxs (ev_lock) */
 	struct verbs_context vctx; /* must be last: ibv_context ends it */
 };
 
@@ -220,7 +241,45 @@ struct sv_cq {
 	struct sv_cqe *cur;  /* completion being read */
 	atomic_int usecnt;   /* WQs, QPs: destroy_cq -> EBUSY */
 	uint64_t overruns;
+	/* Completion events (sv_event.c). armed: SV_CQ_ARM_* under lock;
+	 * ev_*: under the channel's lock; events_got: events handed out by
+	 * get_cq_event, which destroy_cq waits to see acknowledged. */
+	struct sv_channel *channel; /* NULL: none */
+	uint8_t armed;
+	unsigned int ev_pending; /* events queued on the channel */
+	TAILQ_ENTRY(sv_cq) ev_next;
+	unsigned int events_got; /* cqx.mutex */
 };
+
+#define SV_CQ_ARM_NEXT 1u /* ibv_req_notify_cq(cq, 0) */
+#define SV_CQ_ARM_SOL 2u  /* ibv_req_notify_cq(cq, 1) */
+
+/* A completion channel: ch.fd is an epoll set that polls readable while
+ * events are queued (efd), or while one of its CQs is armed and the wire
+ * has frames to pump (wire_fd in the set then) (sv_event.c). */
+struct sv_channel {
+	struct ibv_comp_channel ch;
+	struct sv_context *ctx;
+	int efd;
+	int wire_fd;
+	pthread_mutex_t lock;
+	TAILQ_HEAD(, sv_cq) events; /* CQs with ev_pending > 0, in order */
+	int armed_n;  /* CQs armed, as counted by sv_channel_armed() */
+	bool wire_in; /* wire_fd in the set */
+};
+
+/* A CQ of the channel was armed (+1) or its arming ended (-1). */
+void sv_channel_armed(struct sv_channel *ch, int delta);
+/* An armed CQ raised its event (its arming ended): queue it on its
+ * channel. */
+void sv_channel_post(struct sv_cq *cq);
+/* A CQ going away: drop its events not yet read. */
+void sv_channel_forget(struct sv_cq *cq);
+/* Async events of a context: set up context.async_fd, join the device's
+ * list / leave it and close the fds. */
+int sv_async_open(struct sv_context *ctx);
+void sv_async_close(struct sv_context *ctx);
+int sv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 /* Push a completion; false when the CQ is full (counted as overrun). */
 bool sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe);

@@ -93,6 +93,33 @@ void sv_wire_link_info(const struct sv_wire *wire, struct sv_wire_link *link);
 void sv_wire_get_stats(const struct sv_wire *wire, struct sv_wire_stats *stats);
 
 /*
+ * Descriptors to sleep on, for a device without a thread of its own
+ * (completion channels and async events, sv_event.c). Each returns an fd
+ * the wire owns, or a negative errno (-ENOTSUP: the wire has none).
+ *
+ * sv_wire_rx_fd(): polls readable (POLLIN, level) whenever frames wait for
+ * sv_wire_rx(); it may be readable with nothing waiting, never unreadable
+ * with frames waiting. The first call may turn on work the wire otherwise
+ * skips (the in-memory link then signals each batch that finds the ring
+ * empty).
+ *
+ * sv_wire_link_fd(): polls readable when the link may have changed;
+ * sv_wire_link_poll() drains it and writes the link states (true: up) the
+ * wire went through since the last call, oldest first, up to max (the
+ * latest kept when there were more), returning how many. Called by one
+ * thread at a time.
+ */
+int sv_wire_rx_fd(struct sv_wire *wire);
+int sv_wire_link_fd(struct sv_wire *wire);
+unsigned int
+sv_wire_link_poll(struct sv_wire *wire, bool *states, unsigned int max);
+/* Take the wire's end of the link administratively down or up (`ip link
+ * set down`): an in-memory link is up when both ends are open and up.
+ * Returns 0 or a positive errno: ENOTSUP for wires on a Linux interface
+ * (change the interface itself). */
+int sv_wire_set_link(struct sv_wire *wire, bool up);
+
+/*
  * Backends, for sv_wire_*.c only: sv_wire_open() picks one by the spec
  * prefix and forwards each call with the state its open returned. open
  * gets the spec without its prefix.
@@ -110,6 +137,12 @@ struct sv_wire_ops {
 	bool (*link_up)(void *priv);
 	void (*link_info)(void *priv, struct sv_wire_link *link);
 	void (*get_stats)(void *priv, struct sv_wire_stats *stats);
+	/* Optional (NULL: ENOTSUP, no link changes): see sv_wire_rx_fd()
+	 * and the calls after it. */
+	int (*rx_fd)(void *priv);
+	int (*link_fd)(void *priv);
+	unsigned int (*link_poll)(void *priv, bool *states, unsigned int max);
+	int (*set_link)(void *priv, bool up);
 };
 
 extern const struct sv_wire_ops sv_wire_packet_ops; /* "if:" */

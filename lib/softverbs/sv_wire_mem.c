@@ -12,6 +12,16 @@
  * state allocates nothing. Senders of one direction serialise on the ring's
  * tx_lock; the single consumer (the receiving end) takes frames without a
  * lock, and gives slots back by publishing its consumer index.
+ *
+ * A device without a thread sleeps on descriptors (sv_wire_rx_fd(),
+ * sv_wire_link_fd()): once the receiving end asks for one, each ring has
+ * an eventfd that is readable while frames wait. Senders signal it when
+ * they publish into a ring nobody was told about (signaled clear), the
+ * receiver clears it when it finds the ring empty and looks once more, so
+ * that the steady state costs one flag test per batch and nothing at all
+ * before the fd is asked for. Each end also has a queue of the link states
+ * it went through (open, close, administrative down/up of either end) and
+ * an eventfd readable while that queue holds something.
  */
 
 #include <errno.h>
@@ -19,6 +29,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <sys/eventfd.h>
 
 #include "sv_wire.h"
 
@@ -34,6 +47,7 @@ struct sv_wire {
 #define SV_MEM_MTU_MAX 9000u
 #define SV_ETH_HLEN 14u
 #define SV_MEM_BUF_ALIGN 2048u /* slot buffers grow in these */
+#define SV_MEM_LINKQ 16u       /* link states kept per end */
 
 struct sv_mem_slot {
 	uint8_t *buf;
@@ -44,9 +58,13 @@ struct sv_mem_slot {
 /* Frames from one end to the other. */
 struct sv_mem_ring {
 	pthread_mutex_t tx_lock;
-	bool dst_open;	  /* receiving end open (under tx_lock) */
+	bool carrier;	  /* both ends open and up: frames get across */
 	atomic_uint prod; /* written under tx_lock */
 	atomic_uint cons; /* written by the receiving end */
+	/* Readiness for the receiving end (sv_wire_rx_fd()). */
+	atomic_bool notify;  /* efd asked for (written under tx_lock) */
+	atomic_int signaled; /* efd written since the ring was found empty */
+	int efd;	     /* -1 until asked for (tx_lock) */
 	struct sv_mem_slot slot[SV_MEM_SLOTS];
 };
 
@@ -59,6 +77,10 @@ struct sv_mem_end {
 	atomic_uint_fast64_t rx_frames;
 	atomic_uint_fast64_t tx_frames;
 	atomic_uint_fast64_t tx_errors;
+	/* Link states not yet polled, and their eventfd (sv_mem_lock). */
+	bool lq[SV_MEM_LINKQ];
+	unsigned int lq_head, lq_n;
+	int link_efd; /* -1 until asked for */
 };
 
 struct sv_mem_link {
@@ -66,6 +88,7 @@ struct sv_mem_link {
 	char name[SV_MEM_NAME_MAX + 1];
 	struct sv_mem_end *ends[2]; /* under sv_mem_lock */
 	atomic_uint open_mask;	    /* bit e: end e open */
+	atomic_uint up_mask;	    /* bit e: end e administratively up */
 	struct sv_mem_ring ring[2]; /* ring[e]: sent by end e */
 };
 
@@ -112,9 +135,81 @@ sv_mem_link_new(const char *name)
 		pthread_mutex_init(&l->ring[d].tx_lock, NULL);
 		atomic_init(&l->ring[d].prod, 0);
 		atomic_init(&l->ring[d].cons, 0);
+		atomic_init(&l->ring[d].notify, false);
+		atomic_init(&l->ring[d].signaled, 0);
+		l->ring[d].efd = -1;
 	}
 	atomic_init(&l->open_mask, 0);
+	atomic_init(&l->up_mask, 0);
 	return l;
+}
+
+static bool
+sv_mem_carrier(const struct sv_mem_link *l)
+{
+	return atomic_load(&l->open_mask) == 3 && atomic_load(&l->up_mask) == 3;
+}
+
+/* Tell the receiving end of r that frames wait, once per empty ring. */
+static void
+sv_mem_signal(struct sv_mem_ring *r)
+{
+	uint64_t one = 1;
+
+	if (atomic_exchange(&r->signaled, 1) == 0 &&
+	    write(r->efd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow with one write per reset. */
+	}
+}
+
+/* The receiver found r empty: clear its fd, unless a frame came that its
+ * sender did not signal (it saw signaled still set). */
+static void
+sv_mem_quiet(struct sv_mem_ring *r)
+{
+	uint64_t v;
+
+	if (atomic_load_explicit(&r->signaled, memory_order_relaxed) == 0)
+		return;
+	atomic_store(&r->signaled, 0);
+	if (read(r->efd, &v, sizeof(v)) < 0) {
+		/* Already clear. */
+	}
+	if (atomic_load(&r->prod) !=
+	    atomic_load_explicit(&r->cons, memory_order_relaxed))
+		sv_mem_signal(r);
+}
+
+/* The link may have changed (sv_mem_lock held): frames stop or go on, and
+ * every open end queues the state for sv_wire_link_poll(). */
+static void
+sv_mem_link_changed(struct sv_mem_link *l)
+{
+	bool up = sv_mem_carrier(l);
+	uint64_t one = 1;
+	unsigned int d;
+
+	for (d = 0; d < 2; d++) {
+		pthread_mutex_lock(&l->ring[d].tx_lock);
+		l->ring[d].carrier = up;
+		pthread_mutex_unlock(&l->ring[d].tx_lock);
+	}
+	for (d = 0; d < 2; d++) {
+		struct sv_mem_end *e = l->ends[d];
+
+		if (e == NULL)
+			continue;
+		if (e->lq_n == SV_MEM_LINKQ) { /* full: the oldest goes */
+			e->lq_head = (e->lq_head + 1) % SV_MEM_LINKQ;
+			e->lq_n--;
+		}
+		e->lq[(e->lq_head + e->lq_n) % SV_MEM_LINKQ] = up;
+		e->lq_n++;
+		if (e->link_efd >= 0 &&
+		    write(e->link_efd, &one, sizeof(one)) < 0) {
+			/* Readable already. */
+		}
+	}
 }
 
 static int
@@ -160,6 +255,7 @@ sv_mem_open(const char *name, void **priv, int *endp, uint8_t mac[6])
 	atomic_init(&e->rx_frames, 0);
 	atomic_init(&e->tx_frames, 0);
 	atomic_init(&e->tx_errors, 0);
+	e->link_efd = -1;
 	/* Frames left for a previous holder of this end are not ours. */
 	in = &l->ring[1 - end];
 	pthread_mutex_lock(&in->tx_lock);
@@ -167,10 +263,11 @@ sv_mem_open(const char *name, void **priv, int *endp, uint8_t mac[6])
 			      atomic_load_explicit(&in->prod,
 						   memory_order_relaxed),
 			      memory_order_release);
-	in->dst_open = true;
 	pthread_mutex_unlock(&in->tx_lock);
 	l->ends[end] = e;
+	atomic_fetch_or(&l->up_mask, 1u << end);
 	atomic_fetch_or(&l->open_mask, 1u << end);
+	sv_mem_link_changed(l);
 	pthread_mutex_unlock(&sv_mem_lock);
 
 	h = sv_mem_hash(name);
@@ -194,10 +291,19 @@ sv_mem_close(void *priv)
 
 	pthread_mutex_lock(&sv_mem_lock);
 	pthread_mutex_lock(&in->tx_lock);
-	in->dst_open = false;
+	if (in->efd >= 0) {
+		atomic_store(&in->notify, false);
+		close(in->efd);
+		in->efd = -1;
+		atomic_store(&in->signaled, 0);
+	}
 	pthread_mutex_unlock(&in->tx_lock);
 	atomic_fetch_and(&l->open_mask, ~(1u << e->end));
+	atomic_fetch_and(&l->up_mask, ~(1u << e->end));
 	l->ends[e->end] = NULL;
+	if (e->link_efd >= 0)
+		close(e->link_efd);
+	sv_mem_link_changed(l);
 	if (l->ends[0] == NULL && l->ends[1] == NULL) {
 		for (pl = &sv_mem_links; *pl != NULL; pl = &(*pl)->next) {
 			if (*pl == l) {
@@ -232,6 +338,8 @@ sv_mem_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 	if (n != 0)
 		atomic_fetch_add_explicit(&e->rx_frames, n,
 					  memory_order_relaxed);
+	if (n < max && atomic_load_explicit(&r->notify, memory_order_acquire))
+		sv_mem_quiet(r);
 	return n;
 }
 
@@ -246,8 +354,8 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 	unsigned int i, j, prod, cons, sent = 0;
 
 	pthread_mutex_lock(&r->tx_lock);
-	if (!r->dst_open)
-		goto out; /* no one at the other end: the link is down */
+	if (!r->carrier)
+		goto out; /* no one at the other end, or an end down */
 	prod = atomic_load_explicit(&r->prod, memory_order_relaxed);
 	cons = atomic_load_explicit(&r->cons, memory_order_acquire);
 	for (i = 0; i < n; i++) {
@@ -287,6 +395,13 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 	}
 	/* The one "kick": the receiver sees the whole batch at once. */
 	atomic_store_explicit(&r->prod, prod, memory_order_release);
+	/* A receiver that may sleep on its fd: ordered after the kick
+	 * against its clear-then-look (sv_mem_quiet()). */
+	if (sent != 0 &&
+	    atomic_load_explicit(&r->notify, memory_order_relaxed)) {
+		atomic_thread_fence(memory_order_seq_cst);
+		sv_mem_signal(r);
+	}
 out:
 	pthread_mutex_unlock(&r->tx_lock);
 	if (sent != 0)
@@ -329,8 +444,7 @@ sv_mem_link_up(void *priv)
 {
 	struct sv_mem_end *e = priv;
 
-	return atomic_load_explicit(&e->link->open_mask,
-				    memory_order_relaxed) == 3;
+	return sv_mem_carrier(e->link);
 }
 
 /* A cable in memory has no speed of its own. */
@@ -357,6 +471,98 @@ sv_mem_get_stats(void *priv, struct sv_wire_stats *stats)
 		atomic_load_explicit(&e->tx_errors, memory_order_relaxed);
 }
 
+static int
+sv_mem_rx_fd(void *priv)
+{
+	struct sv_mem_end *e = priv;
+	struct sv_mem_ring *r = &e->link->ring[1 - e->end];
+	int fd;
+
+	pthread_mutex_lock(&r->tx_lock);
+	if (r->efd < 0) {
+		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (fd < 0) {
+			fd = -errno;
+			pthread_mutex_unlock(&r->tx_lock);
+			return fd;
+		}
+		r->efd = fd;
+		atomic_store(&r->notify, true);
+		/* Frames already waiting make it readable at once. */
+		if (atomic_load(&r->prod) != atomic_load(&r->cons))
+			sv_mem_signal(r);
+	}
+	fd = r->efd;
+	pthread_mutex_unlock(&r->tx_lock);
+	return fd;
+}
+
+static int
+sv_mem_link_fd(void *priv)
+{
+	struct sv_mem_end *e = priv;
+	uint64_t one = 1;
+	int fd;
+
+	pthread_mutex_lock(&sv_mem_lock);
+	if (e->link_efd < 0) {
+		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (fd < 0) {
+			fd = -errno;
+			pthread_mutex_unlock(&sv_mem_lock);
+			return fd;
+		}
+		e->link_efd = fd;
+		if (e->lq_n != 0 && write(fd, &one, sizeof(one)) < 0) {
+			/* A new eventfd takes one write. */
+		}
+	}
+	fd = e->link_efd;
+	pthread_mutex_unlock(&sv_mem_lock);
+	return fd;
+}
+
+static unsigned int
+sv_mem_link_poll(void *priv, bool *states, unsigned int max)
+{
+	struct sv_mem_end *e = priv;
+	unsigned int n = 0;
+	uint64_t v;
+
+	pthread_mutex_lock(&sv_mem_lock);
+	/* More than asked for: the latest ones. */
+	while (e->lq_n > max) {
+		e->lq_head = (e->lq_head + 1) % SV_MEM_LINKQ;
+		e->lq_n--;
+	}
+	while (e->lq_n > 0) {
+		states[n++] = e->lq[e->lq_head];
+		e->lq_head = (e->lq_head + 1) % SV_MEM_LINKQ;
+		e->lq_n--;
+	}
+	if (e->link_efd >= 0 && read(e->link_efd, &v, sizeof(v)) < 0) {
+		/* Nothing was signalled. */
+	}
+	pthread_mutex_unlock(&sv_mem_lock);
+	return n;
+}
+
+static int
+sv_mem_set_link(void *priv, bool up)
+{
+	struct sv_mem_end *e = priv;
+	struct sv_mem_link *l = e->link;
+
+	pthread_mutex_lock(&sv_mem_lock);
+	if (up)
+		atomic_fetch_or(&l->up_mask, 1u << e->end);
+	else
+		atomic_fetch_and(&l->up_mask, ~(1u << e->end));
+	sv_mem_link_changed(l);
+	pthread_mutex_unlock(&sv_mem_lock);
+	return 0;
+}
+
 static const struct sv_wire_ops sv_wire_mem_ops = {
 	.open = sv_mem_open,
 	.close = sv_mem_close,
@@ -368,6 +574,10 @@ static const struct sv_wire_ops sv_wire_mem_ops = {
 	.link_up = sv_mem_link_up,
 	.link_info = sv_mem_link_info,
 	.get_stats = sv_mem_get_stats,
+	.rx_fd = sv_mem_rx_fd,
+	.link_fd = sv_mem_link_fd,
+	.link_poll = sv_mem_link_poll,
+	.set_link = sv_mem_set_link,
 };
 
 int
@@ -468,4 +678,36 @@ void
 sv_wire_get_stats(const struct sv_wire *wire, struct sv_wire_stats *stats)
 {
 	wire->ops->get_stats(wire->priv, stats);
+}
+
+int
+sv_wire_rx_fd(struct sv_wire *wire)
+{
+	if (wire->ops->rx_fd == NULL)
+		return -ENOTSUP;
+	return wire->ops->rx_fd(wire->priv);
+}
+
+int
+sv_wire_link_fd(struct sv_wire *wire)
+{
+	if (wire->ops->link_fd == NULL)
+		return -ENOTSUP;
+	return wire->ops->link_fd(wire->priv);
+}
+
+unsigned int
+sv_wire_link_poll(struct sv_wire *wire, bool *states, unsigned int max)
+{
+	if (wire->ops->link_poll == NULL || max == 0)
+		return 0;
+	return wire->ops->link_poll(wire->priv, states, max);
+}
+
+int
+sv_wire_set_link(struct sv_wire *wire, bool up)
+{
+	if (wire->ops->set_link == NULL)
+		return ENOTSUP;
+	return wire->ops->set_link(wire->priv, up);
 }

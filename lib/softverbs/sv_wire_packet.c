@@ -26,6 +26,13 @@
  *
  * The socket is promiscuous (the device filters by MAC itself, as a NIC
  * does), ignores its own outgoing frames and bypasses the qdisc on tx.
+ *
+ * For a device that sleeps: the packet socket itself polls readable while
+ * frames wait (packet_poll(): the ring frame before the kernel's head is
+ * the user's, or whole frames are queued), and a route netlink socket
+ * subscribed to link messages says when the interface's carrier or
+ * administrative state changes (the link is up when the interface is
+ * IFF_UP and IFF_RUNNING, as sv_wire_link_up() reads it).
  */
 
 #include <errno.h>
@@ -40,6 +47,8 @@
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/virtio_net.h>
 #include <net/if.h>
 #include <net/if_arp.h>
@@ -76,6 +85,7 @@
 /* Slot wait when the tx ring is full, and kick retries on congestion. */
 #define SV_PKT_TX_WAIT_NS 1000000L
 #define SV_PKT_KICK_TRIES 32
+#define SV_PKT_NL_BUF 16384 /* link messages read at once */
 
 struct sv_pkt_ring {
 	uint8_t **frame; /* frame addresses in the mapping */
@@ -100,6 +110,10 @@ struct sv_pkt {
 	uint8_t *big;
 	uint8_t *work;
 	uint8_t *seg;
+	/* Link messages (link_poll, one caller at a time); -1: none. */
+	int nl;
+	bool nl_up; /* state of the last message seen */
+	uint8_t *nl_buf;
 	atomic_uint mtu;      /* last known interface MTU */
 	unsigned int max_mtu; /* the interface's, within the rings' */
 	atomic_uint_fast64_t rx_frames;
@@ -298,9 +312,42 @@ sv_pkt_free(struct sv_pkt *p)
 	free(p->seg);
 	if (p->fd >= 0)
 		close(p->fd); /* also drops the promiscuous membership */
+	if (p->nl >= 0)
+		close(p->nl);
+	free(p->nl_buf);
 	pthread_mutex_destroy(&p->rx_lock);
 	pthread_mutex_destroy(&p->tx_lock);
 	free(p);
+}
+
+static bool sv_pkt_link_up(void *priv);
+
+/* The link messages of the interface: subscribed before its state is
+ * read, so that no change falls between. A wire without it has no link
+ * events (sv_wire_link_fd() says so), nothing else is lost. */
+static void
+sv_pkt_link_open(struct sv_pkt *p)
+{
+	struct sockaddr_nl sa;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    NETLINK_ROUTE);
+	if (fd < 0)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.nl_family = AF_NETLINK;
+	sa.nl_groups = RTMGRP_LINK;
+	p->nl_buf = malloc(SV_PKT_NL_BUF);
+	if (p->nl_buf == NULL ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		free(p->nl_buf);
+		p->nl_buf = NULL;
+		return;
+	}
+	p->nl = fd;
+	p->nl_up = sv_pkt_link_up(p);
 }
 
 static int
@@ -324,6 +371,7 @@ sv_pkt_open(const char *name, void **priv, int *end, uint8_t mac[6])
 		return ENOMEM;
 	pthread_mutex_init(&p->rx_lock, NULL);
 	pthread_mutex_init(&p->tx_lock, NULL);
+	p->nl = -1;
 	p->ifindex = (int)ifindex;
 	strcpy(p->ifname, name);
 	p->big = malloc(SV_PKT_BIG);
@@ -419,6 +467,7 @@ sv_pkt_open(const char *name, void **priv, int *end, uint8_t mac[6])
 		rc = errno;
 		goto fail;
 	}
+	sv_pkt_link_open(p);
 	*end = 0;
 	*priv = p;
 	return 0;
@@ -808,6 +857,88 @@ sv_pkt_link_up(void *priv)
 	       (IFF_UP | IFF_RUNNING);
 }
 
+static int
+sv_pkt_rx_fd(void *priv)
+{
+	return ((struct sv_pkt *)priv)->fd;
+}
+
+static int
+sv_pkt_link_fd(void *priv)
+{
+	struct sv_pkt *p = priv;
+
+	return p->nl >= 0 ? p->nl : -ENOTSUP;
+}
+
+/* Keep state in states[] (the latest when full). */
+static void
+sv_pkt_link_note(bool *states, unsigned int max, unsigned int *n, bool up)
+{
+	if (*n == max) {
+		memmove(states, states + 1, (max - 1) * sizeof(*states));
+		(*n)--;
+	}
+	states[(*n)++] = up;
+}
+
+static unsigned int
+sv_pkt_link_poll(void *priv, bool *states, unsigned int max)
+{
+	struct sv_pkt *p = priv;
+	bool resync = false, up;
+	unsigned int n = 0;
+	ssize_t len;
+
+	if (p->nl < 0)
+		return 0;
+	for (;;) {
+		size_t off;
+
+		len = recv(p->nl, p->nl_buf, SV_PKT_NL_BUF, MSG_DONTWAIT);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			/* ENOBUFS: messages were lost; read the state. */
+			if (errno == ENOBUFS) {
+				resync = true;
+				continue;
+			}
+			break; /* EAGAIN: all read */
+		}
+		for (off = 0; off + NLMSG_HDRLEN <= (size_t)len;) {
+			const struct nlmsghdr *nh =
+				(const void *)(p->nl_buf + off);
+			const struct ifinfomsg *ifi =
+				(const void *)((const uint8_t *)nh +
+					       NLMSG_HDRLEN);
+
+			if (nh->nlmsg_len < NLMSG_HDRLEN ||
+			    nh->nlmsg_len > (size_t)len - off)
+				break;
+			off += NLMSG_ALIGN(nh->nlmsg_len);
+			if ((nh->nlmsg_type != RTM_NEWLINK &&
+			     nh->nlmsg_type != RTM_DELLINK) ||
+			    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
+			    ifi->ifi_index != p->ifindex)
+				continue;
+			up = nh->nlmsg_type == RTM_NEWLINK &&
+			     (ifi->ifi_flags & (IFF_UP | IFF_RUNNING)) ==
+				     (IFF_UP | IFF_RUNNING);
+			if (up != p->nl_up)
+				sv_pkt_link_note(states, max, &n, up);
+			p->nl_up = up;
+		}
+	}
+	if (resync) {
+		up = sv_pkt_link_up(p);
+		if (up != p->nl_up)
+			sv_pkt_link_note(states, max, &n, up);
+		p->nl_up = up;
+	}
+	return n;
+}
+
 static void
 sv_pkt_link_info(void *priv, struct sv_wire_link *link)
 {
@@ -855,4 +986,7 @@ const struct sv_wire_ops sv_wire_packet_ops = {
 	.link_up = sv_pkt_link_up,
 	.link_info = sv_pkt_link_info,
 	.get_stats = sv_pkt_get_stats,
+	.rx_fd = sv_pkt_rx_fd,
+	.link_fd = sv_pkt_link_fd,
+	.link_poll = sv_pkt_link_poll,
 };

@@ -22,28 +22,29 @@ import vsteer_e2e as e2e
 EXAMPLES = "/usr/share/dpdk/examples"
 
 
-def build_l3fwd(workdir):
-    """l3fwd built in workdir (kept between runs); its path."""
-    src = os.path.join(EXAMPLES, "l3fwd")
+def build_example(workdir, name="l3fwd"):
+    """DPDK sample `name` built in workdir (kept between runs); its path."""
+    src = os.path.join(EXAMPLES, name)
     if not os.path.isfile(os.path.join(src, "main.c")):
         raise AssertionError("%s missing: install dpdk-doc (devtools/setup.sh "
                              "does)" % src)
-    top = os.path.join(workdir, "l3fwd-example")
-    binary = os.path.join(top, "l3fwd", "build", "l3fwd")
+    top = os.path.join(workdir, name + "-example")
+    binary = os.path.join(top, name, "build", name)
     newest = max(os.path.getmtime(os.path.join(src, f))
                  for f in os.listdir(src))
     if os.path.isfile(binary) and os.path.getmtime(binary) >= newest:
         return binary
     shutil.rmtree(top, ignore_errors=True)
     os.makedirs(top)
-    for d in ("l3fwd", "common"):
+    for d in (name, "common"):
         shutil.copytree(os.path.join(EXAMPLES, d), os.path.join(top, d))
-    e2e.log("building l3fwd from %s" % src)
-    res = e2e.sh("make", "-C", os.path.join(top, "l3fwd"),
+    e2e.log("building %s from %s" % (name, src))
+    res = e2e.sh("make", "-C", os.path.join(top, name),
                  "-j%d" % max(1, len(os.sched_getaffinity(0))),
                  timeout=300, check=False)
     if res.returncode != 0 or not os.path.isfile(binary):
-        raise AssertionError("l3fwd build failed:\n" + res.stdout[-4000:])
+        raise AssertionError("%s build failed:\n%s"
+                             % (name, res.stdout[-4000:]))
     return binary
 
 
@@ -54,13 +55,14 @@ class Output:
         self.proc = proc
         self.text = ""
 
-    def wait_for(self, needle, timeout):
+    def wait_for(self, needle, timeout, start=0):
+        """Until needle is printed (after text offset start)."""
         deadline = time.monotonic() + timeout
-        while needle not in self.text:
+        while needle not in self.text[start:]:
             left = deadline - time.monotonic()
             if left <= 0 or self.proc.poll() is not None:
                 self.read(0.2)
-                return needle in self.text
+                return needle in self.text[start:]
             self.read(min(left, 0.2))
         return True
 
@@ -74,7 +76,7 @@ class Output:
 def main(args):
     from scapy.all import IP, UDP, Ether, Raw
 
-    binary = build_l3fwd(args.workdir)
+    binary = build_example(args.workdir)
     with e2e.VethNs() as net:
         prefix = e2e.unique_prefix("l3fwd")
         cpu = sorted(os.sched_getaffinity(0))[0]

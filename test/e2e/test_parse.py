@@ -250,6 +250,18 @@ def t_prompt_split_by_a_log_line():
             parse.PROMPT[i:]
         m = parse.PROMPT_RE.search(text)
         assert m is not None and m.start() == len("Done.\n"), (i, text)
+    # As captured: a forwarding lcore's warning inside the prompt, and
+    # testpmd's own asynchronous event line.
+    text = ("      TX offloads=0x0 - TX RS bit threshold=0\n"
+            "tvsteer_tx_complete(): port 0: Tx queue 0: local length "
+            "error: frame dropped, send queue reset\nestpmd> ")
+    m = parse.PROMPT_RE.search(text)
+    assert m is not None and m.start() == text.index("tvsteer"), m
+    text = "start\ntes\nPort 0: link state change event\ntpmd> "
+    m = parse.PROMPT_RE.search(text)
+    assert m is not None and m.start() == text.index("tes"), m
+    assert parse.PROMPT_RE.search("testpmd: create a new mbuf pool\n"
+                                  "Done.\n") is None
     assert parse.PROMPT_RE.search("test output\nestpmd> ") is None
     assert parse.PROMPT_RE.search("t\nno log line here\nestpmd> ") is None
 

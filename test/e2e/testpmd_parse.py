@@ -15,7 +15,10 @@ PROMPT = "testpmd> "
 # The forwarding lcores log while the main thread prints its prompt, and
 # the two writes can interleave on the pty: "t" + whole log lines +
 # "estpmd> ". A prompt split that way is still the prompt.
-_LOG_LINES = r"(?:(?:[A-Za-z_][\w.]*\(\)|[A-Z][A-Z0-9_]*): [^\n]*\n)+"
+# Whole lines another thread writes meanwhile: a log line ("func(): ...",
+# "EAL: ..."), testpmd's event lines ("\nPort 0: ...").
+_LOG_LINES = (r"(?:\n?(?:[A-Za-z_][\w.]*\(\): |[A-Z][A-Z0-9_]*: |Port \d+: )"
+              r"[^\n]*\n)+")
 PROMPT_RE = re.compile("|".join(
     [re.escape(PROMPT)] +
     [re.escape(PROMPT[:i]) + _LOG_LINES + re.escape(PROMPT[i:])

@@ -932,6 +932,9 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	vsteer_mr_init(priv);
 	vsteer_reta_default(eth_dev);
 	vsteer_ethdev_init(eth_dev);
+	ret = vsteer_intr_init(eth_dev);
+	if (ret != 0)
+		goto err;
 	/* Port counters start from zero for this port. */
 	if (vsteer_port_counters_read(priv, &priv->cnt_base) != 0)
 		memset(&priv->cnt_base, 0, sizeof(priv->cnt_base));

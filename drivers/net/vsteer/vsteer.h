@@ -10,8 +10,10 @@
  *
  *   vsteer.c            log types, devargs, probe/remove
  *   vsteer_ethdev.c     ethdev ops
- *   vsteer_rxq.c        Rx queues (CQ-ex + WQ, posted mbufs)
- *   vsteer_txq.c        Tx queues (CQ + RAW_PACKET send QP)
+ *   vsteer_rxq.c        Rx queues (CQ-ex + WQ, posted mbufs), queue start/stop
+ *   vsteer_txq.c        Tx queues (CQ + RAW_PACKET send QP), queue start/stop
+ *   vsteer_intr.c       Rx interrupts (completion channels), link state
+ *                       interrupts (async events)
  *   vsteer_rxtx.c       bursts
  *   vsteer_mr.c         mempool registration, lkey lookup
  *   vsteer_rss.c        shared RSS contexts (indirection table + hash QP)
@@ -148,7 +150,7 @@ struct vsteer_rx_cqe {
 struct vsteer_rxq {
 	struct vsteer_priv *priv;
 	struct rte_mempool *mp;
-	struct ibv_cq_ex *cq; /* NULL while stopped */
+	struct ibv_cq_ex *cq; /* what the burst reads; NULL while stopped */
 	struct ibv_wq *wq;
 	struct rte_mbuf **elts;	 /* wqe_n * sges_n, WQE i owns i*sges_n.. */
 	struct ibv_recv_wr *wrs; /* wqe_n */
@@ -172,6 +174,10 @@ struct vsteer_rxq {
 	uint32_t ahead_n;
 	struct vsteer_mr_hit mr_hit;
 	struct vsteer_rxq_stats stats;
+	/* While the port is started, whether the queue runs or not. */
+	struct ibv_cq_ex *cq_obj;
+	struct ibv_comp_channel *channel; /* Rx interrupts (intr_conf.rxq) */
+	uint32_t deferred : 1;		  /* rx_deferred_start */
 };
 
 /*
@@ -191,7 +197,7 @@ struct vsteer_txq_stats {
 
 struct vsteer_txq {
 	struct vsteer_priv *priv;
-	struct ibv_cq_ex *cq; /* NULL while stopped */
+	struct ibv_cq_ex *cq; /* what the burst uses; NULL while stopped */
 	struct ibv_qp *qp;
 	struct rte_mbuf **elts;	 /* elts_n, slot = counter & mask */
 	struct ibv_send_wr *wrs; /* elts_n scratch WRs */
@@ -213,6 +219,8 @@ struct vsteer_txq {
 	uint64_t recoveries; /* QP resets after errors */
 	struct vsteer_mr_hit mr_hit;
 	struct vsteer_txq_stats stats;
+	struct ibv_cq_ex *cq_obj; /* while the port is started */
+	uint32_t deferred : 1;	  /* tx_deferred_start */
 };
 
 /* Device-level counters (softverbs wire counters, rdma-core hw_counters). */
@@ -290,6 +298,11 @@ struct vsteer_priv {
 	struct vsteer_port_counters cnt_base; /* at the last stats reset */
 	/* For the flow ops (vsteer_flow.c): its own state hangs here. */
 	void *flow_priv;
+	/* Interrupts (vsteer_intr.c), from probes: completion channels for
+	 * Rx interrupts, the context's async fd for link changes. */
+	uint32_t rxq_intr_ok : 1;
+	uint32_t lsc_ok : 1;
+	struct rte_intr_handle *intr_async; /* async_fd, for EAL's thread */
 };
 
 static inline struct vsteer_priv *
@@ -324,6 +337,9 @@ extern const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN];
  * the device, port capabilities, the fast-path helpers. */
 void vsteer_ethdev_init(struct rte_eth_dev *dev);
 int vsteer_dev_close(struct rte_eth_dev *dev);
+/* Read the link from the device into dev_link; 0 when its status changed
+ * (rte_eth_linkstatus_set()). */
+int vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete);
 int vsteer_port_counters_read(struct vsteer_priv *priv,
 			      struct vsteer_port_counters *c);
 
@@ -340,6 +356,11 @@ int vsteer_rxq_vlan_strip(struct vsteer_rxq *rxq, int on);
 /* Largest frame a queue of the port must receive (MTU + overhead). */
 uint32_t vsteer_rx_frame_max(const struct rte_eth_dev *dev, uint16_t mtu);
 
+/* Queue start/stop (ethdev ops): a stopped Rx queue keeps its WQ in the
+ * indirection tables, ready and with no buffer posted. */
+int vsteer_rx_queue_start(struct rte_eth_dev *dev, uint16_t idx);
+int vsteer_rx_queue_stop(struct rte_eth_dev *dev, uint16_t idx);
+
 /* vsteer_txq.c */
 int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
@@ -352,6 +373,23 @@ void vsteer_txq_stop(struct vsteer_txq *txq);
 /* Reset a QP that failed a WR and bring it back to RTS: the WRs it still
  * held are discarded (counted as completion errors). */
 int vsteer_txq_recover(struct vsteer_txq *txq);
+int vsteer_tx_queue_start(struct rte_eth_dev *dev, uint16_t idx);
+int vsteer_tx_queue_stop(struct rte_eth_dev *dev, uint16_t idx);
+
+/* vsteer_intr.c */
+/* At probe: the interrupt handle, what the device offers (completion
+ * channels, async events: RTE_ETH_DEV_INTR_LSC) and the link change
+ * handler on EAL's interrupt thread; undone at close. */
+int vsteer_intr_init(struct rte_eth_dev *dev);
+void vsteer_intr_fini(struct rte_eth_dev *dev);
+/* At configure: what intr_conf asks for is there. */
+int vsteer_intr_configure(struct rte_eth_dev *dev);
+/* At start, after the queues / at stop, before them: the Rx queues'
+ * channel fds in the interrupt handle (rte_eth_dev_rx_intr_ctl_q()). */
+int vsteer_rx_intr_vec_enable(struct rte_eth_dev *dev);
+void vsteer_rx_intr_vec_disable(struct rte_eth_dev *dev);
+int vsteer_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t idx);
+int vsteer_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t idx);
 
 /* vsteer_rxtx.c */
 uint16_t vsteer_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);

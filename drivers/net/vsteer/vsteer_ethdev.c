@@ -5,7 +5,9 @@
 /*
  * ethdev operations: configuration, start/stop/close, link, MTU, Rx modes,
  * MAC and VLAN filters (all implemented as default flows), VLAN stripping,
- * packet types, statistics, RSS, device information.
+ * packet types, statistics, RSS, device information. Queue start/stop and
+ * interrupts live with the queues (vsteer_rxq.c, vsteer_txq.c) and in
+ * vsteer_intr.c.
  */
 
 #include <errno.h>
@@ -37,6 +39,7 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 	const struct rte_eth_conf *conf = &dev->data->dev_conf;
 	const struct rte_eth_rss_conf *rss = &conf->rx_adv_conf.rss_conf;
 	enum rte_eth_rx_mq_mode mq = conf->rxmode.mq_mode;
+	int ret;
 
 	if (mq != RTE_ETH_MQ_RX_NONE && mq != RTE_ETH_MQ_RX_RSS) {
 		DRV_LOG(ERR,
@@ -82,6 +85,9 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 	} else {
 		priv->rss_hf = 0;
 	}
+	ret = vsteer_intr_configure(dev);
+	if (ret != 0)
+		return ret;
 	if (priv->reta_nb_rxq != dev->data->nb_rx_queues)
 		vsteer_reta_default(dev);
 	vsteer_queue_stats_fold(dev);
@@ -202,7 +208,7 @@ vsteer_ib_speed_mbps(uint8_t speed, uint8_t width)
 	return lane * lanes;
 }
 
-static int
+int
 vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
@@ -320,6 +326,8 @@ vsteer_dev_stop_queues(struct rte_eth_dev *dev)
 {
 	uint16_t i;
 
+	/* The channel fds leave the interrupt handle before they close. */
+	vsteer_rx_intr_vec_disable(dev);
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		if (dev->data->rx_queues[i] != NULL)
 			vsteer_rxq_stop(dev->data->rx_queues[i]);
@@ -385,18 +393,30 @@ vsteer_dev_start(struct rte_eth_dev *dev)
 	ret = vsteer_mtu_apply(dev, dev->data->mtu, true);
 	if (ret != 0)
 		return ret;
+	/* Deferred queues get their objects, and wait for queue start. */
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
-		ret = vsteer_rxq_start(dev->data->rx_queues[i]);
+		struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+		ret = vsteer_rxq_start(rxq);
 		if (ret != 0)
 			goto err;
-		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+		dev->data->rx_queue_state[i] =
+			rxq->deferred ? RTE_ETH_QUEUE_STATE_STOPPED :
+					RTE_ETH_QUEUE_STATE_STARTED;
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
-		ret = vsteer_txq_start(dev->data->tx_queues[i]);
+		struct vsteer_txq *txq = dev->data->tx_queues[i];
+
+		ret = vsteer_txq_start(txq);
 		if (ret != 0)
 			goto err;
-		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+		dev->data->tx_queue_state[i] =
+			txq->deferred ? RTE_ETH_QUEUE_STATE_STOPPED :
+					RTE_ETH_QUEUE_STATE_STARTED;
 	}
+	ret = vsteer_rx_intr_vec_enable(dev);
+	if (ret != 0)
+		goto err;
 	priv->started = 1;
 	priv->promisc = dev->data->promiscuous;
 	priv->allmulti = dev->data->all_multicast;
@@ -429,6 +449,7 @@ vsteer_dev_close(struct rte_eth_dev *dev)
 	if (priv->ctx == NULL)
 		return 0;
 	vsteer_dev_stop(dev);
+	vsteer_intr_fini(dev);
 	vsteer_flow_close(dev);
 	for (i = 0; i < dev->data->nb_rx_queues; i++)
 		vsteer_rx_queue_release(dev, i);
@@ -1288,6 +1309,7 @@ vsteer_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid,
 	qinfo->nb_desc = rxq->wqe_n;
 	qinfo->rx_buf_size = rxq->seg_room;
 	qinfo->conf.offloads = rxq->offloads;
+	qinfo->conf.rx_deferred_start = rxq->deferred;
 }
 
 static void
@@ -1300,6 +1322,7 @@ vsteer_txq_info_get(struct rte_eth_dev *dev, uint16_t qid,
 		return;
 	qinfo->nb_desc = txq->elts_n;
 	qinfo->conf.offloads = txq->offloads;
+	qinfo->conf.tx_deferred_start = txq->deferred;
 }
 
 static int
@@ -1339,6 +1362,12 @@ const struct eth_dev_ops vsteer_dev_ops = {
 	.rx_queue_release = vsteer_rx_queue_release,
 	.tx_queue_setup = vsteer_tx_queue_setup,
 	.tx_queue_release = vsteer_tx_queue_release,
+	.rx_queue_start = vsteer_rx_queue_start,
+	.rx_queue_stop = vsteer_rx_queue_stop,
+	.tx_queue_start = vsteer_tx_queue_start,
+	.tx_queue_stop = vsteer_tx_queue_stop,
+	.rx_queue_intr_enable = vsteer_rx_queue_intr_enable,
+	.rx_queue_intr_disable = vsteer_rx_queue_intr_disable,
 	.rxq_info_get = vsteer_rxq_info_get,
 	.txq_info_get = vsteer_txq_info_get,
 	.rx_burst_mode_get = vsteer_rx_burst_mode_get,

@@ -94,6 +94,16 @@ struct vsteer_glue {
 	int (*devx_obj_destroy)(struct mlx5dv_devx_obj *obj);
 	int (*devx_general_cmd)(struct ibv_context *context, const void *in,
 				size_t inlen, void *out, size_t outlen);
+	/* Completion channels and events: Rx interrupts, link changes. */
+	struct ibv_comp_channel *(*create_comp_channel)(
+		struct ibv_context *context);
+	int (*destroy_comp_channel)(struct ibv_comp_channel *channel);
+	int (*get_cq_event)(struct ibv_comp_channel *channel,
+			    struct ibv_cq **cq, void **cq_context);
+	void (*ack_cq_events)(struct ibv_cq *cq, unsigned int nevents);
+	int (*get_async_event)(struct ibv_context *context,
+			       struct ibv_async_event *event);
+	void (*ack_async_event)(struct ibv_async_event *event);
 };
 
 extern const struct vsteer_glue vsteer_glue_rdma;

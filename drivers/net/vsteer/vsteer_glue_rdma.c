@@ -320,6 +320,44 @@ vsteer_rdma_devx_general_cmd(struct ibv_context *context, const void *in,
 	return mlx5dv_devx_general_cmd(context, in, inlen, out, outlen);
 }
 
+static struct ibv_comp_channel *
+vsteer_rdma_create_comp_channel(struct ibv_context *context)
+{
+	return ibv_create_comp_channel(context);
+}
+
+static int
+vsteer_rdma_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	return ibv_destroy_comp_channel(channel);
+}
+
+static int
+vsteer_rdma_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+			 void **cq_context)
+{
+	return ibv_get_cq_event(channel, cq, cq_context);
+}
+
+static void
+vsteer_rdma_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	ibv_ack_cq_events(cq, nevents);
+}
+
+static int
+vsteer_rdma_get_async_event(struct ibv_context *context,
+			    struct ibv_async_event *event)
+{
+	return ibv_get_async_event(context, event);
+}
+
+static void
+vsteer_rdma_ack_async_event(struct ibv_async_event *event)
+{
+	ibv_ack_async_event(event);
+}
+
 /*
  * Drops for lack of receive buffers: the port's out_of_buffer hardware
  * counter (mlx5 exposes it in sysfs). The other counters have no portable
@@ -374,4 +412,10 @@ const struct vsteer_glue vsteer_glue_rdma = {
 	.devx_obj_query = vsteer_rdma_devx_obj_query,
 	.devx_obj_destroy = vsteer_rdma_devx_obj_destroy,
 	.devx_general_cmd = vsteer_rdma_devx_general_cmd,
+	.create_comp_channel = vsteer_rdma_create_comp_channel,
+	.destroy_comp_channel = vsteer_rdma_destroy_comp_channel,
+	.get_cq_event = vsteer_rdma_get_cq_event,
+	.ack_cq_events = vsteer_rdma_ack_cq_events,
+	.get_async_event = vsteer_rdma_get_async_event,
+	.ack_async_event = vsteer_rdma_ack_async_event,
 };

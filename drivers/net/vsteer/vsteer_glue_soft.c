@@ -129,6 +129,12 @@ const struct vsteer_glue vsteer_glue_soft = {
 	.devx_obj_query = sv_mlx5dv_devx_obj_query,
 	.devx_obj_destroy = sv_mlx5dv_devx_obj_destroy,
 	.devx_general_cmd = sv_mlx5dv_devx_general_cmd,
+	.create_comp_channel = sv_create_comp_channel,
+	.destroy_comp_channel = sv_destroy_comp_channel,
+	.get_cq_event = sv_get_cq_event,
+	.ack_cq_events = sv_ack_cq_events,
+	.get_async_event = sv_get_async_event,
+	.ack_async_event = sv_ack_async_event,
 };
 
 int

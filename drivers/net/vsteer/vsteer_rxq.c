@@ -5,11 +5,20 @@
 /*
  * Rx queues. Setup sizes the software ring and registers the mempool;
  * the verbs objects exist only while the port is started: a CQ-ex that
- * reports byte counts, flow tags and stripped VLAN tags, and an
- * IBV_WQT_RQ work queue in RDY (with IBV_WQ_FLAGS_CVLAN_STRIPPING when the
- * queue strips) with every ring slot posted. Stopping destroys them (the
- * flows that point at the WQs are gone by then) and frees the posted
- * mbufs.
+ * reports byte counts, flow tags and stripped VLAN tags (on a completion
+ * channel when the port has Rx interrupts), and an IBV_WQT_RQ work queue
+ * in RDY (with IBV_WQ_FLAGS_CVLAN_STRIPPING when the queue strips) with
+ * every ring slot posted. Stopping the port destroys them (the flows that
+ * point at the WQs are gone by then) and frees the posted mbufs.
+ *
+ * Stopping one queue (rx_queue_stop, or a deferred start) keeps its
+ * objects: the WQ stays in every indirection table that holds it (RSS
+ * contexts of the default flows and of rte_flow rules, which stay as they
+ * are), ready but with no buffer posted, so that the device drops what it
+ * steers there and counts it as frames that found no buffer (imissed) --
+ * a WQ left in RESET would drop them too, but softverbs counts those with
+ * the PASSTHRU copies. The queue's buffers and the completions it had not
+ * read go; starting it posts fresh buffers.
  */
 
 #include <errno.h>
@@ -71,12 +80,6 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 			"port %u: stop the port before setting up Rx queue %u",
 			dev->data->port_id, idx);
 		return -EBUSY;
-	}
-	if (conf->rx_deferred_start) {
-		DRV_LOG(ERR,
-			"port %u: Rx queue %u: deferred start is not supported",
-			dev->data->port_id, idx);
-		return -ENOTSUP;
 	}
 	if ((offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) &&
 	    !priv->vlan_strip_ok) {
@@ -140,6 +143,7 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	rxq->csum = (offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) != 0;
 	rxq->strip = (offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
 	rxq->ptype = !priv->ptypes_off;
+	rxq->deferred = conf->rx_deferred_start != 0;
 	rxq->elts = rte_zmalloc_socket("vsteer_rxq_elts",
 				       wqe_n * sges_n * sizeof(*rxq->elts),
 				       RTE_CACHE_LINE_SIZE, socket);
@@ -200,46 +204,155 @@ vsteer_rxq_free_elts(struct vsteer_rxq *rxq)
 	}
 }
 
-int
-vsteer_rxq_start(struct vsteer_rxq *rxq)
+/* Post every ring slot with fresh mbufs and let the burst read the CQ. */
+static int
+vsteer_rxq_run(struct vsteer_rxq *rxq)
 {
-	struct vsteer_priv *priv = rxq->priv;
-	struct ibv_cq_init_attr_ex cq_attr;
-	struct ibv_wq_init_attr wq_attr;
-	struct ibv_wq_attr mod;
 	struct ibv_recv_wr *bad = NULL;
 	uint32_t i, n = rxq->wqe_n * rxq->sges_n;
 	int ret;
 
-	if (rxq->cq != NULL)
+	if (rte_pktmbuf_alloc_bulk(rxq->mp, rxq->elts, n) != 0) {
+		RX_LOG(ERR,
+		       "port %u: Rx queue %u: %u mbufs from %s: pool exhausted",
+		       rxq->port_id, rxq->queue_id, n, rxq->mp->name);
+		memset(rxq->elts, 0, n * sizeof(*rxq->elts));
+		return -ENOMEM;
+	}
+	for (i = 0; i < rxq->wqe_n; i++) {
+		ret = vsteer_rxq_wqe_fill(rxq, i);
+		if (ret != 0) {
+			RX_LOG(ERR,
+			       "port %u: Rx queue %u: mbuf outside registered memory",
+			       rxq->port_id, rxq->queue_id);
+			goto err;
+		}
+		if (i > 0)
+			rxq->wrs[i - 1].next = &rxq->wrs[i];
+	}
+	ret = ibv_post_wq_recv(rxq->wq, &rxq->wrs[0], &bad);
+	if (ret != 0) {
+		RX_LOG(ERR, "port %u: Rx queue %u: post %u WQEs: %s",
+		       rxq->port_id, rxq->queue_id, rxq->wqe_n, strerror(ret));
+		ret = -ret;
+		goto err;
+	}
+	rxq->unposted = 0;
+	rxq->ahead_head = 0;
+	rxq->ahead_n = 0;
+	__atomic_store_n(&rxq->cq, rxq->cq_obj, __ATOMIC_RELEASE);
+	return 0;
+err:
+	vsteer_rxq_free_elts(rxq);
+	return ret;
+}
+
+/* Move the WQ to state (ibv_modify_wq). */
+static int
+vsteer_rxq_wq_state(struct vsteer_rxq *rxq, enum ibv_wq_state state)
+{
+	struct ibv_wq_attr mod;
+
+	memset(&mod, 0, sizeof(mod));
+	mod.attr_mask = IBV_WQ_ATTR_STATE;
+	mod.wq_state = state;
+	return ibv_modify_wq(rxq->wq, &mod);
+}
+
+/* Completions still in the CQ: their frames go with the queue's
+ * buffers. Returns how many. */
+static uint32_t
+vsteer_rxq_cq_drain(struct vsteer_rxq *rxq)
+{
+	struct ibv_poll_cq_attr attr = { .comp_mask = 0 };
+	uint32_t n = 0;
+
+	if (ibv_start_poll(rxq->cq_obj, &attr) != 0)
 		return 0;
+	do
+		n++;
+	while (ibv_next_poll(rxq->cq_obj) == 0);
+	ibv_end_poll(rxq->cq_obj);
+	return n;
+}
+
+/*
+ * Stop receiving, objects kept: the burst sees no CQ, the device takes
+ * back the posted buffers (RDY -> RESET discards them, as mlx5's
+ * rx_queue_stop does with its RQ) and the WQ is made ready again with
+ * none, so that frames steered to it are dropped and counted.
+ */
+static int
+vsteer_rxq_halt(struct vsteer_rxq *rxq)
+{
+	int ret;
+
+	__atomic_store_n(&rxq->cq, NULL, __ATOMIC_RELEASE);
+	ret = vsteer_rxq_wq_state(rxq, IBV_WQS_RESET);
+	if (ret == 0)
+		ret = vsteer_rxq_wq_state(rxq, IBV_WQS_RDY);
+	if (ret != 0)
+		RX_LOG(ERR, "port %u: Rx queue %u: WQ reset: %s", rxq->port_id,
+		       rxq->queue_id, strerror(ret));
+	vsteer_rxq_cq_drain(rxq);
+	rxq->ahead_n = 0;
+	rxq->ahead_head = 0;
+	/* No WQE is posted: descriptor status says unavailable. */
+	rxq->unposted = rxq->wqe_n;
+	vsteer_rxq_free_elts(rxq);
+	return -ret;
+}
+
+int
+vsteer_rxq_start(struct vsteer_rxq *rxq)
+{
+	struct vsteer_priv *priv = rxq->priv;
+	const struct rte_eth_dev_data *data = priv->data;
+	struct ibv_cq_init_attr_ex cq_attr;
+	struct ibv_wq_init_attr wq_attr;
+	int ret;
+
+	if (rxq->cq_obj != NULL)
+		return 0;
+	/* A channel per queue: one fd per queue in the interrupt handle. */
+	if (data->dev_conf.intr_conf.rxq) {
+		rxq->channel = priv->glue->create_comp_channel(priv->ctx);
+		if (rxq->channel == NULL) {
+			ret = -(errno ? errno : ENOMEM);
+			RX_LOG(ERR,
+			       "port %u: Rx queue %u: completion channel: %s",
+			       rxq->port_id, rxq->queue_id, strerror(-ret));
+			return ret;
+		}
+	}
 	memset(&cq_attr, 0, sizeof(cq_attr));
 	cq_attr.cqe = rxq->wqe_n;
 	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
+	cq_attr.channel = rxq->channel;
 	if (priv->tag_ok)
 		cq_attr.wc_flags |= IBV_WC_EX_WITH_FLOW_TAG;
 	/* Whenever the device strips, so that stripping can be turned on
 	 * while the queue runs. */
 	if (priv->vlan_strip_ok)
 		cq_attr.wc_flags |= IBV_WC_EX_WITH_CVLAN;
-	rxq->cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
-	if (rxq->cq == NULL) {
+	rxq->cq_obj = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	if (rxq->cq_obj == NULL) {
 		ret = -(errno ? errno : ENOMEM);
 		RX_LOG(ERR, "port %u: Rx queue %u: create CQ (%u entries): %s",
 		       rxq->port_id, rxq->queue_id, rxq->wqe_n, strerror(-ret));
-		return ret;
+		goto err;
 	}
 	rxq->tag = priv->tag_ok;
 	rxq->cvlan = priv->vlan_strip_ok;
 	rxq->ahead_head = 0;
 	rxq->ahead_n = 0;
-	rxq->unposted = 0;
+	rxq->unposted = rxq->wqe_n;
 	memset(&wq_attr, 0, sizeof(wq_attr));
 	wq_attr.wq_type = IBV_WQT_RQ;
 	wq_attr.max_wr = rxq->wqe_n;
 	wq_attr.max_sge = rxq->sges_n;
 	wq_attr.pd = priv->pd;
-	wq_attr.cq = ibv_cq_ex_to_cq(rxq->cq);
+	wq_attr.cq = ibv_cq_ex_to_cq(rxq->cq_obj);
 	if (rxq->strip) {
 		wq_attr.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
 		wq_attr.create_flags = IBV_WQ_FLAGS_CVLAN_STRIPPING;
@@ -261,45 +374,54 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 		ret = -ENOMEM;
 		goto err;
 	}
-	memset(&mod, 0, sizeof(mod));
-	mod.attr_mask = IBV_WQ_ATTR_STATE;
-	mod.wq_state = IBV_WQS_RDY;
-	ret = ibv_modify_wq(rxq->wq, &mod);
+	ret = vsteer_rxq_wq_state(rxq, IBV_WQS_RDY);
 	if (ret != 0) {
 		RX_LOG(ERR, "port %u: Rx queue %u: WQ to RDY: %s", rxq->port_id,
 		       rxq->queue_id, strerror(ret));
 		ret = -ret;
 		goto err;
 	}
-	if (rte_pktmbuf_alloc_bulk(rxq->mp, rxq->elts, n) != 0) {
-		RX_LOG(ERR,
-		       "port %u: Rx queue %u: %u mbufs from %s: pool exhausted",
-		       rxq->port_id, rxq->queue_id, n, rxq->mp->name);
-		memset(rxq->elts, 0, n * sizeof(*rxq->elts));
-		ret = -ENOMEM;
-		goto err;
-	}
-	for (i = 0; i < rxq->wqe_n; i++) {
-		ret = vsteer_rxq_wqe_fill(rxq, i);
-		if (ret != 0) {
-			RX_LOG(ERR,
-			       "port %u: Rx queue %u: mbuf outside registered memory",
-			       rxq->port_id, rxq->queue_id);
+	/* A deferred queue waits for rx_queue_start, its WQ without
+	 * buffers. */
+	if (!rxq->deferred) {
+		ret = vsteer_rxq_run(rxq);
+		if (ret != 0)
 			goto err;
-		}
-		if (i > 0)
-			rxq->wrs[i - 1].next = &rxq->wrs[i];
-	}
-	ret = ibv_post_wq_recv(rxq->wq, &rxq->wrs[0], &bad);
-	if (ret != 0) {
-		RX_LOG(ERR, "port %u: Rx queue %u: post %u WQEs: %s",
-		       rxq->port_id, rxq->queue_id, rxq->wqe_n, strerror(ret));
-		ret = -ret;
-		goto err;
 	}
 	return 0;
 err:
 	vsteer_rxq_stop(rxq);
+	return ret;
+}
+
+int
+vsteer_rx_queue_start(struct rte_eth_dev *dev, uint16_t idx)
+{
+	struct vsteer_rxq *rxq = dev->data->rx_queues[idx];
+	int ret;
+
+	if (rxq == NULL || rxq->cq_obj == NULL)
+		return -EINVAL;
+	ret = vsteer_rxq_run(rxq);
+	if (ret != 0)
+		return ret;
+	dev->data->rx_queue_state[idx] = RTE_ETH_QUEUE_STATE_STARTED;
+	RX_LOG(DEBUG, "port %u: Rx queue %u started", rxq->port_id, idx);
+	return 0;
+}
+
+int
+vsteer_rx_queue_stop(struct rte_eth_dev *dev, uint16_t idx)
+{
+	struct vsteer_rxq *rxq = dev->data->rx_queues[idx];
+	int ret;
+
+	if (rxq == NULL || rxq->cq_obj == NULL)
+		return -EINVAL;
+	ret = vsteer_rxq_halt(rxq);
+	/* Stopped whatever the device said: the queue takes nothing more. */
+	dev->data->rx_queue_state[idx] = RTE_ETH_QUEUE_STATE_STOPPED;
+	RX_LOG(DEBUG, "port %u: Rx queue %u stopped", rxq->port_id, idx);
 	return ret;
 }
 
@@ -338,6 +460,7 @@ vsteer_rxq_stop(struct vsteer_rxq *rxq)
 	struct vsteer_priv *priv = rxq->priv;
 	int ret;
 
+	__atomic_store_n(&rxq->cq, NULL, __ATOMIC_RELEASE);
 	if (rxq->wq != NULL) {
 		ret = ibv_destroy_wq(rxq->wq);
 		if (ret != 0)
@@ -345,12 +468,22 @@ vsteer_rxq_stop(struct vsteer_rxq *rxq)
 			       rxq->port_id, rxq->queue_id, strerror(ret));
 		rxq->wq = NULL;
 	}
-	if (rxq->cq != NULL) {
-		ret = priv->glue->destroy_cq(ibv_cq_ex_to_cq(rxq->cq));
+	/* Events were acknowledged as they were read: nothing to wait
+	 * for. */
+	if (rxq->cq_obj != NULL) {
+		ret = priv->glue->destroy_cq(ibv_cq_ex_to_cq(rxq->cq_obj));
 		if (ret != 0)
 			RX_LOG(ERR, "port %u: Rx queue %u: destroy CQ: %s",
 			       rxq->port_id, rxq->queue_id, strerror(ret));
-		rxq->cq = NULL;
+		rxq->cq_obj = NULL;
+	}
+	if (rxq->channel != NULL) {
+		ret = priv->glue->destroy_comp_channel(rxq->channel);
+		if (ret != 0)
+			RX_LOG(ERR,
+			       "port %u: Rx queue %u: destroy completion channel: %s",
+			       rxq->port_id, rxq->queue_id, strerror(ret));
+		rxq->channel = NULL;
 	}
 	/* Completions read ahead and never taken: their frames are lost
 	 * with the buffers, as a stop drops what a NIC holds. */

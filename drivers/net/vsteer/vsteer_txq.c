@@ -9,6 +9,11 @@
  * WR the device fails puts the QP in error; the next burst resets it and
  * brings it back (vsteer_txq_recover), so that a bad frame costs itself
  * and the frames flushed with it, never the queue.
+ *
+ * Stopping one queue (tx_queue_stop, or a deferred start) keeps both
+ * objects with the QP in RESET, as mlx5 does: the burst sends nothing,
+ * what was in flight is reaped or counted as not sent, and starting the
+ * queue brings the QP back to RTS.
  */
 
 #include <errno.h>
@@ -68,12 +73,6 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 			dev->data->port_id, idx);
 		return -EBUSY;
 	}
-	if (conf->tx_deferred_start) {
-		DRV_LOG(ERR,
-			"port %u: Tx queue %u: deferred start is not supported",
-			dev->data->port_id, idx);
-		return -ENOTSUP;
-	}
 	elts_n = rte_align32pow2(RTE_MAX(desc, (uint16_t)VSTEER_DESC_MIN));
 	if (elts_n > priv->max_wr) {
 		DRV_LOG(ERR,
@@ -100,6 +99,7 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	txq->nb_desc = desc;
 	txq->socket = socket;
 	txq->offloads = offloads;
+	txq->deferred = conf->tx_deferred_start != 0;
 	txq->csum = priv->tx_csum &&
 		    (offloads & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 				 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
@@ -198,6 +198,50 @@ vsteer_txq_recover(struct vsteer_txq *txq)
 	return 0;
 }
 
+/* QP to RTS, ring empty, the burst on. */
+static int
+vsteer_txq_run(struct vsteer_txq *txq)
+{
+	int ret;
+
+	ret = vsteer_txq_to_rts(txq);
+	if (ret != 0) {
+		TX_LOG(ERR, "port %u: Tx queue %u: QP to RTS: %s", txq->port_id,
+		       txq->queue_id, strerror(ret));
+		return -ret;
+	}
+	txq->head = 0;
+	txq->tail = 0;
+	txq->qp_err = 0;
+	__atomic_store_n(&txq->cq, txq->cq_obj, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The burst off, what the device finished counted, the rest discarded
+ * with a reset of the QP (counted as not sent). */
+static int
+vsteer_txq_halt(struct vsteer_txq *txq)
+{
+	struct vsteer_priv *priv = txq->priv;
+	struct ibv_qp_attr mod;
+	int ret;
+
+	if (txq->cq != NULL && txq->tail != txq->head)
+		vsteer_tx_complete(txq);
+	__atomic_store_n(&txq->cq, NULL, __ATOMIC_RELEASE);
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_RESET;
+	ret = priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE);
+	if (ret != 0)
+		TX_LOG(ERR, "port %u: Tx queue %u: QP to RESET: %s",
+		       txq->port_id, txq->queue_id, strerror(ret));
+	txq->stats.comp_errors += vsteer_txq_discard(txq);
+	txq->head = 0;
+	txq->tail = 0;
+	txq->qp_err = 0;
+	return -ret;
+}
+
 int
 vsteer_txq_start(struct vsteer_txq *txq)
 {
@@ -206,12 +250,12 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	struct ibv_qp_init_attr_ex qp_attr;
 	int ret;
 
-	if (txq->cq != NULL)
+	if (txq->cq_obj != NULL)
 		return 0;
 	memset(&cq_attr, 0, sizeof(cq_attr));
 	cq_attr.cqe = txq->elts_n;
-	txq->cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
-	if (txq->cq == NULL) {
+	txq->cq_obj = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	if (txq->cq_obj == NULL) {
 		ret = -(errno ? errno : ENOMEM);
 		TX_LOG(ERR, "port %u: Tx queue %u: create CQ (%u entries): %s",
 		       txq->port_id, txq->queue_id, txq->elts_n,
@@ -220,8 +264,8 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	}
 	memset(&qp_attr, 0, sizeof(qp_attr));
 	qp_attr.qp_type = IBV_QPT_RAW_PACKET;
-	qp_attr.send_cq = ibv_cq_ex_to_cq(txq->cq);
-	qp_attr.recv_cq = ibv_cq_ex_to_cq(txq->cq);
+	qp_attr.send_cq = ibv_cq_ex_to_cq(txq->cq_obj);
+	qp_attr.recv_cq = ibv_cq_ex_to_cq(txq->cq_obj);
 	qp_attr.cap.max_send_wr = txq->elts_n;
 	qp_attr.cap.max_send_sge = txq->max_sge;
 	qp_attr.cap.max_recv_wr = 0;
@@ -242,19 +286,48 @@ vsteer_txq_start(struct vsteer_txq *txq)
 		       strerror(-ret));
 		goto err;
 	}
-	ret = vsteer_txq_to_rts(txq);
-	if (ret != 0) {
-		TX_LOG(ERR, "port %u: Tx queue %u: QP to RTS: %s", txq->port_id,
-		       txq->queue_id, strerror(ret));
-		ret = -ret;
-		goto err;
-	}
 	txq->head = 0;
 	txq->tail = 0;
 	txq->qp_err = 0;
+	/* A deferred queue waits for tx_queue_start, its QP in RESET. */
+	if (!txq->deferred) {
+		ret = vsteer_txq_run(txq);
+		if (ret != 0)
+			goto err;
+	}
 	return 0;
 err:
 	vsteer_txq_stop(txq);
+	return ret;
+}
+
+int
+vsteer_tx_queue_start(struct rte_eth_dev *dev, uint16_t idx)
+{
+	struct vsteer_txq *txq = dev->data->tx_queues[idx];
+	int ret;
+
+	if (txq == NULL || txq->cq_obj == NULL)
+		return -EINVAL;
+	ret = vsteer_txq_run(txq);
+	if (ret != 0)
+		return ret;
+	dev->data->tx_queue_state[idx] = RTE_ETH_QUEUE_STATE_STARTED;
+	TX_LOG(DEBUG, "port %u: Tx queue %u started", txq->port_id, idx);
+	return 0;
+}
+
+int
+vsteer_tx_queue_stop(struct rte_eth_dev *dev, uint16_t idx)
+{
+	struct vsteer_txq *txq = dev->data->tx_queues[idx];
+	int ret;
+
+	if (txq == NULL || txq->cq_obj == NULL)
+		return -EINVAL;
+	ret = vsteer_txq_halt(txq);
+	dev->data->tx_queue_state[idx] = RTE_ETH_QUEUE_STATE_STOPPED;
+	TX_LOG(DEBUG, "port %u: Tx queue %u stopped", txq->port_id, idx);
 	return ret;
 }
 
@@ -274,12 +347,13 @@ vsteer_txq_stop(struct vsteer_txq *txq)
 			       txq->port_id, txq->queue_id, strerror(ret));
 		txq->qp = NULL;
 	}
-	if (txq->cq != NULL) {
-		ret = priv->glue->destroy_cq(ibv_cq_ex_to_cq(txq->cq));
+	__atomic_store_n(&txq->cq, NULL, __ATOMIC_RELEASE);
+	if (txq->cq_obj != NULL) {
+		ret = priv->glue->destroy_cq(ibv_cq_ex_to_cq(txq->cq_obj));
 		if (ret != 0)
 			TX_LOG(ERR, "port %u: Tx queue %u: destroy CQ: %s",
 			       txq->port_id, txq->queue_id, strerror(ret));
-		txq->cq = NULL;
+		txq->cq_obj = NULL;
 	}
 	/* The QP is gone with whatever it still held: not sent. */
 	txq->stats.comp_errors += vsteer_txq_discard(txq);
