@@ -77,6 +77,7 @@ FEATURE_SOURCE = {
     "Basic stats": r"\.stats_get\s*=",
     "Extended stats": r"\.xstats_get\s*=",
     "FW version": r"\.fw_version_get\s*=",
+    "Multiprocess aware": r"rte_eth_dev_attach_secondary\s*\(",
 }
 
 

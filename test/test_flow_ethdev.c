@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -37,6 +39,7 @@
 #include <rte_udp.h>
 
 #include "softverbs.h"
+#include "sv_internal.h"
 #include "vsteer.h"
 #include "vt_test.h"
 #ifdef VT_RDMA_GLUE
@@ -3471,6 +3474,312 @@ leaks_generic(void)
 	return VT_OK;
 }
 
+/*
+ * Thread safety (RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE): two threads create,
+ * validate, query and destroy rules while a third toggles promiscuous
+ * mode (default flows), dumps the rules and restarts the port (every
+ * rule removed and applied again, RSS contexts and matchers made anew).
+ * ethdev takes no lock for these: the driver's control lock must keep
+ * the lists and the device consistent. Afterwards every rule that said
+ * it was created steers its frames, with its mark and count; every rule
+ * destroyed is gone; the dump lists exactly the live rules; flushing
+ * brings the device back to the objects it had before; close leaves
+ * nothing behind. Bounded: a fixed number of toggles, MT_ROUNDS_MAX
+ * rounds per worker and MT_SECONDS in all.
+ */
+#define MT_WORKERS 2
+#define MT_KEEP 6 /* rules each worker keeps alive */
+#define MT_ROUNDS_MIN 60
+#define MT_ROUNDS_MAX 200000
+#define MT_TOGGLES 160
+#define MT_RESTART_EVERY 2
+#define MT_SECONDS 60
+
+struct mt_rule {
+	struct rte_flow *flow;
+	uint16_t dport;
+	uint16_t queue;
+	uint32_t mark;
+};
+
+struct mt_worker {
+	pthread_t tid;
+	unsigned int id;
+	unsigned int rounds;
+	unsigned int created;
+	unsigned int destroyed;
+	unsigned int head; /* live rules: ring[head - n .. head - 1] */
+	unsigned int n;
+	struct mt_rule ring[MT_KEEP];
+	struct mt_rule gone; /* the last rule destroyed */
+	char err[256];
+};
+
+static int mt_toggling; /* atomic: the toggler is still at work */
+static long mt_deadline;
+
+static void
+mt_rule_actions(struct rte_flow_action *act, struct rte_flow_action_mark *mk,
+		struct rte_flow_action_queue *q,
+		struct rte_flow_action_count *cnt, const struct mt_rule *r)
+{
+	memset(act, 0, 4 * sizeof(*act));
+	mk->id = r->mark;
+	q->index = r->queue;
+	memset(cnt, 0, sizeof(*cnt));
+	act[0].type = RTE_FLOW_ACTION_TYPE_MARK;
+	act[0].conf = mk;
+	act[1].type = RTE_FLOW_ACTION_TYPE_COUNT;
+	act[1].conf = cnt;
+	act[2].type = RTE_FLOW_ACTION_TYPE_QUEUE;
+	act[2].conf = q;
+	act[3].type = RTE_FLOW_ACTION_TYPE_END;
+}
+
+static void *
+mt_worker_main(void *arg)
+{
+	struct mt_worker *w = arg;
+	struct rte_flow_action act[4];
+	struct rte_flow_action_mark mk;
+	struct rte_flow_action_queue q;
+	struct rte_flow_action_count cnt;
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct pat_l4 pat;
+	unsigned int r;
+
+	for (r = 0; r < MT_ROUNDS_MAX; r++) {
+		struct mt_rule nr = {
+			/* Ports of one worker, reused once long destroyed. */
+			.dport = (uint16_t)(20000 + w->id * 4000 + r % 4000),
+			.queue = (uint16_t)(1 + r % (NQ - 1)),
+			.mark = w->id * MT_ROUNDS_MAX + r + 1,
+		};
+		struct mt_rule *slot = &w->ring[w->head % MT_KEEP];
+
+		if (r >= MT_ROUNDS_MIN &&
+		    !__atomic_load_n(&mt_toggling, __ATOMIC_ACQUIRE))
+			break;
+		if (now_ns() > mt_deadline) {
+			snprintf(w->err, sizeof(w->err),
+				 "worker %u: out of time after %u rounds",
+				 w->id, r);
+			break;
+		}
+		mt_rule_actions(act, &mk, &q, &cnt, &nr);
+		pat_l4(&pat, IPPROTO_UDP, nr.dport);
+		memset(&err, 0, sizeof(err));
+		if (rte_flow_validate(pb, &attr_in, pat.items, act, &err) !=
+		    0) {
+			snprintf(w->err, sizeof(w->err),
+				 "worker %u round %u: validate: %s", w->id, r,
+				 err.message ? err.message : "?");
+			break;
+		}
+		/* Full ring: the oldest live rule goes first. */
+		if (w->n == MT_KEEP) {
+			memset(&err, 0, sizeof(err));
+			if (count_query(pb, slot->flow, r & 1, &qc) != 0 ||
+			    rte_flow_destroy(pb, slot->flow, &err) != 0) {
+				snprintf(w->err, sizeof(w->err),
+					 "worker %u round %u: query/destroy: %s",
+					 w->id, r,
+					 err.message ? err.message : "?");
+				break;
+			}
+			w->gone = *slot;
+			w->destroyed++;
+			w->n--;
+		}
+		memset(&err, 0, sizeof(err));
+		nr.flow = rte_flow_create(pb, &attr_in, pat.items, act, &err);
+		if (nr.flow == NULL) {
+			snprintf(w->err, sizeof(w->err),
+				 "worker %u round %u: create: %s", w->id, r,
+				 err.message ? err.message : "?");
+			break;
+		}
+		*slot = nr;
+		w->head++;
+		w->n++;
+		w->created++;
+	}
+	w->rounds = r;
+	return NULL;
+}
+
+static int
+mt_toggle(unsigned int *restarts)
+{
+	FILE *null = fopen("/dev/null", "w");
+	struct rte_flow_error err;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < MT_TOGGLES && ret == 0 && now_ns() < mt_deadline; i++) {
+		ret = (i & 1) ? rte_eth_promiscuous_disable(pb) :
+				rte_eth_promiscuous_enable(pb);
+		if (ret == 0 && null != NULL)
+			ret = rte_flow_dev_dump(pb, NULL, null, &err);
+		if (ret == 0 && i % MT_RESTART_EVERY == MT_RESTART_EVERY - 1) {
+			ret = rte_eth_dev_stop(pb);
+			if (ret == 0)
+				ret = rte_eth_dev_start(pb);
+			(*restarts)++;
+		}
+	}
+	if (null != NULL)
+		fclose(null);
+	if (ret == 0 && i < MT_TOGGLES)
+		ret = -ETIMEDOUT;
+	return ret;
+}
+
+/* Lines of the dump that open a rule: "flow 0x...: ingress, ...". */
+static int
+mt_dumped_rules(void)
+{
+	struct rte_flow_error err;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	int n = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return -1;
+	if (rte_flow_dev_dump(pb, NULL, f, &err) != 0)
+		n = -1;
+	fclose(f);
+	for (p = buf; n >= 0 && p != NULL && *p != '\0'; p++) {
+		if ((p == buf || p[-1] == '\n') && strncmp(p, "flow ", 5) == 0)
+			n++;
+	}
+	free(buf);
+	return n;
+}
+
+static int
+mt_device_objects(void)
+{
+	struct vsteer_priv *priv = rte_eth_devices[pb].data->dev_private;
+
+	return atomic_load(&sv_ctx(priv->ctx)->nobjs);
+}
+
+static int
+threads(void)
+{
+	struct mt_worker w[MT_WORKERS];
+	struct rte_flow_query_count qc;
+	unsigned int i, k, restarts = 0, live = 0;
+	int base_objs, toggled;
+	char log[2048];
+
+	base_objs = mt_device_objects();
+	memset(w, 0, sizeof(w));
+	mt_deadline = now_ns() + MT_SECONDS * 1000000000L;
+	__atomic_store_n(&mt_toggling, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < MT_WORKERS; i++) {
+		w[i].id = i;
+		VT_CHECK_EQ(pthread_create(&w[i].tid, NULL, mt_worker_main,
+					   &w[i]),
+			    0, "worker %u", i);
+	}
+	toggled = mt_toggle(&restarts);
+	__atomic_store_n(&mt_toggling, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < MT_WORKERS; i++)
+		pthread_join(w[i].tid, NULL);
+	VT_CHECK_EQ(toggled, 0, "promiscuous toggles and restarts: %s",
+		    rte_strerror(-toggled));
+	printf("# %u restarts; worker rounds %u and %u\n", restarts,
+	       w[0].rounds, w[1].rounds);
+	for (i = 0; i < MT_WORKERS; i++) {
+		VT_CHECK(w[i].err[0] == '\0', "%s", w[i].err);
+		VT_CHECK(w[i].rounds >= MT_ROUNDS_MIN, "worker %u: %u rounds",
+			 i, w[i].rounds);
+		VT_CHECK_EQ(w[i].created, w[i].destroyed + w[i].n,
+			    "worker %u: created = destroyed + live", i);
+		VT_CHECK_EQ(w[i].n, MT_KEEP, "worker %u: live rules", i);
+		live += w[i].n;
+	}
+	VT_CHECK(restarts >= MT_TOGGLES / MT_RESTART_EVERY, "%u restarts",
+		 restarts);
+	VT_CHECK(rte_eth_promiscuous_get(pb) == 0, "promiscuous left on");
+	VT_CHECK_EQ(mt_dumped_rules(), (int)live, "rules in the dump");
+	drain();
+	/* Each live rule steers its frame, marks and counts it once. */
+	for (i = 0; i < MT_WORKERS; i++) {
+		for (k = 0; k < MT_KEEP; k++) {
+			const struct mt_rule *r = &w[i].ring[k];
+			struct pkt pk = udp_not_on(IP(10, 50, i, 1),
+						   IP(10, 60, 0, 1), r->dport,
+						   r->queue);
+			struct rte_mbuf *m;
+			int qn;
+
+			qn = xfer(frame(&pk), &m);
+			VT_CHECK_EQ(qn, r->queue, "worker %u rule dport %u", i,
+				    r->dport);
+			VT_CHECK(m != NULL &&
+					 (m->ol_flags &
+					  RTE_MBUF_F_RX_FDIR_ID) &&
+					 m->hash.fdir.hi == r->mark,
+				 "worker %u rule dport %u: mark %u", i,
+				 r->dport, r->mark);
+			rte_pktmbuf_free(m);
+			VT_CHECK_EQ(count_query(pb, r->flow, 0, &qc), 0,
+				    "query");
+			VT_CHECK(qc.hits == 1 && qc.bytes == pk.len,
+				 "worker %u rule dport %u: %" PRIu64
+				 " hits, %" PRIu64 " bytes",
+				 i, r->dport, qc.hits, qc.bytes);
+		}
+		/* The last rule destroyed steers nothing any more. */
+		{
+			struct pkt pk =
+				udp_not_on(IP(10, 51, i, 1), IP(10, 60, 0, 1),
+					   w[i].gone.dport, w[i].gone.queue);
+			struct rte_mbuf *m;
+
+			VT_CHECK_EQ(xfer(frame(&pk), &m), default_queue(&pk),
+				    "worker %u destroyed rule dport %u", i,
+				    w[i].gone.dport);
+			VT_CHECK(m != NULL && !(m->ol_flags &
+						(RTE_MBUF_F_RX_FDIR |
+						 RTE_MBUF_F_RX_FDIR_ID)),
+				 "a destroyed rule still marks");
+			rte_pktmbuf_free(m);
+		}
+	}
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	/* Flushed: the device holds what it held before the threads. */
+	VT_CHECK_EQ(rte_flow_flush(pb, NULL), 0, "flush");
+	VT_CHECK_EQ(mt_dumped_rules(), 0, "rules in the dump after flush");
+	VT_CHECK_EQ(mt_device_objects(), base_objs,
+		    "device objects after flush");
+	VT_CHECK_EQ(pair_close(log, sizeof(log)), 0,
+		    "close left objects behind; ERR log:\n%s", log);
+	return VT_OK;
+}
+
+static int
+threads_verbs(void)
+{
+	if (use_run(RUN_VERBS) != 0)
+		return VT_FAIL;
+	return threads();
+}
+
+static int
+threads_dv(void)
+{
+	if (use_run(RUN_DV) != 0)
+		return VT_FAIL;
+	return threads();
+}
+
 static const struct vt_case cases[] = {
 	VT_CASE(steer_verbs),
 	VT_CASE(rss_subset_verbs),
@@ -3496,6 +3805,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(ovs_shapes_verbs),
 	VT_CASE(limits_verbs),
 	VT_CASE(leaks_verbs),
+	VT_CASE(threads_verbs),
 	VT_CASE(steer_dv),
 	VT_CASE(rss_subset_dv),
 	VT_CASE(rss_expand_dv),
@@ -3520,6 +3830,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(limits_dv),
 	VT_CASE(count_nodevx_dv),
 	VT_CASE(leaks_dv),
+	VT_CASE(threads_dv),
 	VT_CASE(egress_generic),
 	VT_CASE(leaks_generic),
 	VT_CASE(auto_mix_auto),

@@ -1783,6 +1783,84 @@ test_spec_actions(void)
 }
 
 /* Errors both profiles give. */
+/*
+ * attr.size is the size of the whole rule (ibv_create_flow(3)): the walk
+ * of num_of_specs specs stays inside it, and the specs must use it up
+ * (ib_uverbs_ex_create_flow(): "bytes left from uverb cmd" is EINVAL).
+ * rdma-core recomputes the size and never checks it; softverbs refuses an
+ * inconsistent rule on both profiles. Each rule sits in a heap buffer of
+ * exactly attr.size bytes, so that a read past it is an AddressSanitizer
+ * report in the sanitizer build.
+ */
+static int
+compile_exact(int profile, const struct chain *c, size_t bytes)
+{
+	struct sv_caps caps = { .profile = profile, .max_priority = 15 };
+	struct sv_actions a;
+	struct sv_match m;
+	uint8_t *buf = malloc(bytes);
+	int rc;
+
+	if (buf == NULL)
+		return -1;
+	memcpy(buf, c->u.b, bytes);
+	rc = sv_spec_compile(&caps, (const struct ibv_flow_attr *)buf, &m, &a);
+	free(buf);
+	return rc;
+}
+
+static int
+test_spec_size_bounds(void)
+{
+	struct ibv_flow_spec_eth eth = sp_eth(IBV_FLOW_SPEC_ETH);
+	struct ibv_flow_spec_ipv4 ip = {
+		SPEC_HDR(IBV_FLOW_SPEC_IPV4, ibv_flow_spec_ipv4),
+	};
+	const size_t two =
+		sizeof(struct ibv_flow_attr) + sizeof(eth) + sizeof(ip);
+	struct chain c;
+	int p;
+
+	for (p = GENERIC; p <= MLX5; p++) {
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &eth, sizeof(eth));
+		ch_add(&c, &ip, sizeof(ip));
+		VT_CHECK_EQ(compile_exact(p, &c, two), 0, "consistent rule");
+		/* num_of_specs says 3, attr.size holds 2: refused without
+		 * reading the third past the buffer. */
+		c.u.attr.num_of_specs = 3;
+		VT_CHECK_EQ(compile_exact(p, &c, two), EINVAL,
+			    "a spec past attr.size");
+		/* ... and one with attr.size too small for the second. */
+		c.u.attr.num_of_specs = 2;
+		c.u.attr.size = (uint16_t)(two - 4);
+		VT_CHECK_EQ(compile_exact(p, &c, two - 4), EINVAL,
+			    "the last spec cut by attr.size");
+		/* Fewer specs than attr.size holds: bytes left over. */
+		c.u.attr.num_of_specs = 1;
+		c.u.attr.size = (uint16_t)two;
+		VT_CHECK_EQ(compile_exact(p, &c, two), EINVAL,
+			    "bytes left over");
+		/* Room for a header but not for the spec it announces. */
+		c.u.attr.num_of_specs = 2;
+		c.u.attr.size = (uint16_t)(sizeof(struct ibv_flow_attr) +
+					   sizeof(eth) + 8);
+		VT_CHECK_EQ(compile_exact(p, &c, c.u.attr.size), EINVAL,
+			    "a spec longer than what is left");
+		/* Not even the attr. */
+		c.u.attr.size = sizeof(struct ibv_flow_attr) - 1;
+		VT_CHECK_EQ(compile_exact(p, &c, sizeof(struct ibv_flow_attr)),
+			    EINVAL, "attr.size below the attr");
+		/* The sizes agree again: accepted. */
+		c.u.attr.num_of_specs = 1;
+		c.u.attr.size =
+			(uint16_t)(sizeof(struct ibv_flow_attr) + sizeof(eth));
+		VT_CHECK_EQ(compile_exact(p, &c, c.u.attr.size), 0,
+			    "ETH alone, size of ETH alone");
+	}
+	return VT_OK;
+}
+
 static int
 test_spec_errors_common(void)
 {
@@ -2107,6 +2185,7 @@ test_spec_errors_mlx5(void)
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "partial ethertype");
 	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic: consistent");
 	c.u.attr.num_of_specs = 1; /* ETH alone: any mask */
+	c.u.attr.size = (uint16_t)(sizeof(c.u.attr) + sizeof(eth));
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "ethertype alone");
 
 	/* set_proto(): a second protocol mask must repeat the first. */
@@ -2240,6 +2319,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_spec_presence),
 	VT_CASE(test_spec_inner),
 	VT_CASE(test_spec_actions),
+	VT_CASE(test_spec_size_bounds),
 	VT_CASE(test_spec_errors_common),
 	VT_CASE(test_spec_errors_mlx5),
 	VT_CASE(test_spec_vxlan_vni_bits),

@@ -61,6 +61,18 @@
  * follows the 8-byte header, and non-zero mask bytes beyond the known
  * fields are EOPNOTSUPP; other specs are read at their struct offsets and
  * any extra bytes are skipped. A spec shorter than its struct is EINVAL.
+ *
+ * Length: ibv_create_flow(3) defines attr.size as the size of the whole
+ * rule, attr and specs. The walk of num_of_specs specs, each advanced by
+ * its own size, stays inside it: a chain that runs past attr.size, or
+ * leaves bytes of it over, is EINVAL on both profiles, as the kernel
+ * refuses a command whose specs do not use up its length exactly
+ * (ib_uverbs_ex_create_flow(): "bytes left from uverb cmd"). rdma-core 44
+ * itself never reads attr.size: ibv_cmd_create_flow() walks the specs in
+ * the caller's memory and recomputes the size it sends. So on a ConnectX
+ * an inconsistent attr.size goes unnoticed and a num_of_specs that says
+ * too much reads past the caller's buffer; softverbs refuses both, so
+ * that a driver that gets them wrong fails here.
  */
 
 #include <arpa/inet.h>
@@ -685,26 +697,34 @@ sv_cc_spec(struct sv_cc *cc, const uint8_t *p, uint32_t type, uint16_t size,
  * (providers/mlx5/verbs.c get_flow_mcounters, libibverbs/cmd.c
  * ib_spec_to_kern_spec): sizes, known types, INNER only on header specs,
  * no mask bits past the known fields, at most one COUNT spec. Also
- * gathers what is_valid_ethertype() needs.
+ * gathers what is_valid_ethertype() needs. The specs must fill attr.size
+ * exactly (see the top of the file); nothing past it is read.
  */
 static int
 sv_spec_scan(const struct ibv_flow_attr *attr, bool mlx5,
 	     struct sv_etype_scan scan[SV_NLAYER])
 {
 	const uint8_t *p = (const uint8_t *)(attr + 1);
+	size_t left;
 	unsigned int i, ncount = 0;
 
 	memset(scan, 0, sizeof(*scan) * SV_NLAYER);
 	scan[SV_OUTER].mask_valid = true;
 	scan[SV_INNER].mask_valid = true;
+	if (attr->size < sizeof(*attr))
+		return EINVAL;
+	left = attr->size - sizeof(*attr);
 	for (i = 0; i < attr->num_of_specs; i++) {
 		const struct sv_spec_desc *d;
 		uint32_t type, base;
 		uint16_t size;
 		int layer;
 
+		/* The next header, then the whole spec, inside attr.size. */
+		if (left < SV_SPEC_HDR_LEN)
+			return EINVAL;
 		sv_spec_hdr(p, &type, &size);
-		if (size < SV_SPEC_HDR_LEN)
+		if (size < SV_SPEC_HDR_LEN || size > left)
 			return EINVAL;
 		base = type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
 		layer = (type & IBV_FLOW_SPEC_INNER) ? SV_INNER : SV_OUTER;
@@ -748,8 +768,10 @@ sv_spec_scan(const struct ibv_flow_attr *attr, bool mlx5,
 			scan[layer].ip_spec = IBV_FLOW_SPEC_IPV6;
 		}
 		p += size;
+		left -= size;
 	}
-	return 0;
+	/* ib_uverbs_ex_create_flow(): bytes left over are EINVAL too. */
+	return left == 0 ? 0 : EINVAL;
 }
 
 /*

@@ -236,6 +236,80 @@ def t_indirect_count():
         raise AssertionError("error taken for a count")
 
 
+# dpdk-proc-info 22.11, nic_stats_display() and nic_xstats_display().
+PROC_INFO_STATS = sp("""
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 24          RX-errors:  1           RX-bytes:  3072$SP
+  RX-nombuf:  2         $SP
+  TX-packets: 23          TX-errors:  3           TX-bytes:  2944$SP
+
+  Stats reg  0 RX-packets: 10          RX-errors: 0           RX-bytes: 1280$SP
+  Stats reg  1 RX-packets: 14          RX-errors: 1           RX-bytes: 1792$SP
+  Stats reg  2 RX-packets: 0           RX-errors: 0           RX-bytes: 0$SP
+
+  Stats reg  0 TX-packets: 9           TX-bytes: 1152$SP
+  Stats reg  1 TX-packets: 14          TX-bytes: 1792$SP
+  ####################################################################
+""")
+
+PROC_INFO_XSTATS = sp("""###### NIC extended statistics for port 0  #########
+########################################################
+rx_good_packets: 24
+rx_missed_errors: 0
+rx_q1_packets: 14
+rx_wire_packets: 24
+########################################################
+""")
+
+PDUMP_EXIT = """##### PDUMP DEBUG STATS #####
+ -packets dequeued:			24
+ -packets transmitted to vdev:		24
+ -packets freed:			0
+"""
+
+
+def t_proc_info():
+    st = parse.proc_info_stats("EAL: chatter\n" + PROC_INFO_STATS)
+    assert (st["rx_packets"], st["rx_errors"], st["rx_bytes"]) == \
+        (24, 1, 3072), st
+    assert (st["rx_nombuf"], st["tx_packets"], st["tx_errors"],
+            st["tx_bytes"]) == (2, 23, 3, 2944), st
+    assert st["q_rx_packets"] == {0: 10, 1: 14, 2: 0}, st
+    assert st["q_rx_bytes"][1] == 1792, st
+    assert st["q_tx_packets"] == {0: 9, 1: 14}, st
+    assert st["q_tx_bytes"] == {0: 1152, 1: 1792}, st
+    xs = parse.xstats(PROC_INFO_XSTATS)
+    assert xs == {"rx_good_packets": 24, "rx_missed_errors": 0,
+                  "rx_q1_packets": 14, "rx_wire_packets": 24}, xs
+    try:
+        parse.proc_info_stats(PROC_INFO_XSTATS)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("xstats taken for stats")
+
+
+def t_key_lines():
+    kl = parse.key_lines("port 0 net_vsteer0 net_vsteer\nxstat rx_q0_packets"
+                         " 12\nflow_validate -1001 1001 flow rules are "
+                         "managed\nxstat bad x\ndone\n")
+    assert kl["port"] == ["0", "net_vsteer0", "net_vsteer"], kl
+    assert kl["xstat"] == {"rx_q0_packets": 12}, kl
+    assert kl["flow_validate"][:2] == ["-1001", "1001"], kl
+    assert kl["done"] == [], kl
+
+
+def t_pdump():
+    assert parse.pdump_stats("x\n" + PDUMP_EXIT) == \
+        {"dequeued": 24, "transmitted": 24, "freed": 0}
+    try:
+        parse.pdump_stats("no stats")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("stats from nothing")
+
+
 def t_clean():
     assert parse.clean("a\x1b[2K\rb\x1b[1;32mc\r\n") == "abc\n"
 

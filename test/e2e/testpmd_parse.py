@@ -296,3 +296,74 @@ def indirect_count(text):
     if "COUNT action:" not in text:
         raise ValueError("no COUNT action in testpmd output:\n" + text)
     return flow_count(text)
+
+
+def proc_info_stats(text):
+    """`dpdk-proc-info -- --stats`: the port's NIC statistics, and the
+    per-queue registers (index -> packets/bytes)."""
+    start = text.rfind("NIC statistics for port")
+    if start < 0:
+        raise ValueError("no NIC statistics in dpdk-proc-info output:\n"
+                         + text)
+    block = text[start:]
+    rx = re.search(r"RX-packets:\s*(\d+)\s+RX-errors:\s*(\d+)\s+"
+                   r"RX-bytes:\s*(\d+)", block)
+    tx = re.search(r"TX-packets:\s*(\d+)\s+TX-errors:\s*(\d+)\s+"
+                   r"TX-bytes:\s*(\d+)", block)
+    if rx is None or tx is None:
+        raise ValueError("malformed NIC statistics:\n" + block)
+    out = {
+        "rx_packets": int(rx.group(1)),
+        "rx_errors": int(rx.group(2)),
+        "rx_bytes": int(rx.group(3)),
+        "rx_nombuf": _int(r"RX-nombuf:\s*(\d+)", block, "RX-nombuf"),
+        "tx_packets": int(tx.group(1)),
+        "tx_errors": int(tx.group(2)),
+        "tx_bytes": int(tx.group(3)),
+        "q_rx_packets": {},
+        "q_rx_bytes": {},
+        "q_tx_packets": {},
+        "q_tx_bytes": {},
+    }
+    for m in re.finditer(r"Stats reg\s+(\d+) RX-packets:\s*(\d+)\s+"
+                         r"RX-errors:\s*(\d+)\s+RX-bytes:\s*(\d+)", block):
+        out["q_rx_packets"][int(m.group(1))] = int(m.group(2))
+        out["q_rx_bytes"][int(m.group(1))] = int(m.group(4))
+    for m in re.finditer(r"Stats reg\s+(\d+) TX-packets:\s*(\d+)\s+"
+                         r"TX-bytes:\s*(\d+)", block):
+        out["q_tx_packets"][int(m.group(1))] = int(m.group(2))
+        out["q_tx_bytes"][int(m.group(1))] = int(m.group(3))
+    return out
+
+
+def key_lines(text):
+    """Lines "<key> <value...>" (mp_client's answers): key -> list of
+    words; "xstat <name> <value>" lines go to the "xstat" dict."""
+    out = {"xstat": {}}
+    for line in text.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "xstat" and len(words) == 3 and words[2].isdigit():
+            out["xstat"][words[1]] = int(words[2])
+        elif words[0] not in out:
+            out[words[0]] = words[1:]
+    return out
+
+
+def pdump_stats(text):
+    """dpdk-pdump's exit report: packets dequeued, sent to the capture
+    device and freed, summed over its tuples."""
+    out = {"dequeued": 0, "transmitted": 0, "freed": 0}
+    found = False
+    for key, pattern in (("dequeued", r"-packets dequeued:\s*(\d+)"),
+                         ("transmitted",
+                          r"-packets transmitted to vdev:\s*(\d+)"),
+                         ("freed", r"-packets freed:\s*(\d+)")):
+        for m in re.finditer(pattern, text):
+            out[key] += int(m.group(1))
+            found = True
+    if not found:
+        raise ValueError("no PDUMP DEBUG STATS in dpdk-pdump output:\n"
+                         + text)
+    return out

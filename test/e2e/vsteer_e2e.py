@@ -124,13 +124,14 @@ def require_tools(*names):
 
 
 def require_pmd(path):
-    """The PMD must exist, and register a vdev driver at all."""
+    """The PMD must exist and register a vdev driver: the build makes it,
+    so its absence is a failure, not a reason to skip."""
     if not path or not os.path.isfile(path):
-        raise Skip("PMD shared object not built: %s" % path)
+        raise RuntimeError("PMD shared object not found: %s" % path)
     with open(path, "rb") as f:
         blob = f.read()
     if b"rte_vdev_register" not in blob:
-        raise Skip("%s registers no vdev driver yet" % path)
+        raise RuntimeError("%s registers no vdev driver" % path)
 
 
 def _world_writable_dir(path):
@@ -327,14 +328,206 @@ class TestpmdError(AssertionError):
     pass
 
 
+class Hugepages:
+    """Huge pages for a primary process and its secondaries (memory from
+    --no-huge cannot be shared): reserves `pages` 2 MB pages on top of
+    what the system has, mounts a private hugetlbfs for them (EAL's
+    --huge-dir), and puts both back as they were at exit. A machine that
+    cannot give them fails the test: it runs as root."""
+
+    SYSFS = "/sys/kernel/mm/hugepages/hugepages-2048kB"
+
+    def __init__(self, pages=256):
+        self.pages = pages
+        self.orig = None
+        self.set_to = None
+        self.dir = None
+        self.mounted = False
+
+    def _read(self, name):
+        with open(os.path.join(self.SYSFS, name)) as f:
+            return int(f.read())
+
+    def _write(self, value):
+        with open(os.path.join(self.SYSFS, "nr_hugepages"), "w") as f:
+            f.write("%d\n" % value)
+
+    def __enter__(self):
+        at_cleanup(self.close)
+        if not os.path.isdir(self.SYSFS):
+            raise RuntimeError("no 2 MB huge pages on this kernel (%s)"
+                               % self.SYSFS)
+        self.orig = self._read("nr_hugepages")
+        self.set_to = self.orig + self.pages
+        self._write(self.set_to)
+        free = self._read("free_hugepages")
+        if free < self.pages:
+            raise RuntimeError("only %d of %d huge pages could be reserved "
+                               "(memory fragmented?)" % (free, self.pages))
+        self.dir = tempfile.mkdtemp(prefix="vsteer-e2e-huge-")
+        sh("mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "nodev",
+           self.dir)
+        self.mounted = True
+        log("%d huge pages (%d -> %d), hugetlbfs on %s"
+            % (self.pages, self.orig, self.set_to, self.dir))
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        if self.mounted:
+            sh("umount", self.dir, check=False)
+            self.mounted = False
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+        if self.orig is not None:
+            # Put back what was there, unless someone else changed it.
+            if self._read("nr_hugepages") == self.set_to:
+                self._write(self.orig)
+            else:
+                log("nr_hugepages changed meanwhile: left at %d"
+                    % self._read("nr_hugepages"))
+            self.orig = None
+
+
+class Background:
+    """A DPDK application (a secondary process, say) running in the
+    background on a pty, so that its stdout is line-buffered; read with
+    wait_for(), stopped with stop()."""
+
+    def __init__(self, argv, name):
+        self.argv = argv
+        self.name = name
+        self.proc = None
+        self.fd = None
+        self.out = ""
+        self.rc = None
+
+    def __enter__(self):
+        at_cleanup(self.close)
+        at_cleanup(self._dump_on_failure)
+        log("$ " + " ".join(self.argv))
+        master, slave = pty.openpty()
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                     stdout=slave, stderr=slave,
+                                     close_fds=True, start_new_session=True)
+        os.close(slave)
+        self.fd = master
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def _read(self, timeout):
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return True
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        self.out += parse.clean(data.decode("utf-8", "replace"))
+        return True
+
+    def wait_for(self, pattern, timeout):
+        """The match of pattern in the output; an error when the
+        application exits or the time runs out first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = re.search(pattern, self.out)
+            if m is not None:
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("%s: no %r within %gs"
+                                     % (self.name, pattern, timeout))
+            if not self._read(min(left, 0.2)):
+                self.rc = self.proc.wait(timeout=10)
+                raise AssertionError("%s exited (%d) before %r"
+                                     % (self.name, self.rc, pattern))
+
+    def stop(self, sig=signal.SIGINT, timeout=30):
+        """Signal the application and wait: its exit status."""
+        self.proc.send_signal(sig)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self._read(0.2):
+            if self.proc.poll() is not None:
+                break
+        try:
+            self.rc = self.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise AssertionError("%s did not exit within %gs of %s"
+                                 % (self.name, timeout, sig.name))
+        while self._read(0):
+            pass
+        return self.rc
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait(5)
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _dump_on_failure(self):
+        if _failed and self.out:
+            print("---- %s output ----\n%s\n---- end ----"
+                  % (self.name, self.out[-8000:]))
+
+
+def mempool_preload(primary):
+    """What a secondary process must preload to number the mempool drivers
+    as the primary does: the librte_mempool_* libraries the primary's
+    binary is linked with, in ldd's order. DPDK names a mempool's ops by
+    their index in each process's table, filled in library load order; a
+    secondary that loads them in another order (Debian's dpdk-testpmd is
+    linked with the DPAA mempool driver, dpdk-pdump is not) has the
+    primary copy packets into its pool with the wrong ops."""
+    path = shutil.which(primary) or primary
+    out = sh("ldd", path).stdout
+    return re.findall(r"=>\s*(\S*/librte_mempool_\w+\.so[.\d]*)", out)
+
+
+def run_secondary(argv, timeout=60):
+    """Run a secondary process to completion: (exit status, output)."""
+    log("$ " + " ".join(argv))
+    try:
+        res = subprocess.run(argv, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, timeout=timeout,
+                             start_new_session=True)
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or ""
+        if isinstance(out, bytes):
+            out = out.decode("utf-8", "replace")
+        raise AssertionError("%s did not finish within %ds:\n%s"
+                             % (argv[0], timeout, out[-4000:]))
+    return res.returncode, res.stdout
+
+
 class Testpmd:
-    """dpdk-testpmd in interactive mode on a pty."""
+    """dpdk-testpmd in interactive mode on a pty. With huge_dir (a
+    hugetlbfs mount, see Hugepages), its memory is huge pages that
+    secondary processes (dpdk-proc-info, dpdk-pdump) can attach to;
+    otherwise --no-huge."""
 
     def __init__(self, pmd, vdev, rxq=1, txq=1, mbufs=8192, eal=(),
                  app=(), testpmd="dpdk-testpmd", start_timeout=60,
-                 nb_ports=1):
+                 nb_ports=1, huge_dir=None):
         self.prefix = unique_prefix()
-        self.argv = [testpmd, "--no-huge", "-m", "1024", "--no-pci",
+        mem = ["--huge-dir", huge_dir, "-m", "256"] if huge_dir else \
+            ["--no-huge", "-m", "1024"]
+        self.argv = [testpmd, *mem, "--no-pci",
                      "--lcores", lcores_arg(), "--file-prefix", self.prefix]
         if pmd:
             self.argv += ["-d", loadable_pmd(pmd)]

@@ -208,10 +208,24 @@ test_corpus(void)
 	fz_accepted = 0;
 	fz_refused = 0;
 	for (i = 0; i < fz_nfiles; i++) {
-		if (fz_run_one(fz_files[i].data, fz_files[i].len))
+		unsigned long acc = fz_accepted, ref = fz_refused;
+		const char *base = strrchr(fz_files[i].name, '/');
+
+		base = base != NULL ? base + 1 : fz_files[i].name;
+		if (!fz_run_one(fz_files[i].data, fz_files[i].len)) {
+			fprintf(stderr, "  ^ corpus file %s\n",
+				fz_files[i].name);
+			bad++;
 			continue;
-		fprintf(stderr, "  ^ corpus file %s\n", fz_files[i].name);
-		bad++;
+		}
+		/* A seed named bad_* is there to be refused, and only that. */
+		if (strncmp(base, "bad_", 4) == 0 &&
+		    (fz_accepted != acc || fz_refused == ref)) {
+			fprintf(stderr,
+				"  corpus file %s: accepted, but named bad_\n",
+				fz_files[i].name);
+			bad++;
+		}
 	}
 	printf("# %s: %u corpus inputs, %lu accepted, %lu refused\n", fz_prog,
 	       fz_nfiles, fz_accepted, fz_refused);

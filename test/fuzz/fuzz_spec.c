@@ -8,17 +8,17 @@
  *
  * Input: one option byte (bit 0: mlx5 profile, else generic), then the
  * chain itself: struct ibv_flow_attr followed by the specs, copied into a
- * buffer of exactly that length.
+ * heap buffer of exactly attr.size bytes (the caller's side of the
+ * contract: attr.size is the size of the whole rule; input beyond it is
+ * dropped, missing bytes are zero), so that any read past attr.size is an
+ * AddressSanitizer report in the libFuzzer build.
  *
- * sv_spec_compile() takes no length: it walks num_of_specs specs, each
- * advanced by its own size field, as rdma-core's ibv_cmd_create_flow()
- * does in the caller's memory. The kernel bounds the same walk by the
- * command length. The harness plays that part: a chain whose specs run
- * past the buffer is not compiled (it would be read past its end), unless
- * the environment sets VT_FUZZ_SPEC_UNBOUNDED=1, which hands it over
- * anyway to show that over-read.
+ * sv_spec_compile() walks num_of_specs specs, each advanced by its own
+ * size field, inside attr.size, and refuses a chain that runs past it or
+ * leaves bytes over (EINVAL, as the kernel's ib_uverbs_ex_create_flow()).
  *
- * Invariants on success: the value has no bit outside the mask; padding
+ * Invariants on success: the specs fill attr.size exactly; the value has
+ * no bit outside the mask; padding
  * stays zero; every header spec left its presence bit (in mask and value,
  * in the stack its INNER flag names); DROP / TAG / COUNT specs and only
  * they show in the actions; the result is the same on a second run.
@@ -33,7 +33,8 @@
 #include "softverbs.h"
 #include "sv_key.h"
 
-#define FZ_MAX_SPECS 256
+/* As many 8-byte specs as a 16-bit attr.size holds. */
+#define FZ_MAX_SPECS 8192
 
 struct fz_spec_ref {
 	uint32_t type;
@@ -42,42 +43,34 @@ struct fz_spec_ref {
 };
 
 /*
- * Walk the chain as the compiler will, within len bytes. Returns the
- * number of specs whose header and body lie inside the buffer; *fits is
- * false when the compiler would read past it.
+ * Walk the chain within len bytes (attr.size). Returns the number of
+ * specs whose 8-byte header and body lie inside; *used is the bytes they
+ * and the attr take.
  */
 static unsigned int
-fz_walk(const uint8_t *buf, size_t len, struct fz_spec_ref *refs, bool *fits)
+fz_walk(const uint8_t *buf, size_t len, struct fz_spec_ref *refs, size_t *used)
 {
 	struct ibv_flow_attr attr;
 	size_t off = sizeof(attr);
 	unsigned int i;
 
 	memcpy(&attr, buf, sizeof(attr));
-	*fits = true;
-	for (i = 0; i < attr.num_of_specs; i++) {
+	for (i = 0; i < attr.num_of_specs && i < FZ_MAX_SPECS; i++) {
 		uint32_t type;
 		uint16_t size;
 
-		/* The compiler reads type and size first. */
-		if (len - off < 6) {
-			*fits = false;
-			return i;
-		}
+		if (len - off < 8)
+			break;
 		memcpy(&type, buf + off, 4);
 		memcpy(&size, buf + off + 4, 2);
-		/* Below the 8-byte header it stops with EINVAL. */
-		if (size < 8)
-			return i;
-		if (len - off < size) {
-			*fits = false;
-			return i;
-		}
+		if (size < 8 || len - off < size)
+			break;
 		refs[i].type = type;
 		refs[i].size = size;
 		refs[i].off = off;
 		off += size;
 	}
+	*used = off;
 	return i;
 }
 
@@ -222,39 +215,31 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fz_spec_ref refs[FZ_MAX_SPECS];
-	static int unbounded = -1;
 	struct sv_caps caps = { .max_priority = 15 };
+	struct ibv_flow_attr attr;
 	struct sv_match m, m2;
 	struct sv_actions act, act2;
-	size_t len;
+	size_t len, used;
 	uint8_t *buf;
 	unsigned int n;
-	bool fits;
 	int rc, rc2;
 
-	if (unbounded < 0) {
-		const char *e = getenv("VT_FUZZ_SPEC_UNBOUNDED");
-
-		unbounded = e != NULL && e[0] == '1';
-	}
 	if (size < 1)
 		return 0;
 	caps.profile = (data[0] & 1) ? SV_PROFILE_MLX5 : SV_PROFILE_GENERIC;
 	data++;
 	size--;
-	/* The attr is always whole; the specs are what the input gives. */
-	len = size < sizeof(struct ibv_flow_attr) ?
-		      sizeof(struct ibv_flow_attr) :
-		      size;
+	/* The attr is always whole (zero-filled); the buffer holds
+	 * attr.size bytes, or the attr alone when attr.size says less. */
+	memset(&attr, 0, sizeof(attr));
+	memcpy(&attr, data, size < sizeof(attr) ? size : sizeof(attr));
+	len = attr.size > sizeof(attr) ? attr.size : sizeof(attr);
 	buf = calloc(1, len);
 	if (buf == NULL)
 		return 0;
-	memcpy(buf, data, size);
-	n = fz_walk(buf, len, refs, &fits);
-	if (!fits && !unbounded) {
-		free(buf);
-		return 0;
-	}
+	memcpy(buf, data, size < len ? size : len);
+	n = fz_walk(buf, attr.size < sizeof(attr) ? sizeof(attr) : attr.size,
+		    refs, &used);
 
 	memset(&m, 0xa5, sizeof(m));
 	memset(&act, 0xa5, sizeof(act));
@@ -274,9 +259,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 act.tag == act2.tag &&
 				 act.counters == act2.counters,
 			 "second compile differs");
-		FZ_CHECK(n == ((const struct ibv_flow_attr *)buf)->num_of_specs,
-			 "compiled with %u of %u specs walkable", n,
-			 ((const struct ibv_flow_attr *)buf)->num_of_specs);
+		FZ_CHECK(n == attr.num_of_specs,
+			 "compiled with %u of %u specs inside attr.size", n,
+			 attr.num_of_specs);
+		FZ_CHECK(attr.size >= sizeof(attr) && used == attr.size,
+			 "compiled with specs using %zu of attr.size %u bytes",
+			 used, attr.size);
 		fz_check_success(&caps, buf, refs, n, &m, &act);
 		fz_accepted++;
 	} else {

@@ -493,32 +493,6 @@ fz_check_rule_layout(unsigned int r, const struct vsteer_verbs_rule *rule,
 	       rule->count_off == count_at;
 }
 
-/* VT_FUZZ_STRICT=1: also fail on the known issues below. */
-static bool
-fz_strict(void)
-{
-	static int strict = -1;
-
-	if (strict < 0) {
-		const char *e = getenv("VT_FUZZ_STRICT");
-
-		strict = e != NULL && e[0] == '1';
-	}
-	return strict;
-}
-
-/*
- * Known issue (doc/fuzzing.md): the driver's own flows (ctx->internal) on
- * a device with fewer than 3 verbs priorities get a level that does not
- * exist: sub-priorities 1 and 2 exceed max_verbs_prio.
- */
-static bool
-fz_known_internal_prio(const struct vsteer_xlate_ctx *ctx)
-{
-	return !fz_strict() && ctx->internal &&
-	       (ctx->max_verbs_prio + 1) / VSTEER_SUBPRIO_N == 0;
-}
-
 /* Does the rule carry an IBV_FLOW_SPEC_ESP (outer or inner)? */
 static bool
 fz_rule_has_esp(const struct vsteer_verbs_rule *rule)
@@ -613,6 +587,10 @@ fz_check_plan_common(const struct fz_flow *f,
 
 	FZ_CHECK(plan->n_rules >= 1 && plan->n_rules <= VSTEER_MAX_EXPAND,
 		 "%u rules", plan->n_rules);
+	/* What the probe refuses, the translators refuse too. */
+	FZ_CHECK(ctx->max_verbs_prio >= VSTEER_VERBS_PRIOS_MIN - 1,
+		 "a plan for a device with %u verbs priorities",
+		 ctx->max_verbs_prio + 1);
 	FZ_CHECK(plan->ingress == f->attr.ingress &&
 			 plan->egress == f->attr.egress,
 		 "direction");
@@ -635,8 +613,7 @@ fz_check_plan_common(const struct fz_flow *f,
 
 		FZ_CHECK(v->sub < VSTEER_SUBPRIO_N, "rule %u: sub-priority %d",
 			 r, (int)v->sub);
-		FZ_CHECK(prio <= ctx->max_verbs_prio ||
-				 fz_known_internal_prio(ctx),
+		FZ_CHECK(prio <= ctx->max_verbs_prio,
 			 "rule %u: priority %u, device max %u", r, prio,
 			 ctx->max_verbs_prio);
 		if (r > 0)
@@ -706,8 +683,7 @@ fz_check_plan(const struct fz_flow *f, const struct vsteer_flow_plan *plan)
 		FZ_CHECK(rule->subprio < VSTEER_SUBPRIO_N,
 			 "rule %u: sub-priority %d", r, (int)rule->subprio);
 		FZ_CHECK(rule->attr.priority == prio &&
-				 (prio <= ctx->max_verbs_prio ||
-				  fz_known_internal_prio(ctx)),
+				 prio <= ctx->max_verbs_prio,
 			 "rule %u: verbs priority %u, want %u (rte %u sub %d), device max %u",
 			 r, rule->attr.priority, prio, plan->rte_priority,
 			 (int)rule->subprio, ctx->max_verbs_prio);

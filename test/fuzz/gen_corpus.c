@@ -458,6 +458,13 @@ static const struct rte_flow_item_eth eth_type_v4 = {
 static const struct rte_flow_item_eth eth_type_mask = {
 	.type = RTE_BE16(0xffff),
 };
+/* Type bits 0x4700 clear: IPv4 and IPv6 (and more) pass. */
+static const struct rte_flow_item_eth eth_type_v4_zero = {
+	.type = RTE_BE16(0),
+};
+static const struct rte_flow_item_eth eth_type_partial_mask = {
+	.type = RTE_BE16(0x4700),
+};
 static const struct rte_flow_item_vlan vlan_100 = {
 	.tci = RTE_BE16(100),
 };
@@ -569,6 +576,19 @@ static const struct rte_flow_item_ipv4 ipv4_proto6 = {
 static const struct rte_flow_item_ipv4 ipv4_proto_partial = {
 	.hdr = { .next_proto_id = 0xdf },
 };
+/* Protocol bit 0x08 clear: UDP (17) and TCP (6) pass. */
+static const struct rte_flow_item_ipv4 ipv4_proto_zero = {
+	.hdr = { .next_proto_id = 0 },
+};
+static const struct rte_flow_item_ipv4 ipv4_proto_bit1 = {
+	.hdr = { .next_proto_id = 0x08 },
+};
+static const struct rte_flow_item_ipv6 ipv6_next_zero = {
+	.hdr = { .proto = 0 },
+};
+static const struct rte_flow_item_ipv6 ipv6_next_bit1 = {
+	.hdr = { .proto = 0x08 },
+};
 
 static const struct rte_flow_item_eth eth_type_qinq = {
 	.type = RTE_BE16(0x88a8),
@@ -674,6 +694,35 @@ static const struct seed_flow seed_flows[] = {
 	  0,
 	  INGRESS,
 	  { { .type = RTE_FLOW_ITEM_TYPE_END } },
+	  { A(RSS, &rss_all) } },
+	/* An RSS expansion under a partly masked ETH type: each added IP
+	 * family gets an exact ether_type (mlx5 is_valid_ethertype()). */
+	{ "eth_type_partial_rss_expand",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH, .spec = &eth_type_v4_zero, .mask = &eth_type_partial_mask) },
+	  { A(RSS, &rss_all) } },
+	/* The same under a partly masked IP protocol: each added L4 gets
+	 * the exact protocol (the kernel's set_proto()). */
+	{ "ipv4_proto_partial_rss_expand",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH),
+	    I(IPV4, .spec = &ipv4_proto_zero, .mask = &ipv4_proto_bit1) },
+	  { A(RSS, &rss_all) } },
+	{ "ipv6_next_hdr_partial_rss_expand",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV6, .spec = &ipv6_next_zero, .mask = &ipv6_next_bit1) },
 	  { A(RSS, &rss_all) } },
 	{ "eth_ipv4_udp_rss_mark_count",
 	  ALL_OK,
@@ -952,10 +1001,6 @@ static const struct seed_flow seed_flows[] = {
 	  INGRESS,
 	  { I(ETH), I(IPV4, .spec = &ipv4_ttl, .mask = &ipv4_ttl_mask) },
 	  { A(COUNT, NULL), A(DROP, NULL) } },
-	/*
-	 * Known issues (doc/fuzzing.md): these pass unless the harness
-	 * runs with VT_FUZZ_STRICT=1.
-	 */
 	{ "partial_proto_mask",
 	  ALL_OK,
 	  0,
@@ -965,7 +1010,9 @@ static const struct seed_flow seed_flows[] = {
 	  { I(ETH), I(IPV4, .spec = &ipv4_proto6, .mask = &ipv4_proto_partial),
 	    I(TCP) },
 	  { A(QUEUE, &queue3) } },
-	{ "known_internal_prio",
+	/* The driver's own flows on a device with a single verbs priority
+	 * (fewer than VSTEER_VERBS_PRIOS_MIN): refused, as by the probe. */
+	{ "bad_internal_prio_few_prios",
 	  ALL_OK | FZ_CTX_INTERNAL,
 	  0,
 	  8,
@@ -1321,12 +1368,14 @@ seed_chains(void)
 	chain_write(&c, "man_page_example", 0);
 	chain_write(&c, "man_page_example_mlx5", 1);
 	/*
-	 * Known issue (doc/fuzzing.md): num_of_specs says 3, the buffer
-	 * (and attr.size) holds 2 specs. The harness does not compile it
-	 * unless VT_FUZZ_SPEC_UNBOUNDED=1, which shows the over-read.
+	 * attr.size holds 2 specs, num_of_specs says 3 (once a read past
+	 * the caller's buffer), then 1 (bytes left over): both EINVAL.
 	 */
 	c.nspecs++;
-	chain_write(&c, "known_overread_short_chain", 0);
+	chain_write(&c, "bad_num_of_specs_past_size", 0);
+	chain_write(&c, "bad_num_of_specs_past_size_mlx5", 1);
+	c.nspecs -= 2;
+	chain_write(&c, "bad_bytes_left_over", 0);
 
 	/* VXLAN with INNER eth / ipv6 / tcp, a tag and a COUNT spec. */
 	memset(&vx, 0, sizeof(vx));
@@ -1437,12 +1486,13 @@ seed_fte(void)
 	o.b[2] = 100;
 	o.b[3] = 0;
 	write_seed("fte", "bad_short_buffer", o.b, o.n);
-	/* outer ip_version 4 with an address only IPv6 can have */
+	/* outer ip_version 4 with an address only IPv6 can have: taken,
+	 * the match is the bytes as given (the harness checks the key) */
 	vsteer_prm_set(buf, VSTEER_PRM_L24_IP_VERSION_OFF,
 		       VSTEER_PRM_L24_IP_VERSION_LEN, 4);
 	buf[VSTEER_PRM_L24_SRC_IP_OFF / 8] = 0x20;
 	encode_fte(&o, 0x01, 1, buf);
-	write_seed("fte", "bad_ipv4_with_ipv6_address", o.b, o.n);
+	write_seed("fte", "ipv4_version_ipv6_address", o.b, o.n);
 	/* MPLS over UDP and over GRE at once (one label in the key) */
 	memset(buf, 0, sizeof(buf));
 	buf[VSTEER_PRM_MISC2 / 8 +

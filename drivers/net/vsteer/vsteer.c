@@ -667,7 +667,7 @@ vsteer_probe_rule_try(struct vsteer_priv *priv, struct ibv_qp *qp,
 static int
 vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 {
-	static const uint16_t vprio[] = { 8, 16 };
+	static const uint16_t vprio[] = { VSTEER_VERBS_PRIOS_MIN, 16 };
 	struct ibv_cq_init_attr_ex cq_attr;
 	struct ibv_counters_init_attr cnt_attr;
 	struct vsteer_probe_rule rule;
@@ -724,7 +724,7 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 			 name, priv->ibdev_name, vprio[0] - 1, strerror(ret),
 			 ret == EPERM || ret == EACCES ?
 				 "raw packet flows need CAP_NET_RAW" :
-				 "the driver needs 8 or 16 verbs priorities");
+				 "the driver needs at least 8 verbs priorities");
 		vsteer_scratch_free(priv, &sc);
 		return -ret;
 	}
@@ -838,6 +838,52 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	return vsteer_probe_caps(name, priv);
 }
 
+void
+vsteer_ctl_lock_init(struct vsteer_priv *priv)
+{
+	pthread_mutexattr_t attr;
+
+	RTE_VERIFY(pthread_mutexattr_init(&attr) == 0);
+	RTE_VERIFY(pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK) ==
+		   0);
+	RTE_VERIFY(pthread_mutex_init(&priv->ctl_lock, &attr) == 0);
+	pthread_mutexattr_destroy(&attr);
+	priv->ctl_owner = 0;
+}
+
+/*
+ * A secondary process attaches to the port the primary made: the shared
+ * data is there already, nothing of the device is (see vsteer_mp.c). It
+ * gets the ops that read what is shared (statistics, information) and no
+ * bursts: the queues' device objects live in the primary's private
+ * memory. Packet capture (dpdk-pdump) works all the same: its callbacks
+ * run in the primary's bursts.
+ */
+static int
+vsteer_probe_secondary(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct rte_eth_dev *eth_dev;
+
+	eth_dev = rte_eth_dev_attach_secondary(name);
+	if (eth_dev == NULL) {
+		INIT_LOG(ERR, "%s: the primary process has no such port", name);
+		return -ENODEV;
+	}
+	eth_dev->device = &vdev->device;
+	eth_dev->dev_ops = &vsteer_dev_ops_secondary;
+	eth_dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+	eth_dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+	eth_dev->rx_queue_count = NULL;
+	eth_dev->rx_descriptor_status = NULL;
+	eth_dev->tx_descriptor_status = NULL;
+	rte_eth_dev_probing_finish(eth_dev);
+	INIT_LOG(INFO,
+		 "%s: port %u attached in a secondary process (statistics and information; no Rx/Tx here)",
+		 name, eth_dev->data->port_id);
+	return 0;
+}
+
 static int
 vsteer_probe(struct rte_vdev_device *vdev)
 {
@@ -854,11 +900,8 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	int is_mlx5dv = 0, devx = 0;
 	int ret;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		INIT_LOG(ERR, "%s: secondary processes are not supported",
-			 name);
-		return -ENOTSUP;
-	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return vsteer_probe_secondary(vdev);
 	ret = vsteer_args_parse(name, rte_vdev_device_args(vdev), &a);
 	if (ret != 0)
 		return ret;
@@ -899,6 +942,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	}
 	priv = eth_dev->data->dev_private;
 	priv->data = eth_dev->data;
+	vsteer_ctl_lock_init(priv);
 	priv->glue = glue;
 	priv->ctx = ctx;
 	priv->pd = pd;
@@ -943,7 +987,11 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	eth_dev->dev_ops = &vsteer_dev_ops;
 	eth_dev->rx_pkt_burst = vsteer_rx_burst;
 	eth_dev->tx_pkt_burst = vsteer_tx_burst;
-	eth_dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	/* Flow ops and the control paths share the port's lock. */
+	eth_dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS |
+				    RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE;
+	/* Secondary processes may ask for the device's counters. */
+	vsteer_mp_primary_init();
 	rte_eth_dev_probing_finish(eth_dev);
 	INIT_LOG(INFO,
 		 "%s: port %u on %s device %s port %u, MAC " RTE_ETHER_ADDR_PRT_FMT

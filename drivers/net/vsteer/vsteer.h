@@ -19,13 +19,17 @@
  *   vsteer_rss.c        shared RSS contexts (indirection table + hash QP)
  *   vsteer_defflow.c    default flows (promiscuous, all-multicast, MACs)
  *   vsteer_flow*.c      rte_flow ops and translators
+ *   vsteer_mp.c         secondary processes: the primary's answers
  *   vsteer_glue_*.c     the device tables (rdma-core, softverbs)
  */
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
 #include <rte_common.h>
+#include <rte_debug.h>
+#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_log.h>
@@ -238,6 +242,22 @@ struct vsteer_port_counters {
 
 struct vsteer_priv {
 	struct rte_eth_dev_data *data;
+	/*
+	 * The port's control lock (vsteer_ctl_lock()): the flow ops and
+	 * every control path that walks or changes the flow list, the
+	 * default flows, the RSS contexts, the matcher templates and the
+	 * device objects behind them (start, stop, close, configure, Rx
+	 * modes, MAC and multicast lists, VLAN filters and stripping, RSS
+	 * key and RETA, MTU) hold it, so that the flow ops are thread safe
+	 * (RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE) against each other and against
+	 * those paths. Never taken on the data path; taken once per op: an
+	 * op named *_op takes it around the function of the same name
+	 * without the suffix, which checks that it is held and may call
+	 * other such functions. Never held while the application is called
+	 * back. Primary process only.
+	 */
+	pthread_mutex_t ctl_lock;
+	int ctl_owner; /* rte_gettid() of the holder, 0: free */
 	const struct vsteer_glue *glue;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -270,6 +290,7 @@ struct vsteer_priv {
 	uint32_t promisc : 1;  /* what the default flows implement */
 	uint32_t allmulti : 1;
 	uint32_t ptypes_off : 1; /* dev_ptypes_set(RTE_PTYPE_UNKNOWN) */
+	uint32_t mp_closed : 1;	 /* closing: secondaries get no answer */
 	uint16_t min_mtu;
 	uint16_t max_mtu;
 	uint32_t max_sge;
@@ -311,6 +332,31 @@ vsteer_priv(const struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
+/* vsteer.c: the lock is error-checking, so that taking it twice or
+ * releasing it unheld stops the process instead of deadlocking or
+ * corrupting the lists. */
+void vsteer_ctl_lock_init(struct vsteer_priv *priv);
+
+static inline void
+vsteer_ctl_lock(struct vsteer_priv *priv)
+{
+	RTE_VERIFY(pthread_mutex_lock(&priv->ctl_lock) == 0);
+	__atomic_store_n(&priv->ctl_owner, rte_gettid(), __ATOMIC_RELAXED);
+}
+
+static inline void
+vsteer_ctl_unlock(struct vsteer_priv *priv)
+{
+	__atomic_store_n(&priv->ctl_owner, 0, __ATOMIC_RELAXED);
+	RTE_VERIFY(pthread_mutex_unlock(&priv->ctl_lock) == 0);
+}
+
+/* The helpers that walk the lists check that their caller holds the
+ * lock: a path that forgets it fails every test that takes it. */
+#define VSTEER_CTL_HELD(priv)                                               \
+	RTE_VERIFY(__atomic_load_n(&(priv)->ctl_owner, __ATOMIC_RELAXED) == \
+		   rte_gettid())
+
 /* softverbs device model: the devargs of soft: and mem: devices. */
 struct vsteer_soft_opts {
 	uint32_t generic : 1;	/* profile=generic, else mlx5 */
@@ -332,6 +378,8 @@ void vsteer_txq_stats_keep(struct rte_eth_dev *dev, uint16_t idx,
 void vsteer_txq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
 			      struct vsteer_txq_stats *st);
 extern const struct eth_dev_ops vsteer_dev_ops;
+/* The ops of a port in a secondary process: statistics, information. */
+extern const struct eth_dev_ops vsteer_dev_ops_secondary;
 extern const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN];
 /* At probe, after the device queries: MTU limits and the current MTU from
  * the device, port capabilities, the fast-path helpers. */
@@ -340,8 +388,15 @@ int vsteer_dev_close(struct rte_eth_dev *dev);
 /* Read the link from the device into dev_link; 0 when its status changed
  * (rte_eth_linkstatus_set()). */
 int vsteer_link_update(struct rte_eth_dev *dev, int wait_to_complete);
+/* The device's counters as it reads them (primary only). */
 int vsteer_port_counters_read(struct vsteer_priv *priv,
 			      struct vsteer_port_counters *c);
+/* ... since the last statistics reset (from the primary, in a secondary
+ * process: 0 or a negative errno). */
+int vsteer_port_counters_get(struct rte_eth_dev *dev,
+			     struct vsteer_port_counters *d);
+/* Queue and port counters restart from 0 (the primary does it). */
+int vsteer_stats_reset(struct rte_eth_dev *dev);
 
 /* vsteer_rxq.c */
 int
@@ -469,6 +524,12 @@ void vsteer_xlate_ctx_init(const struct rte_eth_dev *dev,
 
 /* vsteer_defflow.c */
 /*
+ * The helpers of vsteer_rss.c, vsteer_defflow.c and the flow hooks below
+ * run with the port's control lock held (priv->ctl_lock): the ops that
+ * call them take it.
+ */
+
+/*
  * Bring the default flows in line with the port state: promiscuous,
  * all-multicast, MAC addresses, multicast list, VLAN filters, RSS
  * key/types and RETA.
@@ -489,9 +550,23 @@ void vsteer_defflow_remove(struct rte_eth_dev *dev);
  * The ops set priv->isolated and call vsteer_defflow_sync() on isolate.
  */
 extern const struct rte_flow_ops vsteer_flow_ops;
+/* A secondary process's: every op refused with E_RTE_SECONDARY. */
+extern const struct rte_flow_ops vsteer_flow_ops_secondary;
 int vsteer_flow_start(struct rte_eth_dev *dev);
 void vsteer_flow_stop(struct rte_eth_dev *dev);
 void vsteer_flow_close(struct rte_eth_dev *dev);
+
+/*
+ * vsteer_mp.c: what a secondary process asks the primary (rte_mp IPC).
+ * The primary answers from the time its first port is probed
+ * (vsteer_mp_primary_init()) until its last port is closed; a port stops
+ * answering when its close begins (vsteer_mp_port_close()).
+ */
+int vsteer_mp_primary_init(void);
+void vsteer_mp_port_close(struct rte_eth_dev *dev);
+int vsteer_mp_port_counters(struct rte_eth_dev *dev,
+			    struct vsteer_port_counters *c);
+int vsteer_mp_stats_reset(struct rte_eth_dev *dev);
 
 /* vsteer_glue_soft.c: softverbs-only entry points. */
 /* Create the softverbs device on wire ("if:", "xdp:" or "mem:"). */

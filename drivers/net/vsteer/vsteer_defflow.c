@@ -19,7 +19,8 @@
  * the port's key, types and RETA) expanded by the translator into L4/L3/L2
  * rules with their own hash fields. Rules without hash fields (non-IP traffic) go to the first
  * RETA queue. A sync computes the wanted set, keeps the rules already
- * installed, removes the stale ones and installs the new ones.
+ * installed, removes the stale ones and installs the new ones. Every
+ * caller holds the port's control lock (vsteer.h).
  */
 
 #include <errno.h>
@@ -90,6 +91,7 @@ vsteer_defflow_remove(struct rte_eth_dev *dev)
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_defflow *df;
 
+	VSTEER_CTL_HELD(priv);
 	while ((df = TAILQ_FIRST(&priv->defflows)) != NULL)
 		vsteer_defflow_destroy(dev, df);
 }
@@ -341,6 +343,7 @@ vsteer_defflow_sync(struct rte_eth_dev *dev)
 	uint32_t i, n_mac = 0;
 	int ret = 0;
 
+	VSTEER_CTL_HELD(priv);
 	if (!priv->started || priv->isolated) {
 		vsteer_defflow_remove(dev);
 		return 0;

@@ -41,6 +41,7 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 	enum rte_eth_rx_mq_mode mq = conf->rxmode.mq_mode;
 	int ret;
 
+	VSTEER_CTL_HELD(priv);
 	if (mq != RTE_ETH_MQ_RX_NONE && mq != RTE_ETH_MQ_RX_RSS) {
 		DRV_LOG(ERR,
 			"port %u: Rx mq_mode %d: only none and RSS are supported",
@@ -95,6 +96,19 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 		dev->data->port_id, dev->data->nb_rx_queues,
 		dev->data->nb_tx_queues, priv->rss_hf);
 	return 0;
+}
+
+/* The key, types and RETA the flow ops and default flows read. */
+static int
+vsteer_dev_configure_op(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = vsteer_dev_configure(dev);
+	vsteer_ctl_unlock(priv);
+	return ret;
 }
 
 static int
@@ -344,6 +358,7 @@ vsteer_dev_stop_queues(struct rte_eth_dev *dev)
 static void
 vsteer_dev_teardown(struct rte_eth_dev *dev)
 {
+	VSTEER_CTL_HELD(vsteer_priv(dev));
 	/* Flows first: they hold the RSS contexts, which hold the WQs. */
 	vsteer_flow_stop(dev);
 	vsteer_defflow_remove(dev);
@@ -357,6 +372,7 @@ vsteer_dev_stop(struct rte_eth_dev *dev)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 
+	VSTEER_CTL_HELD(priv);
 	if (!priv->started)
 		return 0;
 	vsteer_dev_teardown(dev);
@@ -366,12 +382,25 @@ vsteer_dev_stop(struct rte_eth_dev *dev)
 }
 
 static int
+vsteer_dev_stop_op(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = vsteer_dev_stop(dev);
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
+static int
 vsteer_dev_start(struct rte_eth_dev *dev)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint16_t i;
 	int ret;
 
+	VSTEER_CTL_HELD(priv);
 	if (priv->started)
 		return 0;
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
@@ -437,6 +466,18 @@ err:
 	return ret;
 }
 
+static int
+vsteer_dev_start_op(struct rte_eth_dev *dev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = vsteer_dev_start(dev);
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
 int
 vsteer_dev_close(struct rte_eth_dev *dev)
 {
@@ -444,10 +485,14 @@ vsteer_dev_close(struct rte_eth_dev *dev)
 	uint16_t i;
 	int ret, failed = 0;
 
+	/* A secondary process holds nothing of its own. */
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return 0;
 	if (priv->ctx == NULL)
 		return 0;
+	/* No secondary asks the device anything from here on. */
+	vsteer_mp_port_close(dev);
+	vsteer_ctl_lock(priv);
 	vsteer_dev_stop(dev);
 	vsteer_intr_fini(dev);
 	vsteer_flow_close(dev);
@@ -455,6 +500,7 @@ vsteer_dev_close(struct rte_eth_dev *dev)
 		vsteer_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		vsteer_tx_queue_release(dev, i);
+	vsteer_ctl_unlock(priv);
 	failed += vsteer_mr_fini(priv);
 	/* The PD goes only when nothing is left in it: a failure here is a
 	 * leak somewhere above. */
@@ -492,46 +538,51 @@ vsteer_dev_close(struct rte_eth_dev *dev)
 	return failed ? -EBUSY : 0;
 }
 
+/* promisc, allmulti: 1 on, 0 off, -1 as they are (read under the lock). */
 static int
 vsteer_rxmode_set(struct rte_eth_dev *dev, int promisc, int allmulti)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	uint32_t old_p = priv->promisc, old_a = priv->allmulti;
+	uint32_t old_p, old_a;
 	int ret;
 
-	priv->promisc = !!promisc;
-	priv->allmulti = !!allmulti;
+	vsteer_ctl_lock(priv);
+	old_p = priv->promisc;
+	old_a = priv->allmulti;
+	priv->promisc = promisc < 0 ? old_p : !!promisc;
+	priv->allmulti = allmulti < 0 ? old_a : !!allmulti;
 	ret = vsteer_defflow_sync(dev);
 	if (ret != 0) {
 		priv->promisc = old_p;
 		priv->allmulti = old_a;
 		vsteer_defflow_sync(dev);
 	}
+	vsteer_ctl_unlock(priv);
 	return ret;
 }
 
 static int
 vsteer_promiscuous_enable(struct rte_eth_dev *dev)
 {
-	return vsteer_rxmode_set(dev, 1, vsteer_priv(dev)->allmulti);
+	return vsteer_rxmode_set(dev, 1, -1);
 }
 
 static int
 vsteer_promiscuous_disable(struct rte_eth_dev *dev)
 {
-	return vsteer_rxmode_set(dev, 0, vsteer_priv(dev)->allmulti);
+	return vsteer_rxmode_set(dev, 0, -1);
 }
 
 static int
 vsteer_allmulticast_enable(struct rte_eth_dev *dev)
 {
-	return vsteer_rxmode_set(dev, vsteer_priv(dev)->promisc, 1);
+	return vsteer_rxmode_set(dev, -1, 1);
 }
 
 static int
 vsteer_allmulticast_disable(struct rte_eth_dev *dev)
 {
-	return vsteer_rxmode_set(dev, vsteer_priv(dev)->promisc, 0);
+	return vsteer_rxmode_set(dev, -1, 0);
 }
 
 /* Set mac_addrs[index] (ethdev writes it too, after the op) and resync. */
@@ -539,15 +590,19 @@ static int
 vsteer_mac_slot_set(struct rte_eth_dev *dev, uint32_t index,
 		    const struct rte_ether_addr *mac)
 {
-	struct rte_ether_addr old = dev->data->mac_addrs[index];
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct rte_ether_addr old;
 	int ret;
 
+	vsteer_ctl_lock(priv);
+	old = dev->data->mac_addrs[index];
 	dev->data->mac_addrs[index] = *mac;
 	ret = vsteer_defflow_sync(dev);
 	if (ret != 0) {
 		dev->data->mac_addrs[index] = old;
 		vsteer_defflow_sync(dev);
 	}
+	vsteer_ctl_unlock(priv);
 	return ret;
 }
 
@@ -585,7 +640,7 @@ vsteer_set_mc_addr_list(struct rte_eth_dev *dev,
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct rte_ether_addr *old;
-	uint32_t old_n = priv->mc_n, i;
+	uint32_t old_n, i;
 	int ret;
 
 	if (nb_mc_addr > VSTEER_MAX_MC) {
@@ -606,6 +661,8 @@ vsteer_set_mc_addr_list(struct rte_eth_dev *dev,
 	old = malloc(sizeof(priv->mc));
 	if (old == NULL)
 		return -ENOMEM;
+	vsteer_ctl_lock(priv);
+	old_n = priv->mc_n;
 	memcpy(old, priv->mc, sizeof(priv->mc));
 	if (nb_mc_addr > 0)
 		memcpy(priv->mc, mc_addr_set, nb_mc_addr * sizeof(*priv->mc));
@@ -616,6 +673,7 @@ vsteer_set_mc_addr_list(struct rte_eth_dev *dev,
 		priv->mc_n = old_n;
 		vsteer_defflow_sync(dev);
 	}
+	vsteer_ctl_unlock(priv);
 	free(old);
 	return ret;
 }
@@ -627,17 +685,26 @@ vsteer_port_counters_read(struct vsteer_priv *priv,
 	return priv->glue->port_counters(priv->ctx, priv->port_num, c);
 }
 
-/* Device counters since the last reset (0 when unavailable). */
-static void
-vsteer_port_counters_delta(struct vsteer_priv *priv,
-			   struct vsteer_port_counters *d)
+/*
+ * Device counters since the last reset. A device that has none (an
+ * rdma-core port without hw_counters) reads 0. The device is the
+ * primary's: a secondary process gets what the primary would report
+ * (vsteer_mp.c), or an error when the primary does not answer, never a
+ * made-up number.
+ */
+int
+vsteer_port_counters_get(struct rte_eth_dev *dev,
+			 struct vsteer_port_counters *d)
 {
+	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_port_counters c;
 	const struct vsteer_port_counters *b = &priv->cnt_base;
 
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return vsteer_mp_port_counters(dev, d);
 	memset(d, 0, sizeof(*d));
 	if (vsteer_port_counters_read(priv, &c) != 0)
-		return;
+		return 0;
 	d->rx_frames = c.rx_frames - b->rx_frames;
 	d->rx_no_buffer = c.rx_no_buffer - b->rx_no_buffer;
 	d->rx_unsteered = c.rx_unsteered - b->rx_unsteered;
@@ -647,6 +714,7 @@ vsteer_port_counters_delta(struct vsteer_priv *priv,
 	d->tx_errors = c.tx_errors - b->tx_errors;
 	d->rx_csum_completed = c.rx_csum_completed - b->rx_csum_completed;
 	d->rx_gso_split = c.rx_gso_split - b->rx_gso_split;
+	return 0;
 }
 
 static void
@@ -782,6 +850,7 @@ vsteer_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	struct vsteer_txq_stats tx = priv->txq_gone;
 	struct vsteer_port_counters d;
 	uint16_t i;
+	int ret;
 
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		const struct vsteer_rxq_stats *st = vsteer_rxq_stats_of(dev, i);
@@ -813,16 +882,21 @@ vsteer_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	stats->opackets = tx.packets;
 	stats->obytes = tx.bytes;
 	stats->oerrors = tx.errors + tx.comp_errors;
-	vsteer_port_counters_delta(priv, &d);
+	/* The queue counters stay filled when the device's cannot be had. */
+	ret = vsteer_port_counters_get(dev, &d);
 	stats->imissed = d.rx_no_buffer;
-	return 0;
+	return ret;
 }
 
-static int
+int
 vsteer_stats_reset(struct rte_eth_dev *dev)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint16_t i;
+
+	/* The primary resets: the device's base is read there. */
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return vsteer_mp_stats_reset(dev);
 
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		struct vsteer_rxq *rxq = dev->data->rx_queues[i];
@@ -920,13 +994,15 @@ static int
 vsteer_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		  unsigned int size)
 {
-	struct vsteer_priv *priv = vsteer_priv(dev);
 	unsigned int n = vsteer_xstats_count(dev), k = 0, i;
 	struct vsteer_port_counters d;
+	int ret;
 
 	if (xs == NULL || size < n)
 		return n;
-	vsteer_port_counters_delta(priv, &d);
+	ret = vsteer_port_counters_get(dev, &d);
+	if (ret != 0)
+		return ret;
 	for (i = 0; i < RTE_DIM(vsteer_port_xstats); i++) {
 		xs[k].id = k;
 		xs[k].value = *(const uint64_t *)((const char *)&d +
@@ -965,7 +1041,7 @@ vsteer_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint8_t old_key[VSTEER_RSS_KEY_LEN];
-	uint64_t old_hf = priv->rss_hf;
+	uint64_t old_hf;
 	int ret;
 
 	if (conf->rss_hf & ~priv->rss_hf_supported) {
@@ -980,7 +1056,9 @@ vsteer_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
 			VSTEER_RSS_KEY_LEN);
 		return -EINVAL;
 	}
+	vsteer_ctl_lock(priv);
 	memcpy(old_key, priv->rss_key, VSTEER_RSS_KEY_LEN);
+	old_hf = priv->rss_hf;
 	if (conf->rss_key != NULL)
 		memcpy(priv->rss_key, conf->rss_key, VSTEER_RSS_KEY_LEN);
 	priv->rss_hf = conf->rss_hf;
@@ -990,6 +1068,7 @@ vsteer_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
 		priv->rss_hf = old_hf;
 		vsteer_defflow_sync(dev);
 	}
+	vsteer_ctl_unlock(priv);
 	return ret;
 }
 
@@ -1035,6 +1114,7 @@ vsteer_reta_update(struct rte_eth_dev *dev,
 			return -EINVAL;
 		}
 	}
+	vsteer_ctl_lock(priv);
 	memcpy(old, priv->reta, sizeof(old));
 	for (i = 0; i < size; i++) {
 		const struct rte_eth_rss_reta_entry64 *g =
@@ -1049,6 +1129,7 @@ vsteer_reta_update(struct rte_eth_dev *dev,
 		memcpy(priv->reta, old, sizeof(old));
 		vsteer_defflow_sync(dev);
 	}
+	vsteer_ctl_unlock(priv);
 	return ret;
 }
 
@@ -1079,6 +1160,7 @@ vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 	uint32_t frame = vsteer_rx_frame_max(dev, mtu);
 	uint16_t i;
 
+	VSTEER_CTL_HELD(priv);
 	if (mtu < priv->min_mtu || mtu > priv->max_mtu) {
 		DRV_LOG(ERR, "port %u: MTU %u: the device takes %u to %u",
 			dev->data->port_id, mtu, priv->min_mtu, priv->max_mtu);
@@ -1098,6 +1180,58 @@ vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 	}
 	/* Applied at once, started or not: the device is the port. */
 	return vsteer_mtu_apply(dev, mtu, false);
+}
+
+/* Serialized with start, which applies the configured MTU. */
+static int
+vsteer_mtu_set_op(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = vsteer_mtu_set(dev, mtu);
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
+/* Queue start/stop change the queue objects a concurrent port stop
+ * destroys and the RSS contexts point at: under the port's lock. */
+static int
+vsteer_queue_locked(struct rte_eth_dev *dev, uint16_t idx,
+		    int (*op)(struct rte_eth_dev *dev, uint16_t idx))
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = op(dev, idx);
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
+static int
+vsteer_rx_queue_start_op(struct rte_eth_dev *dev, uint16_t idx)
+{
+	return vsteer_queue_locked(dev, idx, vsteer_rx_queue_start);
+}
+
+static int
+vsteer_rx_queue_stop_op(struct rte_eth_dev *dev, uint16_t idx)
+{
+	return vsteer_queue_locked(dev, idx, vsteer_rx_queue_stop);
+}
+
+static int
+vsteer_tx_queue_start_op(struct rte_eth_dev *dev, uint16_t idx)
+{
+	return vsteer_queue_locked(dev, idx, vsteer_tx_queue_start);
+}
+
+static int
+vsteer_tx_queue_stop_op(struct rte_eth_dev *dev, uint16_t idx)
+{
+	return vsteer_queue_locked(dev, idx, vsteer_tx_queue_stop);
 }
 
 static const uint32_t *
@@ -1205,8 +1339,8 @@ static int
 vsteer_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vid, int on)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	uint16_t old_n = priv->vlan_n;
 	uint16_t old[VSTEER_MAX_VLAN];
+	uint16_t old_n;
 	int ret;
 
 	if (vid > RTE_ETHER_MAX_VLAN_ID) {
@@ -1214,9 +1348,12 @@ vsteer_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vid, int on)
 			dev->data->port_id, vid, RTE_ETHER_MAX_VLAN_ID);
 		return -EINVAL;
 	}
+	vsteer_ctl_lock(priv);
+	old_n = priv->vlan_n;
 	memcpy(old, priv->vlans, sizeof(old));
 	ret = vsteer_vlan_list_set(priv, vid, on);
 	if (ret != 0) {
+		vsteer_ctl_unlock(priv);
 		DRV_LOG(ERR, "port %u: VLAN %u: %u VLAN filters at most",
 			dev->data->port_id, vid, VSTEER_MAX_VLAN);
 		return ret;
@@ -1227,6 +1364,7 @@ vsteer_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vid, int on)
 		priv->vlan_n = old_n;
 		vsteer_defflow_sync(dev);
 	}
+	vsteer_ctl_unlock(priv);
 	return ret;
 }
 
@@ -1239,6 +1377,7 @@ vsteer_vlan_offload_set(struct rte_eth_dev *dev, int mask)
 	uint16_t i;
 	int ret;
 
+	VSTEER_CTL_HELD(priv);
 	if ((mask & RTE_ETH_QINQ_STRIP_MASK) &&
 	    (off & RTE_ETH_RX_OFFLOAD_QINQ_STRIP)) {
 		DRV_LOG(ERR, "port %u: no QinQ stripping", dev->data->port_id);
@@ -1278,11 +1417,25 @@ vsteer_vlan_offload_set(struct rte_eth_dev *dev, int mask)
 	return 0;
 }
 
+/* The queues' WQs (stripping) and the default flows (filtering). */
+static int
+vsteer_vlan_offload_set_op(struct rte_eth_dev *dev, int mask)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = vsteer_vlan_offload_set(dev, mask);
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
 static void
 vsteer_vlan_strip_queue_set(struct rte_eth_dev *dev, uint16_t qid, int on)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_rxq *rxq = dev->data->rx_queues[qid];
+	int ret;
 
 	if (rxq == NULL)
 		return;
@@ -1291,7 +1444,11 @@ vsteer_vlan_strip_queue_set(struct rte_eth_dev *dev, uint16_t qid, int on)
 			dev->data->port_id, qid);
 		return;
 	}
-	if (vsteer_rxq_vlan_strip(rxq, on) == 0)
+	/* The WQ it changes goes away at a concurrent stop. */
+	vsteer_ctl_lock(priv);
+	ret = vsteer_rxq_vlan_strip(rxq, on);
+	vsteer_ctl_unlock(priv);
+	if (ret == 0)
 		DRV_LOG(DEBUG, "port %u: Rx queue %u: VLAN stripping %s",
 			dev->data->port_id, qid, on ? "on" : "off");
 }
@@ -1334,9 +1491,9 @@ vsteer_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
 }
 
 const struct eth_dev_ops vsteer_dev_ops = {
-	.dev_configure = vsteer_dev_configure,
-	.dev_start = vsteer_dev_start,
-	.dev_stop = vsteer_dev_stop,
+	.dev_configure = vsteer_dev_configure_op,
+	.dev_start = vsteer_dev_start_op,
+	.dev_stop = vsteer_dev_stop_op,
 	.dev_close = vsteer_dev_close,
 	.dev_infos_get = vsteer_dev_infos_get,
 	.link_update = vsteer_link_update,
@@ -1348,7 +1505,7 @@ const struct eth_dev_ops vsteer_dev_ops = {
 	.mac_addr_remove = vsteer_mac_addr_remove,
 	.mac_addr_set = vsteer_mac_addr_set,
 	.set_mc_addr_list = vsteer_set_mc_addr_list,
-	.mtu_set = vsteer_mtu_set,
+	.mtu_set = vsteer_mtu_set_op,
 	.stats_get = vsteer_stats_get,
 	.stats_reset = vsteer_stats_reset,
 	.xstats_get = vsteer_xstats_get,
@@ -1362,10 +1519,10 @@ const struct eth_dev_ops vsteer_dev_ops = {
 	.rx_queue_release = vsteer_rx_queue_release,
 	.tx_queue_setup = vsteer_tx_queue_setup,
 	.tx_queue_release = vsteer_tx_queue_release,
-	.rx_queue_start = vsteer_rx_queue_start,
-	.rx_queue_stop = vsteer_rx_queue_stop,
-	.tx_queue_start = vsteer_tx_queue_start,
-	.tx_queue_stop = vsteer_tx_queue_stop,
+	.rx_queue_start = vsteer_rx_queue_start_op,
+	.rx_queue_stop = vsteer_rx_queue_stop_op,
+	.tx_queue_start = vsteer_tx_queue_start_op,
+	.tx_queue_stop = vsteer_tx_queue_stop_op,
 	.rx_queue_intr_enable = vsteer_rx_queue_intr_enable,
 	.rx_queue_intr_disable = vsteer_rx_queue_intr_disable,
 	.rxq_info_get = vsteer_rxq_info_get,
@@ -1376,7 +1533,54 @@ const struct eth_dev_ops vsteer_dev_ops = {
 	.dev_supported_ptypes_get = vsteer_dev_supported_ptypes_get,
 	.dev_ptypes_set = vsteer_dev_ptypes_set,
 	.vlan_filter_set = vsteer_vlan_filter_set,
-	.vlan_offload_set = vsteer_vlan_offload_set,
+	.vlan_offload_set = vsteer_vlan_offload_set_op,
 	.vlan_strip_queue_set = vsteer_vlan_strip_queue_set,
 	.flow_ops_get = vsteer_flow_ops_get,
+};
+
+/* Flow rules are the primary's: a secondary gets ops that say so. */
+static int
+vsteer_flow_ops_get_secondary(struct rte_eth_dev *dev,
+			      const struct rte_flow_ops **ops)
+{
+	RTE_SET_USED(dev);
+	*ops = &vsteer_flow_ops_secondary;
+	return 0;
+}
+
+/*
+ * What a secondary process may do (vsteer.c attaches it): read what the
+ * primary keeps in shared memory (information, queue and port counters,
+ * RSS configuration, queue information) and ask the primary for the
+ * device's counters and a statistics reset (vsteer_mp.c). Everything
+ * that would touch the device or its objects, which live in the
+ * primary's private memory, is left out: ethdev answers -ENOTSUP.
+ * link_update reports the link as the primary last saw it (dev_link).
+ */
+static int
+vsteer_link_update_secondary(struct rte_eth_dev *dev, int wait_to_complete)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(wait_to_complete);
+	return 0;
+}
+
+const struct eth_dev_ops vsteer_dev_ops_secondary = {
+	.dev_close = vsteer_dev_close,
+	.dev_infos_get = vsteer_dev_infos_get,
+	.link_update = vsteer_link_update_secondary,
+	.stats_get = vsteer_stats_get,
+	.stats_reset = vsteer_stats_reset,
+	.xstats_get = vsteer_xstats_get,
+	.xstats_get_names = vsteer_xstats_get_names,
+	.xstats_reset = vsteer_stats_reset,
+	.rss_hash_conf_get = vsteer_rss_hash_conf_get,
+	.reta_query = vsteer_reta_query,
+	.rxq_info_get = vsteer_rxq_info_get,
+	.txq_info_get = vsteer_txq_info_get,
+	.rx_burst_mode_get = vsteer_rx_burst_mode_get,
+	.tx_burst_mode_get = vsteer_tx_burst_mode_get,
+	.fw_version_get = vsteer_fw_version_get,
+	.dev_supported_ptypes_get = vsteer_dev_supported_ptypes_get,
+	.flow_ops_get = vsteer_flow_ops_get_secondary,
 };

@@ -19,6 +19,13 @@
  * may be created before the first start. Counter objects live as long as
  * the flow (or the indirect action), so counts survive a restart too.
  *
+ * Locking: every op holds the port's control lock (priv->ctl_lock) from
+ * its first look at the lists to its last device call, and so do the
+ * ethdev paths that walk them (start, stop, close, the default flows):
+ * the ops are thread safe (RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE) with one
+ * uncontended lock per op. The translation scratch in vsteer_flow_priv
+ * is used under it too.
+ *
  * Engine choice per flow (vsteer_flow_prepare()):
  * - flow_engine=verbs: ibv_create_flow; what a verbs chain cannot express
  *   is refused, naming the field.
@@ -154,8 +161,7 @@ struct vsteer_flow_priv {
 	struct vsteer_dest_list dests;
 	struct vsteer_tmpl_list tmpls;
 	struct vsteer_sink sink;
-	/* Translation scratch: the flow ops are serialized by ethdev
-	 * (RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE is not set). */
+	/* Translation scratch, used under the port's control lock. */
 	struct vsteer_flow_plan plan;
 	struct vsteer_dv_match base;
 	struct vsteer_dv_match match;
@@ -167,6 +173,7 @@ vsteer_fpriv(struct rte_eth_dev *dev)
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = priv->flow_priv;
 
+	VSTEER_CTL_HELD(priv);
 	if (fp != NULL)
 		return fp;
 	fp = rte_zmalloc("vsteer_flow_priv", sizeof(*fp), 0);
@@ -1031,15 +1038,22 @@ vsteer_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		     const struct rte_flow_action actions[],
 		     struct rte_flow_error *error)
 {
-	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_flow_priv *fp;
 	struct vsteer_xlate_ctx ctx;
+	int ret;
 
+	vsteer_ctl_lock(priv);
+	fp = vsteer_fpriv(dev);
 	if (fp == NULL)
-		return vsteer_flow_err(error, ENOMEM,
-				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
-				       "no memory for flow state");
-	return vsteer_flow_prepare(dev, fp, attr, pattern, actions, &ctx,
-				   error);
+		ret = vsteer_flow_err(error, ENOMEM,
+				      RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				      "no memory for flow state");
+	else
+		ret = vsteer_flow_prepare(dev, fp, attr, pattern, actions, &ctx,
+					  error);
+	vsteer_ctl_unlock(priv);
+	return ret;
 }
 
 static struct rte_flow *
@@ -1086,6 +1100,25 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	return flow;
 }
 
+static struct rte_flow *
+vsteer_flow_create_op(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+		      const struct rte_flow_item pattern[],
+		      const struct rte_flow_action actions[],
+		      struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct rte_flow *flow;
+	int err;
+
+	vsteer_ctl_lock(priv);
+	flow = vsteer_flow_create(dev, attr, pattern, actions, error);
+	err = rte_errno;
+	vsteer_ctl_unlock(priv);
+	if (flow == NULL)
+		rte_errno = err;
+	return flow;
+}
+
 static bool
 vsteer_flow_known(struct vsteer_flow_priv *fp, const struct rte_flow *flow)
 {
@@ -1118,27 +1151,41 @@ static int
 vsteer_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 		    struct rte_flow_error *error)
 {
-	struct vsteer_flow_priv *fp = vsteer_priv(dev)->flow_priv;
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret = 0;
 
-	if (!vsteer_flow_known(fp, flow))
-		return vsteer_flow_err(error, EINVAL,
-				       RTE_FLOW_ERROR_TYPE_HANDLE, flow,
-				       "no such flow on port %u",
-				       dev->data->port_id);
-	vsteer_flow_destroy_one(dev, flow);
-	return 0;
+	vsteer_ctl_lock(priv);
+	if (!vsteer_flow_known(priv->flow_priv, flow))
+		ret = vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
+				      flow, "no such flow on port %u",
+				      dev->data->port_id);
+	else
+		vsteer_flow_destroy_one(dev, flow);
+	vsteer_ctl_unlock(priv);
+	return ret;
 }
 
-static int
-vsteer_flow_flush(struct rte_eth_dev *dev, struct rte_flow_error *error)
+static void
+vsteer_flow_flush(struct rte_eth_dev *dev)
 {
 	struct vsteer_flow_priv *fp = vsteer_priv(dev)->flow_priv;
 
-	RTE_SET_USED(error);
+	VSTEER_CTL_HELD(vsteer_priv(dev));
 	if (fp == NULL)
-		return 0;
+		return;
 	while (!TAILQ_EMPTY(&fp->flows))
 		vsteer_flow_destroy_one(dev, TAILQ_FIRST(&fp->flows));
+}
+
+static int
+vsteer_flow_flush_op(struct rte_eth_dev *dev, struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	RTE_SET_USED(error);
+	vsteer_ctl_lock(priv);
+	vsteer_flow_flush(dev);
+	vsteer_ctl_unlock(priv);
 	return 0;
 }
 
@@ -1149,6 +1196,7 @@ vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 
+	VSTEER_CTL_HELD(priv);
 	if (!vsteer_flow_known(priv->flow_priv, flow))
 		return vsteer_flow_err(error, EINVAL,
 				       RTE_FLOW_ERROR_TYPE_HANDLE, flow,
@@ -1181,25 +1229,44 @@ vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 			       action, "no action to query");
 }
 
+/* The counter and its reset base: under the lock like the rest. */
+static int
+vsteer_flow_query_op(struct rte_eth_dev *dev, struct rte_flow *flow,
+		     const struct rte_flow_action *action, void *data,
+		     struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = vsteer_flow_query(dev, flow, action, data, error);
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
 static int
 vsteer_flow_isolate(struct rte_eth_dev *dev, int enable,
 		    struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	uint32_t old = priv->isolated;
+	uint32_t old;
 	int ret;
 
+	vsteer_ctl_lock(priv);
+	old = priv->isolated;
 	priv->isolated = !!enable;
 	ret = vsteer_defflow_sync(dev);
 	if (ret < 0) {
 		priv->isolated = old;
 		vsteer_defflow_sync(dev);
+		vsteer_ctl_unlock(priv);
 		return vsteer_flow_err(error, -ret,
 				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				       "cannot %s isolated mode: %s",
 				       enable ? "enter" : "leave",
 				       strerror(-ret));
 	}
+	vsteer_ctl_unlock(priv);
 	return 0;
 }
 
@@ -1354,6 +1421,19 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
 	return 0;
 }
 
+static int
+vsteer_flow_dev_dump_op(struct rte_eth_dev *dev, struct rte_flow *flow,
+			FILE *file, struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	ret = vsteer_flow_dev_dump(dev, flow, file, error);
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
 /* --- indirect COUNT actions --- */
 
 static struct rte_flow_action_handle *
@@ -1399,27 +1479,51 @@ vsteer_action_handle_create(struct rte_eth_dev *dev,
 	return h;
 }
 
+static struct rte_flow_action_handle *
+vsteer_action_handle_create_op(struct rte_eth_dev *dev,
+			       const struct rte_flow_indir_action_conf *conf,
+			       const struct rte_flow_action *action,
+			       struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct rte_flow_action_handle *h;
+	int err;
+
+	vsteer_ctl_lock(priv);
+	h = vsteer_action_handle_create(dev, conf, action, error);
+	err = rte_errno;
+	vsteer_ctl_unlock(priv);
+	if (h == NULL)
+		rte_errno = err;
+	return h;
+}
+
 static int
 vsteer_action_handle_destroy(struct rte_eth_dev *dev,
 			     struct rte_flow_action_handle *handle,
 			     struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct vsteer_flow_priv *fp = priv->flow_priv;
+	struct vsteer_flow_priv *fp;
+	int ret = 0;
 
-	if (!vsteer_handle_known(fp, handle))
-		return vsteer_flow_err(error, EINVAL,
-				       RTE_FLOW_ERROR_TYPE_HANDLE, handle,
-				       "no such indirect action");
-	if (handle->refcnt > 0)
-		return vsteer_flow_err(error, EBUSY, RTE_FLOW_ERROR_TYPE_HANDLE,
-				       handle,
-				       "indirect COUNT still used by %u flow(s)",
-				       handle->refcnt);
-	TAILQ_REMOVE(&fp->handles, handle, next);
-	vsteer_count_release(priv, &handle->cnt);
-	rte_free(handle);
-	return 0;
+	vsteer_ctl_lock(priv);
+	fp = priv->flow_priv;
+	if (!vsteer_handle_known(fp, handle)) {
+		ret = vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
+				      handle, "no such indirect action");
+	} else if (handle->refcnt > 0) {
+		ret = vsteer_flow_err(error, EBUSY, RTE_FLOW_ERROR_TYPE_HANDLE,
+				      handle,
+				      "indirect COUNT still used by %u flow(s)",
+				      handle->refcnt);
+	} else {
+		TAILQ_REMOVE(&fp->handles, handle, next);
+		vsteer_count_release(priv, &handle->cnt);
+		rte_free(handle);
+	}
+	vsteer_ctl_unlock(priv);
+	return ret;
 }
 
 static int
@@ -1429,24 +1533,29 @@ vsteer_action_handle_query(struct rte_eth_dev *dev,
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct rte_flow_action_handle *h;
+	int ret;
 
-	if (!vsteer_handle_known(priv->flow_priv, handle))
-		return vsteer_flow_err(error, EINVAL,
-				       RTE_FLOW_ERROR_TYPE_HANDLE, handle,
-				       "no such indirect action");
-	h = (struct rte_flow_action_handle *)(uintptr_t)handle;
-	return vsteer_count_query(priv, &h->cnt, data, handle, error);
+	vsteer_ctl_lock(priv);
+	if (!vsteer_handle_known(priv->flow_priv, handle)) {
+		ret = vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
+				      handle, "no such indirect action");
+	} else {
+		h = (struct rte_flow_action_handle *)(uintptr_t)handle;
+		ret = vsteer_count_query(priv, &h->cnt, data, handle, error);
+	}
+	vsteer_ctl_unlock(priv);
+	return ret;
 }
 
 const struct rte_flow_ops vsteer_flow_ops = {
 	.validate = vsteer_flow_validate,
-	.create = vsteer_flow_create,
+	.create = vsteer_flow_create_op,
 	.destroy = vsteer_flow_destroy,
-	.flush = vsteer_flow_flush,
-	.query = vsteer_flow_query,
+	.flush = vsteer_flow_flush_op,
+	.query = vsteer_flow_query_op,
 	.isolate = vsteer_flow_isolate,
-	.dev_dump = vsteer_flow_dev_dump,
-	.action_handle_create = vsteer_action_handle_create,
+	.dev_dump = vsteer_flow_dev_dump_op,
+	.action_handle_create = vsteer_action_handle_create_op,
 	.action_handle_destroy = vsteer_action_handle_destroy,
 	.action_handle_query = vsteer_action_handle_query,
 };
@@ -1461,6 +1570,7 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 	struct rte_flow *flow;
 	int ret;
 
+	VSTEER_CTL_HELD(vsteer_priv(dev));
 	if (fp == NULL)
 		return 0;
 	TAILQ_FOREACH(flow, &fp->flows, next) {
@@ -1485,6 +1595,7 @@ vsteer_flow_stop(struct rte_eth_dev *dev)
 	struct vsteer_flow_priv *fp = priv->flow_priv;
 	struct rte_flow *flow;
 
+	VSTEER_CTL_HELD(priv);
 	if (fp == NULL)
 		return;
 	TAILQ_FOREACH(flow, &fp->flows, next)
@@ -1499,9 +1610,10 @@ vsteer_flow_close(struct rte_eth_dev *dev)
 	struct vsteer_flow_priv *fp = priv->flow_priv;
 	struct rte_flow_action_handle *h;
 
+	VSTEER_CTL_HELD(priv);
 	if (fp == NULL)
 		return;
-	vsteer_flow_flush(dev, NULL);
+	vsteer_flow_flush(dev);
 	while ((h = TAILQ_FIRST(&fp->handles)) != NULL) {
 		TAILQ_REMOVE(&fp->handles, h, next);
 		vsteer_count_release(priv, &h->cnt);
@@ -1515,3 +1627,137 @@ vsteer_flow_close(struct rte_eth_dev *dev)
 	rte_free(fp);
 	priv->flow_priv = NULL;
 }
+
+/* --- secondary processes --- */
+
+/*
+ * Rules live in the primary process: its device objects and lists are
+ * out of a secondary's reach. Every op says so (E_RTE_SECONDARY, "Invalid
+ * call in secondary process").
+ */
+static int
+vsteer_flow_secondary_err(struct rte_flow_error *error)
+{
+	return vsteer_flow_err(error, E_RTE_SECONDARY,
+			       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+			       "flow rules are managed by the primary process");
+}
+
+static int
+vsteer_flow_validate_secondary(struct rte_eth_dev *dev,
+			       const struct rte_flow_attr *attr,
+			       const struct rte_flow_item pattern[],
+			       const struct rte_flow_action actions[],
+			       struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(attr);
+	RTE_SET_USED(pattern);
+	RTE_SET_USED(actions);
+	return vsteer_flow_secondary_err(error);
+}
+
+static struct rte_flow *
+vsteer_flow_create_secondary(struct rte_eth_dev *dev,
+			     const struct rte_flow_attr *attr,
+			     const struct rte_flow_item pattern[],
+			     const struct rte_flow_action actions[],
+			     struct rte_flow_error *error)
+{
+	vsteer_flow_validate_secondary(dev, attr, pattern, actions, error);
+	return NULL;
+}
+
+static int
+vsteer_flow_destroy_secondary(struct rte_eth_dev *dev, struct rte_flow *flow,
+			      struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(flow);
+	return vsteer_flow_secondary_err(error);
+}
+
+static int
+vsteer_flow_flush_secondary(struct rte_eth_dev *dev,
+			    struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	return vsteer_flow_secondary_err(error);
+}
+
+static int
+vsteer_flow_query_secondary(struct rte_eth_dev *dev, struct rte_flow *flow,
+			    const struct rte_flow_action *action, void *data,
+			    struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(flow);
+	RTE_SET_USED(action);
+	RTE_SET_USED(data);
+	return vsteer_flow_secondary_err(error);
+}
+
+static int
+vsteer_flow_isolate_secondary(struct rte_eth_dev *dev, int enable,
+			      struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(enable);
+	return vsteer_flow_secondary_err(error);
+}
+
+static int
+vsteer_flow_dev_dump_secondary(struct rte_eth_dev *dev, struct rte_flow *flow,
+			       FILE *file, struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(flow);
+	RTE_SET_USED(file);
+	return vsteer_flow_secondary_err(error);
+}
+
+static struct rte_flow_action_handle *
+vsteer_action_handle_create_secondary(
+	struct rte_eth_dev *dev, const struct rte_flow_indir_action_conf *conf,
+	const struct rte_flow_action *action, struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(conf);
+	RTE_SET_USED(action);
+	vsteer_flow_secondary_err(error);
+	return NULL;
+}
+
+static int
+vsteer_action_handle_destroy_secondary(struct rte_eth_dev *dev,
+				       struct rte_flow_action_handle *handle,
+				       struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(handle);
+	return vsteer_flow_secondary_err(error);
+}
+
+static int
+vsteer_action_handle_query_secondary(struct rte_eth_dev *dev,
+				     const struct rte_flow_action_handle *handle,
+				     void *data, struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(handle);
+	RTE_SET_USED(data);
+	return vsteer_flow_secondary_err(error);
+}
+
+const struct rte_flow_ops vsteer_flow_ops_secondary = {
+	.validate = vsteer_flow_validate_secondary,
+	.create = vsteer_flow_create_secondary,
+	.destroy = vsteer_flow_destroy_secondary,
+	.flush = vsteer_flow_flush_secondary,
+	.query = vsteer_flow_query_secondary,
+	.isolate = vsteer_flow_isolate_secondary,
+	.dev_dump = vsteer_flow_dev_dump_secondary,
+	.action_handle_create = vsteer_action_handle_create_secondary,
+	.action_handle_destroy = vsteer_action_handle_destroy_secondary,
+	.action_handle_query = vsteer_action_handle_query_secondary,
+};

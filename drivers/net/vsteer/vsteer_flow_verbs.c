@@ -837,6 +837,7 @@ xl_emit_rule(struct xl_state *st, const struct vsteer_flow_variant *v,
 	const struct vsteer_flow_plan *plan = st->plan;
 	bool inner = st->tunnel && plan->fate == VSTEER_FATE_RSS &&
 		     plan->rss_level >= 2;
+	const struct xl_layers *hl = &st->lay[inner ? 1 : 0]; /* hashed */
 	const void *rss = plan->rss_act;
 	struct ibv_flow_spec extra;
 	unsigned int i;
@@ -847,9 +848,42 @@ xl_emit_rule(struct xl_state *st, const struct vsteer_flow_variant *v,
 	rule->count_off = 0;
 	for (i = 0; i < st->n_specs; i++) {
 		const struct xl_pending *p = &st->specs[i];
-		struct ibv_flow_spec gre;
+		struct ibv_flow_spec gre, eth, l3;
 		const struct ibv_flow_spec *s = &p->spec;
 
+		/*
+		 * An added L3 under a partly masked ETH type: the mlx5 kernel
+		 * takes a masked ether_type beside an IP spec only when it is
+		 * exact (is_valid_ethertype(): EINVAL). The variant matches
+		 * that family only, which the partial mask lets through
+		 * (vsteer_flow_variants()): say so exactly.
+		 */
+		if (v->add_l3 && (int)i == hl->l2 &&
+		    s->eth.mask.ether_type != 0 &&
+		    s->eth.mask.ether_type != RTE_BE16(0xffff)) {
+			memcpy(&eth, s, sizeof(eth));
+			eth.eth.val.ether_type = rte_cpu_to_be_16(
+				v->fam == 4 ? RTE_ETHER_TYPE_IPV4 :
+					      RTE_ETHER_TYPE_IPV6);
+			eth.eth.mask.ether_type = RTE_BE16(0xffff);
+			s = &eth;
+		}
+		/* Likewise an added L4 under a partly masked IP protocol
+		 * (the kernel's set_proto(): EINVAL). */
+		if (v->add_l4 && (int)i == hl->l3) {
+			uint8_t *pv, *pm;
+
+			memcpy(&l3, s, sizeof(l3));
+			pv = hl->fam == 4 ? &l3.ipv4_ext.val.proto :
+					    &l3.ipv6.val.next_hdr;
+			pm = hl->fam == 4 ? &l3.ipv4_ext.mask.proto :
+					    &l3.ipv6.mask.next_hdr;
+			if (*pm != 0 && *pm != 0xff) {
+				*pv = v->l4p;
+				*pm = 0xff;
+				s = &l3;
+			}
+		}
 		/* An added inner L3 fixes an unmasked GRE protocol too. */
 		if (v->add_l3 && inner && (int)i == st->tun &&
 		    st->tun_kind == XL_TUN_GRE && st->mpls < 0 &&

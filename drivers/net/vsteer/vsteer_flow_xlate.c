@@ -241,6 +241,12 @@ vsteer_flow_attr(const struct vsteer_xlate_ctx *ctx,
 	if (attr == NULL)
 		return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR,
 				       NULL, "no attributes");
+	/* The probe refuses such a device: so do the translators. */
+	if (ctx->max_verbs_prio < VSTEER_VERBS_PRIOS_MIN - 1)
+		return vsteer_flow_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
+			"the device has %u verbs flow priorities, the driver needs at least %u",
+			ctx->max_verbs_prio + 1, VSTEER_VERBS_PRIOS_MIN);
 	/* Transfer first: such a rule (an OVS full offload) names no
 	 * direction, and what it lacks is the E-Switch. */
 	if (attr->transfer)
@@ -270,19 +276,13 @@ vsteer_flow_attr(const struct vsteer_xlate_ctx *ctx,
 						     RTE_FLOW_ERROR_TYPE_ATTR_EGRESS,
 						     attr);
 	}
+	/* levels >= 1: the device has VSTEER_VERBS_PRIOS_MIN priorities. */
 	if (attr->priority > levels ||
-	    (attr->priority == levels && !ctx->internal)) {
-		if (levels == 0)
-			return vsteer_flow_err(
-				error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
-				"priority %u out of range: the device has no priority level for applications (max verbs priority %u)",
-				attr->priority, ctx->max_verbs_prio);
+	    (attr->priority == levels && !ctx->internal))
 		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
 			"priority %u out of range: %u levels available (0 to %u)",
 			attr->priority, levels, levels - 1);
-	}
 	plan->ingress = attr->ingress;
 	plan->egress = attr->egress;
 	plan->rte_priority = attr->priority;

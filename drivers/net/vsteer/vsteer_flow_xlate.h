@@ -47,6 +47,15 @@ enum vsteer_subprio {
 	VSTEER_SUBPRIO_N = 3,
 };
 
+/*
+ * Verbs flow priorities the driver needs: one level for applications and
+ * one for its default flows, VSTEER_SUBPRIO_N each, on the 8 of older
+ * mlx5 kernels (16 today). The probe refuses a device with fewer and the
+ * translators refuse every rule for one (vsteer_flow_attr()), so that no
+ * rule is ever made at a priority the device does not have.
+ */
+#define VSTEER_VERBS_PRIOS_MIN 8
+
 /* What the translators need to know about the port and device. */
 struct vsteer_xlate_ctx {
 	uint16_t nb_rx_queues;

@@ -7,7 +7,8 @@
  * RAW_PACKET "hash QP" that hashes one set of fields with one key over an
  * indirection table of the queues' WQs. Contexts are shared by every user
  * with the same (key, fields, queue list) and refcounted; they exist only
- * while the port is started, since the WQs do.
+ * while the port is started, since the WQs do. The list is walked and
+ * changed under the port's control lock only (vsteer.h).
  */
 
 #include <errno.h>
@@ -185,6 +186,7 @@ vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	struct vsteer_rss *rss;
 	int ret;
 
+	VSTEER_CTL_HELD(priv);
 	if (!priv->started) {
 		rte_errno = EBUSY;
 		return NULL;
@@ -241,6 +243,7 @@ vsteer_rss_put(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 
 	if (rss == NULL)
 		return;
+	VSTEER_CTL_HELD(priv);
 	RTE_ASSERT(rss->refcnt > 0);
 	if (--rss->refcnt > 0)
 		return;
@@ -254,6 +257,7 @@ vsteer_rss_flush(struct rte_eth_dev *dev)
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_rss *rss;
 
+	VSTEER_CTL_HELD(priv);
 	while ((rss = TAILQ_FIRST(&priv->rss_list)) != NULL) {
 		DRV_LOG(ERR,
 			"port %u: RSS context (fields 0x%" PRIx64
