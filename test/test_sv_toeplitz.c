@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -172,6 +173,37 @@ test_toeplitz_vs_softrss(void)
 	return VT_OK;
 }
 
+/* A hash QP's table gives the bitwise hash for every input length up to
+ * two IPv6 addresses and ports (odd lengths too), and rte_softrss()'s for
+ * whole words. */
+static int
+test_toeplitz_table(void)
+{
+	struct sv_toeplitz_tbl *t = malloc(sizeof(*t));
+	uint8_t key[SV_RSS_KEY_LEN], in[SV_TOEPLITZ_MAX_IN];
+	uint32_t tuple[9];
+	unsigned int i, n, w;
+
+	VT_CHECK(t != NULL, "alloc");
+	for (i = 0; i < 300; i++) {
+		rng_bytes(key, sizeof(key));
+		sv_toeplitz_prepare(key, t);
+		n = rng() % (SV_TOEPLITZ_MAX_IN + 1);
+		rng_bytes(in, sizeof(in));
+		VT_CHECK_EQ(sv_toeplitz_tbl(t, in, n),
+			    sv_toeplitz(key, sizeof(key), in, n),
+			    "round %u, %u bytes", i, n);
+		n = 4 * (1 + rng() % 9);
+		for (w = 0; w < n / 4; w++)
+			tuple[w] = word(in + 4 * w);
+		VT_CHECK_EQ(sv_toeplitz_tbl(t, in, n),
+			    rte_softrss(tuple, n / 4, key),
+			    "round %u, %u words", i, n / 4);
+	}
+	free(t);
+	return VT_OK;
+}
+
 /*
  * sv_rx_hash() on random tuples and keys against rte_softrss() over the
  * tuple DPDK would build for the same fields: source address, destination
@@ -316,6 +348,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_ms_vectors_ipv4),
 	VT_CASE(test_ms_vectors_ipv6),
 	VT_CASE(test_toeplitz_vs_softrss),
+	VT_CASE(test_toeplitz_table),
 	VT_CASE(test_rx_hash_vs_softrss),
 	VT_CASE(test_rx_hash_missing_layers),
 	VT_CASE(test_rx_hash_parsed_frame),

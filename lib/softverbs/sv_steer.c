@@ -204,14 +204,26 @@ sv_grp_extract(const struct sv_tss_group *g, const uint64_t *kw, uint64_t *out)
 	return sv_hash_final(h);
 }
 
+/* Word by word, as vals was just written: a wider load over those word
+ * stores (memcmp()'s vectors) waits for them to reach the cache. */
+static inline bool
+sv_vals_equal(const uint64_t *a, const uint64_t *b, unsigned int nw)
+{
+	unsigned int i;
+
+	for (i = 0; i < nw; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static inline struct sv_tss_node *
 sv_grp_find(const struct sv_tss_group *g, const uint64_t *vals, uint64_t h)
 {
 	struct sv_tss_node *n;
 
 	for (n = g->buckets[h & (g->nbuckets - 1)]; n != NULL; n = n->next)
-		if (n->hash == h &&
-		    memcmp(n->val, vals, g->nw * sizeof(uint64_t)) == 0)
+		if (n->hash == h && sv_vals_equal(n->val, vals, g->nw))
 			return n;
 	return NULL;
 }
@@ -695,8 +707,12 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 
 	if (qp->kind != SV_QP_HASH || ind == NULL)
 		return;
-	hash = sv_rx_hash(qp->hash_key, qp->hash_fields, &f->kw.key);
-	idx = hash & ((UINT32_C(1) << ind->log_size) - 1);
+	/* A one-entry table takes every frame, whatever the hash. */
+	idx = 0;
+	if (ind->log_size != 0) {
+		hash = sv_qp_rx_hash(qp, &f->kw.key);
+		idx = hash & ((UINT32_C(1) << ind->log_size) - 1);
+	}
 	switch (sv_wq_deliver(ind->wqs[idx], f->data, f->len, act,
 			      f->wc_flags)) {
 	case ENOBUFS:
@@ -808,12 +824,8 @@ sv_rx_frame(void *arg, const uint8_t *data, uint32_t len)
 	struct sv_port *port = arg;
 	struct sv_frame f;
 
-	atomic_fetch_add_explicit(&port->rx_frames, 1, memory_order_relaxed);
 	sv_frame_parse(&f, port, data, len);
-	/* Per frame, so that flow create/destroy never waits for a batch. */
-	pthread_rwlock_rdlock(&port->rules_lock);
 	sv_classify_rx(&f, port->rx_table);
-	pthread_rwlock_unlock(&port->rules_lock);
 }
 
 unsigned int
@@ -825,9 +837,28 @@ sv_port_pump(struct sv_port *port)
 		return 0;
 	if (pthread_mutex_trylock(&port->pump_lock) != 0)
 		return 0;
+	/* The rules stay put for one batch (SV_RX_BATCH frames): a flow
+	 * create or destroy waits for at most that; the lock and the
+	 * counter are paid once per batch rather than per frame. */
+	pthread_rwlock_rdlock(&port->rules_lock);
 	n = sv_wire_rx(port->wire, SV_RX_BATCH, sv_rx_frame, port);
+	pthread_rwlock_unlock(&port->rules_lock);
+	if (n != 0)
+		atomic_fetch_add_explicit(&port->rx_frames, n,
+					  memory_order_relaxed);
 	pthread_mutex_unlock(&port->pump_lock);
 	return n;
+}
+
+bool
+sv_port_egress_idle(const struct sv_port *port)
+{
+	const struct sv_table *tx = port->tx_table, *rx = port->rx_table;
+
+	return tx == NULL || rx == NULL ||
+	       (atomic_load_explicit(&tx->nrules, memory_order_relaxed) == 0 &&
+		atomic_load_explicit(&rx->nsniffers, memory_order_relaxed) ==
+			0);
 }
 
 bool
@@ -836,16 +867,20 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 	struct sv_table *tx = port->tx_table, *rx = port->rx_table;
 	const struct sv_ref *after = NULL;
 	const struct sv_rule *r;
-	bool send = true;
+	bool send = true, sniff;
 	struct sv_frame f;
 	unsigned int guard;
 
 	/* Nothing to apply: skip parsing, the common case. */
-	if (tx == NULL || rx == NULL ||
-	    (atomic_load_explicit(&tx->nrules, memory_order_relaxed) == 0 &&
-	     atomic_load_explicit(&rx->nsniffers, memory_order_relaxed) == 0))
+	if (sv_port_egress_idle(port))
 		return true;
 	sv_frame_parse(&f, port, frame, len);
+	/* Copies to sniffers are deliveries: the pump lock serialises them
+	 * with the pump (taken first, as the pump does). A sniffer made
+	 * after this check sees the frames sent after it. */
+	sniff = atomic_load_explicit(&rx->nsniffers, memory_order_relaxed) != 0;
+	if (sniff)
+		pthread_mutex_lock(&port->pump_lock);
 	pthread_rwlock_rdlock(&port->rules_lock);
 	guard = atomic_load_explicit(&tx->nrules, memory_order_relaxed) + 1;
 	while (guard-- > 0 && (r = sv_tss_next(tx, f.kw.w, after)) != NULL) {
@@ -859,9 +894,11 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 		after = sv_ref(r);
 	}
 	/* Sniffers see what goes on the wire. */
-	if (send && !TAILQ_EMPTY(&rx->sniffers))
+	if (send && sniff && !TAILQ_EMPTY(&rx->sniffers))
 		sv_sniff(&f, rx);
 	pthread_rwlock_unlock(&port->rules_lock);
+	if (sniff)
+		pthread_mutex_unlock(&port->pump_lock);
 	return send;
 }
 

@@ -4,7 +4,9 @@
 
 /*
  * The Toeplitz hash of receive-side scaling, as the Microsoft RSS
- * specification defines it, and the input a hash QP feeds it.
+ * specification defines it, and the input a hash QP feeds it: bit by bit
+ * (the reference), or through a table a hash QP computes from its key
+ * once, which turns each input byte into two lookups.
  */
 
 #include <string.h>
@@ -39,17 +41,69 @@ sv_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in,
 	return hash;
 }
 
+void
+sv_toeplitz_prepare(const uint8_t key[SV_RSS_KEY_LEN],
+		    struct sv_toeplitz_tbl *t)
+{
+	unsigned int pos, bit, v;
+
+	/* t->nib[2i + h][v]: the hash of a zero input but for nibble h (0:
+	 * high, 1: low) of byte i, which holds v; the hash being linear in
+	 * the input, XORing one entry per nibble gives the whole hash. */
+	for (pos = 0; pos < 2 * SV_TOEPLITZ_MAX_IN; pos++) {
+		uint32_t win[4];
+
+		for (bit = 0; bit < 4; bit++) {
+			/* The 32 key bits from input bit pos * 4 + bit. */
+			unsigned int p = pos * 4 + bit, j;
+			uint32_t w = 0;
+
+			for (j = 0; j < 32; j++) {
+				unsigned int kb = p + j;
+				uint32_t b = 0;
+
+				if (kb < SV_RSS_KEY_LEN * 8)
+					b = (key[kb / 8] >> (7 - kb % 8)) & 1;
+				w = w << 1 | b;
+			}
+			win[bit] = w;
+		}
+		for (v = 0; v < 16; v++) {
+			uint32_t h = 0;
+
+			for (bit = 0; bit < 4; bit++)
+				if (v & (8u >> bit))
+					h ^= win[bit];
+			t->nib[pos][v] = h;
+		}
+	}
+}
+
+uint32_t
+sv_toeplitz_tbl(const struct sv_toeplitz_tbl *t, const uint8_t *in,
+		size_t in_len)
+{
+	uint32_t hash = 0;
+	size_t i;
+
+	for (i = 0; i < in_len && i < SV_TOEPLITZ_MAX_IN; i++)
+		hash ^= t->nib[2 * i][in[i] >> 4] ^
+			t->nib[2 * i + 1][in[i] & 15];
+	return hash;
+}
+
 #define SV_HASH_L3_V4 (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)
 #define SV_HASH_L3_V6 (IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6)
 #define SV_HASH_L4_TCP (IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP)
 #define SV_HASH_L4_UDP (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
 
-uint32_t
-sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
-	   const struct sv_key *k)
+/* The input under fields: source address, destination address, source
+ * port, destination port; its length, 0 when the frame lacks a layer the
+ * fields select. */
+static size_t
+sv_rx_hash_input(uint64_t fields, const struct sv_key *k,
+		 uint8_t in[SV_TOEPLITZ_MAX_IN])
 {
-	/* Largest input: two IPv6 addresses and two ports. */
-	uint8_t in[16 + 16 + 2 + 2];
 	const struct sv_hdrs *h;
 	size_t n = 0;
 
@@ -108,5 +162,27 @@ sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
 	} else if (fields & (SV_HASH_L4_TCP | SV_HASH_L4_UDP)) {
 		return 0;
 	}
+	return n;
+}
+
+uint32_t
+sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
+	   const struct sv_key *k)
+{
+	uint8_t in[SV_TOEPLITZ_MAX_IN];
+	size_t n = sv_rx_hash_input(fields, k, in);
+
 	return sv_toeplitz(key, SV_RSS_KEY_LEN, in, n);
+}
+
+uint32_t
+sv_qp_rx_hash(const struct sv_qp *qp, const struct sv_key *k)
+{
+	uint8_t in[SV_TOEPLITZ_MAX_IN];
+	size_t n;
+
+	if (qp->hash_fields == 0)
+		return 0;
+	n = sv_rx_hash_input(qp->hash_fields, k, in);
+	return sv_toeplitz_tbl(qp->toeplitz, in, n);
 }
