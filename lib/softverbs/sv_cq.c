@@ -331,7 +331,9 @@ sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
 	}
 	for (size = 1; size < cqe; size <<= 1)
 		;
-	cq->ring = calloc(size, sizeof(*cq->ring));
+	cq->ring = aligned_alloc(sizeof(*cq->ring), size * sizeof(*cq->ring));
+	if (cq->ring != NULL)
+		memset(cq->ring, 0, size * sizeof(*cq->ring));
 	if (cq->ring == NULL) {
 		free(cq);
 		errno = ENOMEM;

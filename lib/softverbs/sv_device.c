@@ -852,8 +852,13 @@ sv_buf_alloc(struct sv_pd *pd, size_t size, uint64_t resource_type,
 			return 0;
 		}
 	}
-	b->p = calloc(1, size);
-	return b->p == NULL ? ENOMEM : 0;
+	/* Cache-line aligned, as queue entries are. */
+	size = (size + 63) & ~(size_t)63;
+	b->p = aligned_alloc(64, size);
+	if (b->p == NULL)
+		return ENOMEM;
+	memset(b->p, 0, size);
+	return 0;
 }
 
 void

@@ -242,7 +242,7 @@ struct sv_cqe {
 	 * slots of the QP owning sq_outstanding (NULL for receives). */
 	atomic_uint *sq_outstanding;
 	uint32_t sq_retire;
-};
+} __attribute__((aligned(64))); /* one cache line each, none straddles two */
 
 /*
  * A completion queue. Consumers: the application's pollers, serialised by
@@ -319,10 +319,13 @@ struct sv_cq *sv_cq_from_ibv(struct ibv_cq *cq);
 struct ibv_cq_ex *
 sv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr);
 
+/* A posted receive WQE: its SGEs follow it in the ring (one cache line
+ * holds two one-SGE WQEs). */
 struct sv_rwqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
-	struct ibv_sge *sge; /* max_sge entries of sv_wq.sges */
+	uint32_t pad_;
+	struct ibv_sge sge[]; /* max_sge */
 };
 
 /*
@@ -338,8 +341,8 @@ struct sv_wq {
 	struct sv_context *ctx;
 	struct sv_cq *cq;
 	struct sv_pd *pd; /* the protection domain */
-	struct sv_rwqe *ring;
-	struct ibv_sge *sges; /* size * max_sge */
+	uint8_t *ring;	  /* size WQEs of stride bytes */
+	uint32_t stride;  /* sizeof(struct sv_rwqe) + max_sge SGEs */
 	uint32_t size, max_sge;
 	uint32_t head;		 /* consumer (device, pump lock) */
 	uint32_t flags;		 /* IBV_WQ_FLAGS_* in effect (pump lock) */

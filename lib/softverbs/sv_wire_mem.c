@@ -223,6 +223,10 @@ sv_mem_rx(void *priv, unsigned int max, sv_wire_rx_cb cb, void *arg)
 	while (n < max && cons != prod) {
 		struct sv_mem_slot *s = &r->slot[cons % SV_MEM_SLOTS];
 
+		/* The next frame was copied in a while ago. */
+		if (cons + 1 != prod)
+			__builtin_prefetch(
+				r->slot[(cons + 1) % SV_MEM_SLOTS].buf);
 		cb(arg, s->buf, s->len);
 		cons++;
 		n++;
@@ -251,12 +255,17 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 	prod = atomic_load_explicit(&r->prod, memory_order_relaxed);
 	cons = atomic_load_explicit(&r->cons, memory_order_acquire);
 	for (i = 0; i < n; i++) {
+		bool one = first[i + 1] == first[i] + 1;
 		struct sv_mem_slot *s;
 		size_t len = 0;
 		uint8_t *p;
 
-		for (j = first[i]; j < first[i + 1]; j++)
-			len += iov[j].iov_len;
+		if (__builtin_expect(one, 1)) {
+			len = iov[first[i]].iov_len;
+		} else {
+			for (j = first[i]; j < first[i + 1]; j++)
+				len += iov[j].iov_len;
+		}
 		if (len < SV_ETH_HLEN || len > max_len)
 			continue;
 		if (prod - cons == SV_MEM_SLOTS) {
@@ -276,10 +285,17 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 			s->buf = p;
 			s->cap = cap;
 		}
+		/* The next slot's buffer is written next, a ring after its
+		 * last use. */
+		__builtin_prefetch(r->slot[(prod + 1) % SV_MEM_SLOTS].buf, 1);
 		p = s->buf;
-		for (j = first[i]; j < first[i + 1]; j++) {
-			memcpy(p, iov[j].iov_base, iov[j].iov_len);
-			p += iov[j].iov_len;
+		if (__builtin_expect(one, 1)) {
+			memcpy(p, iov[first[i]].iov_base, len);
+		} else {
+			for (j = first[i]; j < first[i + 1]; j++) {
+				memcpy(p, iov[j].iov_base, iov[j].iov_len);
+				p += iov[j].iov_len;
+			}
 		}
 		s->len = len;
 		prod++;

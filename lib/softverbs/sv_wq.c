@@ -26,6 +26,15 @@ sv_wq_of(struct ibv_wq *wq)
 	return sv_container_of(wq, struct sv_wq, wq);
 }
 
+/* WQE number i (free running) of the ring. */
+static inline struct sv_rwqe *
+sv_wq_wqe(const struct sv_wq *wq, uint32_t i)
+{
+	return (struct sv_rwqe *)(void *)(wq->ring +
+					  (size_t)(i & (wq->size - 1)) *
+						  wq->stride);
+}
+
 static inline struct sv_ind *
 sv_ind_of(struct ibv_rwq_ind_table *t)
 {
@@ -41,7 +50,7 @@ sv_wq_flush_locked(struct sv_wq *wq)
 	struct sv_cqe cqe;
 
 	while (wq->head != tail) {
-		const struct sv_rwqe *e = &wq->ring[wq->head & (wq->size - 1)];
+		const struct sv_rwqe *e = sv_wq_wqe(wq, wq->head);
 
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.wr_id = e->wr_id;
@@ -73,7 +82,7 @@ sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		struct ibv_recv_wr **bad_wr)
 {
 	struct sv_wq *wq = sv_wq_of(ibwq);
-	uint32_t tail, head, mask = wq->size - 1;
+	uint32_t tail, head;
 	int rc = 0;
 
 	if (!wq->single)
@@ -96,7 +105,7 @@ sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 				break;
 			}
 		}
-		e = &wq->ring[tail & mask];
+		e = sv_wq_wqe(wq, tail);
 		e->wr_id = wr->wr_id;
 		e->num_sge = (uint32_t)wr->num_sge;
 		if (sv_likely(wr->num_sge == 1))
@@ -203,8 +212,14 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		return EAGAIN;
 	if (head == __atomic_load_n(&wq->tail, __ATOMIC_ACQUIRE))
 		return ENOBUFS;
-	e = &wq->ring[head & (wq->size - 1)];
+	e = sv_wq_wqe(wq, head);
 	wr_id = e->wr_id;
+	/* The next frame's buffer was posted a ring ago: start fetching it
+	 * (a NIC writes it without the CPU's caches). */
+	__builtin_prefetch((const void *)(uintptr_t)sv_wq_wqe(wq, head + 1)
+				   ->sge[0]
+				   .addr,
+			   1);
 	/* VLAN stripping takes the outer tag out when it is a customer
 	 * (802.1Q) tag; the completion carries its TCI (the CQE's vlan_info,
 	 * only valid for a stripped frame: mlx5_cq_read_wc_cvlan). */
@@ -278,7 +293,7 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 	struct sv_wq *wq;
 	struct sv_cq *cq;
 	struct sv_pd *pd;
-	uint32_t size, max_sge, i;
+	uint32_t size, max_sge;
 
 	if (context == NULL || attr == NULL) {
 		errno = EINVAL;
@@ -320,18 +335,15 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 	}
 	/* The ring is the WQ's buffer, which libmlx5 takes from the parent
 	 * domain's allocator when it has one (mlx5_alloc_rwq_buf()). */
-	if (sv_buf_alloc(pd,
-			 (size_t)size * (sizeof(*wq->ring) +
-					 max_sge * sizeof(*wq->sges)),
-			 MLX5DV_RES_TYPE_RWQ, &wq->buf) != 0) {
+	wq->stride = (uint32_t)(sizeof(struct sv_rwqe) +
+				max_sge * sizeof(struct ibv_sge));
+	if (sv_buf_alloc(pd, (size_t)size * wq->stride, MLX5DV_RES_TYPE_RWQ,
+			 &wq->buf) != 0) {
 		free(wq);
 		errno = ENOMEM;
 		return NULL;
 	}
 	wq->ring = wq->buf.p;
-	wq->sges = (struct ibv_sge *)(void *)(wq->ring + size);
-	for (i = 0; i < size; i++)
-		wq->ring[i].sge = &wq->sges[(size_t)i * max_sge];
 	pthread_mutex_lock(&ctx->lock);
 	if (ctx->n_wq >= SV_MAX_WQ) {
 		pthread_mutex_unlock(&ctx->lock);
