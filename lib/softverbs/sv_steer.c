@@ -818,19 +818,30 @@ sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 		f->wc_flags |= IBV_WC_IP_CSUM_OK;
 }
 
+/* One pump: the rules are read-locked from its first frame on. */
+struct sv_pump {
+	struct sv_port *port;
+	bool locked;
+};
+
 static void
 sv_rx_frame(void *arg, const uint8_t *data, uint32_t len)
 {
-	struct sv_port *port = arg;
+	struct sv_pump *pump = arg;
 	struct sv_frame f;
 
-	sv_frame_parse(&f, port, data, len);
-	sv_classify_rx(&f, port->rx_table);
+	sv_frame_parse(&f, pump->port, data, len);
+	if (!pump->locked) {
+		pthread_rwlock_rdlock(&pump->port->rules_lock);
+		pump->locked = true;
+	}
+	sv_classify_rx(&f, pump->port->rx_table);
 }
 
 unsigned int
 sv_port_pump(struct sv_port *port)
 {
+	struct sv_pump pump = { .port = port, .locked = false };
 	unsigned int n;
 
 	if (port->wire == NULL || port->rx_table == NULL)
@@ -839,10 +850,11 @@ sv_port_pump(struct sv_port *port)
 		return 0;
 	/* The rules stay put for one batch (SV_RX_BATCH frames): a flow
 	 * create or destroy waits for at most that; the lock and the
-	 * counter are paid once per batch rather than per frame. */
-	pthread_rwlock_rdlock(&port->rules_lock);
-	n = sv_wire_rx(port->wire, SV_RX_BATCH, sv_rx_frame, port);
-	pthread_rwlock_unlock(&port->rules_lock);
+	 * counter are paid once per batch rather than per frame, and not
+	 * at all when the wire has nothing. */
+	n = sv_wire_rx(port->wire, SV_RX_BATCH, sv_rx_frame, &pump);
+	if (pump.locked)
+		pthread_rwlock_unlock(&port->rules_lock);
 	if (n != 0)
 		atomic_fetch_add_explicit(&port->rx_frames, n,
 					  memory_order_relaxed);
