@@ -24,8 +24,12 @@
 # is the median of REPEATS runs, the two drivers alternating. The DUT
 # forwards on the first CPU this shell may use, the generator on the last.
 #
+# With -w xdp, the two drivers are DPDK's net_af_xdp (iface=<veth>, one
+# queue) and net_vsteer on softverbs' AF_XDP wire (dev=xdp:<veth>), where
+# the driver has it.
+#
 # usage: devtools/bench-wire.sh [-d seconds] [-r repeats] [-s frame bytes]
-#            [-g trafgen|testpmd]
+#            [-g trafgen|testpmd] [-w packet|xdp]
 #        VSTEER_BUILD_DIR picks the build directory (default: build).
 set -eu
 
@@ -34,21 +38,28 @@ WARM=1           # seconds of traffic before the measured window
 REPEATS=3
 SIZE=64          # frame bytes without FCS
 GEN_TOOL=trafgen
+WIRE=packet
 
 usage() {
 	sed -n 's/^# usage: //p; s/^#        //p' "$0" >&2
 	exit 2
 }
 
-while getopts "d:r:s:g:h" opt; do
+while getopts "d:r:s:g:w:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;;
 	r) REPEATS=$OPTARG ;;
 	s) SIZE=$OPTARG ;;
 	g) GEN_TOOL=$OPTARG ;;
+	w) WIRE=$OPTARG ;;
 	*) usage ;;
 	esac
 done
+case $WIRE in
+packet) REF=af_packet ;;
+xdp) REF=af_xdp ;;
+*) usage ;;
+esac
 case "$DUR$REPEATS$SIZE" in
 *[!0-9]*) usage ;;
 esac
@@ -225,12 +236,18 @@ start_gen() {
 start_dut() {
 	local vdev extra=()
 
-	if [ "$1" = vsteer ]; then
-		vdev="net_vsteer0,dev=soft:$HOST"
+	case $1 in
+	vsteer)
+		if [ "$WIRE" = xdp ]; then
+			vdev="net_vsteer0,dev=xdp:$HOST"
+		else
+			vdev="net_vsteer0,dev=soft:$HOST"
+		fi
 		extra=(-d "$pmd_path")
-	else
-		vdev="net_af_packet0,iface=$HOST,$AFP_OPTS"
-	fi
+		;;
+	af_xdp) vdev="net_af_xdp0,iface=$HOST,start_queue=0,queue_count=1" ;;
+	*) vdev="net_af_packet0,iface=$HOST,$AFP_OPTS" ;;
+	esac
 	rm -f "$work/dut.in"
 	mkfifo "$work/dut.in"
 	$SUDO timeout -s INT $((2 * (WARM + DUR) + 60)) stdbuf -oL \
@@ -307,14 +324,14 @@ median() {
 }
 
 echo "bench-wire: $HOST <-> $PEER (namespace $NS), ${SIZE}-byte frames," \
-	"generator $GEN_TOOL, ${DUR} s windows after ${WARM} s warm-up," \
-	"median of $REPEATS"
+	"$WIRE wire against net_$REF, generator $GEN_TOOL, ${DUR} s windows" \
+	"after ${WARM} s warm-up, median of $REPEATS"
 declare -A rx off loss tx
-for drv in af_packet vsteer; do
+for drv in $REF vsteer; do
 	rx[$drv]=; off[$drv]=; loss[$drv]=; tx[$drv]=
 done
 for i in $(seq 1 "$REPEATS"); do
-	for drv in af_packet vsteer; do
+	for drv in $REF vsteer; do
 		measure "$drv" "$i"
 		rx[$drv]+=" $RX"; off[$drv]+=" $OFFERED"; tx[$drv]+=" $TX"
 		loss[$drv]+=" $(awk -v r="$RX" -v o="$OFFERED" 'BEGIN {
@@ -326,7 +343,7 @@ for i in $(seq 1 "$REPEATS"); do
 done
 
 declare -A mrx moff mloss mtx
-for drv in af_packet vsteer; do
+for drv in $REF vsteer; do
 	mloss[$drv]=$(echo "${loss[$drv]}" | median)
 	mrx[$drv]=$(echo "${rx[$drv]}" | median)
 	moff[$drv]=$(echo "${off[$drv]}" | median)
@@ -335,16 +352,16 @@ done
 
 echo
 printf '%-10s %10s %14s %10s %10s\n' driver "rx Mpps" "offered Mpps" "rx loss" "tx Mpps"
-for drv in af_packet vsteer; do
+for drv in $REF vsteer; do
 	awk -v d="$drv" -v r="${mrx[$drv]}" -v o="${moff[$drv]}" \
 		-v l="${mloss[$drv]}" -v t="${mtx[$drv]}" 'BEGIN {
 		printf "%-10s %10.3f %14.3f %9.1f%% %10.3f\n", d, r / 1e6, o / 1e6, l, t / 1e6 }'
 done
-awk -v r1="${mrx[vsteer]}" -v r0="${mrx[af_packet]}" \
-	-v t1="${mtx[vsteer]}" -v t0="${mtx[af_packet]}" 'BEGIN {
+awk -v r1="${mrx[vsteer]}" -v r0="${mrx[$REF]}" \
+	-v t1="${mtx[vsteer]}" -v t0="${mtx[$REF]}" 'BEGIN {
 	printf "%-10s %10s %14s %10s %10s\n", "ratio", \
 		(r0 > 0 ? sprintf("%.2f", r1 / r0) : "n/a"), "", "", \
 		(t0 > 0 ? sprintf("%.2f", t1 / t0) : "n/a") }'
-echo "ratio: vsteer / af_packet. offered: frames the veth delivered to $HOST"
+echo "ratio: vsteer / $REF. offered: frames the veth delivered to $HOST"
 echo "while the DUT counted; with no loss the rx figures are the generator's"
 echo "rate, not the DUT's limit."
