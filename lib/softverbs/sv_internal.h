@@ -80,9 +80,11 @@ struct sv_qp;
 
 /* Largest Toeplitz input: two IPv6 addresses and two ports. */
 #define SV_TOEPLITZ_MAX_IN (16 + 16 + 2 + 2)
-/* A key's hash of each nibble value at each nibble of the input. */
+/* A key's hash of each byte value at each byte of an input of up to n
+ * bytes (1 KiB a byte: 12 KiB for IPv4 and ports). */
 struct sv_toeplitz_tbl {
-	uint32_t nib[2 * SV_TOEPLITZ_MAX_IN][16];
+	uint32_t n;
+	uint32_t byte[][256];
 };
 
 /* A rule in a port's table: a verbs flow or an mlx5dv flow. */
@@ -459,12 +461,15 @@ uint32_t sv_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in,
  * lacks the fields' layers, as hardware does). */
 uint32_t sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
 		    const struct sv_key *k);
-/* The same hash from a key's table: sv_toeplitz() of in, two lookups per
- * input byte. */
-void sv_toeplitz_prepare(const uint8_t key[SV_RSS_KEY_LEN],
-			 struct sv_toeplitz_tbl *t);
+/* The same hash from a key's table: sv_toeplitz() of in (up to the
+ * table's n bytes), one lookup per input byte. The table is made for
+ * inputs of up to n bytes (malloc()ed; NULL with errno set). */
+struct sv_toeplitz_tbl *
+sv_toeplitz_prepare(const uint8_t key[SV_RSS_KEY_LEN], size_t n);
 uint32_t sv_toeplitz_tbl(const struct sv_toeplitz_tbl *t, const uint8_t *in,
 			 size_t in_len);
+/* The longest input a hash QP's fields make. */
+size_t sv_rx_hash_max_input(uint64_t fields);
 /* sv_rx_hash() under the hash QP's key and fields, through its table. */
 uint32_t sv_qp_rx_hash(const struct sv_qp *qp, const struct sv_key *k);
 

@@ -209,19 +209,16 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 		errno = EINVAL;
 		return NULL;
 	}
-	tbl = malloc(sizeof(*tbl));
-	if (tbl == NULL) {
-		errno = ENOMEM;
+	/* The key's table, once: hashing a frame is then one lookup per
+	 * input byte. */
+	tbl = sv_toeplitz_prepare(h->rx_hash_key, sv_rx_hash_max_input(fields));
+	if (tbl == NULL)
 		return NULL;
-	}
 	qp = sv_qp_alloc(ctx, attr, SV_QP_HASH);
 	if (qp == NULL) {
 		free(tbl);
 		return NULL;
 	}
-	/* The key's table, once: hashing a frame is then two lookups per
-	 * input byte. */
-	sv_toeplitz_prepare(h->rx_hash_key, tbl);
 	qp->toeplitz = tbl;
 	qp->ind = ind;
 	qp->tunnel = tunnel;

@@ -9,6 +9,8 @@
  * once, which turns each input byte into two lookups.
  */
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sv_internal.h"
@@ -41,21 +43,29 @@ sv_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in,
 	return hash;
 }
 
-void
-sv_toeplitz_prepare(const uint8_t key[SV_RSS_KEY_LEN],
-		    struct sv_toeplitz_tbl *t)
+struct sv_toeplitz_tbl *
+sv_toeplitz_prepare(const uint8_t key[SV_RSS_KEY_LEN], size_t n)
 {
+	struct sv_toeplitz_tbl *t;
 	unsigned int pos, bit, v;
 
-	/* t->nib[2i + h][v]: the hash of a zero input but for nibble h (0:
-	 * high, 1: low) of byte i, which holds v; the hash being linear in
-	 * the input, XORing one entry per nibble gives the whole hash. */
-	for (pos = 0; pos < 2 * SV_TOEPLITZ_MAX_IN; pos++) {
-		uint32_t win[4];
+	if (n > SV_TOEPLITZ_MAX_IN)
+		n = SV_TOEPLITZ_MAX_IN;
+	t = malloc(sizeof(*t) + n * sizeof(t->byte[0]));
+	if (t == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->n = (uint32_t)n;
+	/* t->byte[i][v]: the hash of an input that is zero but for byte i,
+	 * which holds v; the hash being linear in the input, XORing one
+	 * entry per byte gives the whole hash. */
+	for (pos = 0; pos < n; pos++) {
+		uint32_t win[8];
 
-		for (bit = 0; bit < 4; bit++) {
-			/* The 32 key bits from input bit pos * 4 + bit. */
-			unsigned int p = pos * 4 + bit, j;
+		for (bit = 0; bit < 8; bit++) {
+			/* The 32 key bits from input bit pos * 8 + bit. */
+			unsigned int p = pos * 8 + bit, j;
 			uint32_t w = 0;
 
 			for (j = 0; j < 32; j++) {
@@ -68,15 +78,16 @@ sv_toeplitz_prepare(const uint8_t key[SV_RSS_KEY_LEN],
 			}
 			win[bit] = w;
 		}
-		for (v = 0; v < 16; v++) {
+		for (v = 0; v < 256; v++) {
 			uint32_t h = 0;
 
-			for (bit = 0; bit < 4; bit++)
-				if (v & (8u >> bit))
+			for (bit = 0; bit < 8; bit++)
+				if (v & (0x80u >> bit))
 					h ^= win[bit];
-			t->nib[pos][v] = h;
+			t->byte[pos][v] = h;
 		}
 	}
+	return t;
 }
 
 uint32_t
@@ -86,9 +97,13 @@ sv_toeplitz_tbl(const struct sv_toeplitz_tbl *t, const uint8_t *in,
 	uint32_t hash = 0;
 	size_t i;
 
-	for (i = 0; i < in_len && i < SV_TOEPLITZ_MAX_IN; i++)
-		hash ^= t->nib[2 * i][in[i] >> 4] ^
-			t->nib[2 * i + 1][in[i] & 15];
+	if (in_len > t->n)
+		in_len = t->n;
+	for (i = 0; i + 4 <= in_len; i += 4)
+		hash ^= t->byte[i][in[i]] ^ t->byte[i + 1][in[i + 1]] ^
+			t->byte[i + 2][in[i + 2]] ^ t->byte[i + 3][in[i + 3]];
+	for (; i < in_len; i++)
+		hash ^= t->byte[i][in[i]];
 	return hash;
 }
 
@@ -165,6 +180,26 @@ sv_rx_hash_input(uint64_t fields, const struct sv_key *k,
 	return n;
 }
 
+size_t
+sv_rx_hash_max_input(uint64_t fields)
+{
+	size_t n = 0;
+
+	if (fields & IBV_RX_HASH_SRC_IPV6)
+		n += 16;
+	else if (fields & IBV_RX_HASH_SRC_IPV4)
+		n += 4;
+	if (fields & IBV_RX_HASH_DST_IPV6)
+		n += 16;
+	else if (fields & IBV_RX_HASH_DST_IPV4)
+		n += 4;
+	if (fields & (IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_SRC_PORT_UDP))
+		n += 2;
+	if (fields & (IBV_RX_HASH_DST_PORT_TCP | IBV_RX_HASH_DST_PORT_UDP))
+		n += 2;
+	return n;
+}
+
 uint32_t
 sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
 	   const struct sv_key *k)
@@ -178,11 +213,31 @@ sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
 uint32_t
 sv_qp_rx_hash(const struct sv_qp *qp, const struct sv_key *k)
 {
+	const uint32_t(*b)[256] = qp->toeplitz->byte;
+	const struct sv_hdrs *h = &k->outer;
 	uint8_t in[SV_TOEPLITZ_MAX_IN];
+	const uint8_t *s, *d;
 	size_t n;
 
 	if (qp->hash_fields == 0)
 		return 0;
+	/* The common input, straight from the key: both IPv4 addresses and
+	 * both ports of an unfragmented outer TCP or UDP header, the
+	 * protocol the fields name. */
+	if (((qp->hash_fields == (SV_HASH_L3_V4 | SV_HASH_L4_UDP) &&
+	      (h->present & SV_P_UDP)) ||
+	     (qp->hash_fields == (SV_HASH_L3_V4 | SV_HASH_L4_TCP) &&
+	      (h->present & SV_P_TCP))) &&
+	    (h->present & (SV_P_IPV4 | SV_P_IPFRAG)) == SV_P_IPV4) {
+		const uint8_t *sp = (const uint8_t *)&h->sport;
+		const uint8_t *dp = (const uint8_t *)&h->dport;
+
+		s = h->src_ip + SV_IPV4_OFF;
+		d = h->dst_ip + SV_IPV4_OFF;
+		return b[0][s[0]] ^ b[1][s[1]] ^ b[2][s[2]] ^ b[3][s[3]] ^
+		       b[4][d[0]] ^ b[5][d[1]] ^ b[6][d[2]] ^ b[7][d[3]] ^
+		       b[8][sp[0]] ^ b[9][sp[1]] ^ b[10][dp[0]] ^ b[11][dp[1]];
+	}
 	n = sv_rx_hash_input(qp->hash_fields, k, in);
 	return sv_toeplitz_tbl(qp->toeplitz, in, n);
 }
