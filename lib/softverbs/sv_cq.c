@@ -96,7 +96,7 @@ sv_cq_push_rx(struct sv_cq *cq, const struct sv_cqe *cqe)
 }
 
 void
-sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding)
+sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_retired)
 {
 	uint32_t i;
 
@@ -105,8 +105,8 @@ sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding)
 	     i++) {
 		struct sv_cqe *e = &cq->ring[i & (cq->size - 1)];
 
-		if (e->sq_outstanding == sq_outstanding)
-			e->sq_outstanding = NULL;
+		if (e->sq_retired == sq_retired)
+			e->sq_retired = NULL;
 	}
 	pthread_spin_unlock(&cq->lock);
 }
@@ -134,9 +134,13 @@ sv_cq_release(struct sv_cq *cq)
 static inline void
 sv_cq_retire(const struct sv_cqe *e)
 {
-	if (e->sq_outstanding != NULL)
-		atomic_fetch_sub_explicit(e->sq_outstanding, e->sq_retire,
-					  memory_order_release);
+	/* One reader of a CQ at a time: no read-modify-write needed. */
+	if (e->sq_retired != NULL)
+		atomic_store_explicit(e->sq_retired,
+				      atomic_load_explicit(e->sq_retired,
+							   memory_order_relaxed) +
+					      e->sq_retire,
+				      memory_order_release);
 }
 
 static struct sv_cqe *

@@ -150,7 +150,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->port.wire = w;
 	dev->port.wire_end = end;
 	memcpy(dev->port.mac, mac, sizeof(mac));
-	pthread_mutex_init(&dev->port.pump_lock, NULL);
+	pthread_spin_init(&dev->port.pump_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_rwlock_init(&dev->port.rules_lock, NULL);
 	atomic_init(&dev->port.rx_frames, 0);
 	atomic_init(&dev->port.rx_no_buffer, 0);
@@ -169,7 +169,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 
 err_steer:
 	pthread_rwlock_destroy(&dev->port.rules_lock);
-	pthread_mutex_destroy(&dev->port.pump_lock);
+	pthread_spin_destroy(&dev->port.pump_lock);
 	free(node);
 err_alloc:
 	sv_wire_close(w);
@@ -183,7 +183,7 @@ sv_device_free(struct sv_device *dev)
 	sv_steer_fini(&dev->port);
 	sv_wire_close(dev->port.wire);
 	pthread_rwlock_destroy(&dev->port.rules_lock);
-	pthread_mutex_destroy(&dev->port.pump_lock);
+	pthread_spin_destroy(&dev->port.pump_lock);
 	free(sv_node(dev));
 }
 

@@ -112,8 +112,9 @@ struct sv_port {
 	/* One pump at a time; try-locked by pollers that find their CQ
 	 * empty. Everything the device does to receive queues (deliveries,
 	 * sniffer copies, flushes, resets) happens under it, so receive
-	 * rings and their CQs have one producer at a time. */
-	pthread_mutex_t pump_lock;
+	 * rings and their CQs have one producer at a time. A spinlock: held
+	 * for one batch at most. */
+	pthread_spinlock_t pump_lock;
 	/* Rule tables: classification readers vs flow create/destroy. */
 	pthread_rwlock_t rules_lock;
 	void *rx_table; /* sv_steer.c */
@@ -241,8 +242,8 @@ struct sv_cqe {
 	uint32_t qp_num;
 	uint16_t cvlan;
 	/* Send completions: reading this one frees sq_retire send queue
-	 * slots of the QP owning sq_outstanding (NULL for receives). */
-	atomic_uint *sq_outstanding;
+	 * slots of the QP owning sq_retired (NULL for receives). */
+	atomic_uint *sq_retired;
 	uint32_t sq_retire;
 } __attribute__((aligned(64))); /* one cache line each, none straddles two */
 
@@ -315,7 +316,7 @@ sv_cq_rx_commit(struct sv_cq *cq)
 }
 /* Drop the send-queue references of completions still in cq (QP going
  * away). */
-void sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding);
+void sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_retired);
 int sv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 struct sv_cq *sv_cq_from_ibv(struct ibv_cq *cq);
 struct ibv_cq_ex *
@@ -409,9 +410,14 @@ struct sv_qp {
 	struct sv_cq *scq;
 	uint32_t max_send_wr, max_send_sge, max_inline;
 	int sq_sig_all;
-	atomic_uint outstanding; /* posted, not yet completed */
-	atomic_int usecnt;	 /* flows attached: destroy -> EBUSY */
-	void *sq_priv_;		 /* sv_qp.c: send queue scratch */
+	/* Send queue slots in use: sq_posted - sq_retired. Each counter has
+	 * one writer, so neither needs an atomic read-modify-write: the
+	 * poster (send queue lock, or thread domain) and the reader of the
+	 * send CQ (poll lock, or single-threaded CQ). */
+	uint32_t sq_posted;	/* WRs taken */
+	atomic_uint sq_retired; /* WRs whose completion was read */
+	atomic_int usecnt;	/* flows attached: destroy -> EBUSY */
+	void *sq_priv_;		/* sv_qp.c: send queue scratch */
 };
 
 static inline struct sv_qp *

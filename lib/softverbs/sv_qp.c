@@ -137,7 +137,8 @@ sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 		qp->single = sv_pd_single_threaded(pd);
 		atomic_fetch_add(&pd->usecnt, 1);
 	}
-	atomic_init(&qp->outstanding, 0);
+	qp->sq_posted = 0;
+	atomic_init(&qp->sq_retired, 0);
 	atomic_init(&qp->usecnt, 0);
 	qp->qp.context = &ctx->vctx.context;
 	qp->qp.qp_context = attr->qp_context;
@@ -266,9 +267,9 @@ sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 	/* From now on the receive side locks the CQ against this QP's
 	 * completions: counted under the pump lock, so that no delivery
 	 * runs unlocked past it. */
-	pthread_mutex_lock(&ctx->dev->port.pump_lock);
+	pthread_spin_lock(&ctx->dev->port.pump_lock);
 	atomic_fetch_add(&qp->scq->n_sq, 1);
-	pthread_mutex_unlock(&ctx->dev->port.pump_lock);
+	pthread_spin_unlock(&ctx->dev->port.pump_lock);
 	atomic_fetch_add(&qp->scq->usecnt, 1);
 	if (attr->recv_cq != NULL)
 		atomic_fetch_add(&sv_cq_from_ibv(attr->recv_cq)->usecnt, 1);
@@ -446,7 +447,7 @@ sv_destroy_qp(struct ibv_qp *ibqp)
 	} else {
 		/* Completions left in the CQ must not free slots of a QP
 		 * that is gone. */
-		sv_cq_forget_sq(qp->scq, &qp->outstanding);
+		sv_cq_forget_sq(qp->scq, &qp->sq_retired);
 		atomic_fetch_sub(&qp->scq->n_sq, 1);
 		atomic_fetch_sub(&qp->scq->usecnt, 1);
 		if (qp->qp.recv_cq != NULL)
@@ -554,8 +555,8 @@ sv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	    qp->kind == SV_QP_RAW) {
 		/* Reset empties the send queue: its slots are free and
 		 * completions still in the CQ no longer stand for them. */
-		sv_cq_forget_sq(qp->scq, &qp->outstanding);
-		atomic_store(&qp->outstanding, 0);
+		sv_cq_forget_sq(qp->scq, &qp->sq_retired);
+		qp->sq_posted = atomic_load(&qp->sq_retired);
 		sq->pending = 0;
 	}
 	qp->qp.state = next;
@@ -725,7 +726,8 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		goto out;
 	}
 	outstanding =
-		atomic_load_explicit(&qp->outstanding, memory_order_acquire);
+		qp->sq_posted -
+		atomic_load_explicit(&qp->sq_retired, memory_order_acquire);
 	for (w = wr; w != NULL; w = w->next) {
 		uint64_t len;
 
@@ -748,7 +750,7 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		rc = ENOMEM;
 		goto out;
 	}
-	atomic_fetch_add_explicit(&qp->outstanding, n, memory_order_relaxed);
+	qp->sq_posted += n;
 	egress = !sv_port_egress_idle(port);
 
 	/* Build the frames in order, and the completions they owe:
@@ -794,7 +796,7 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		cqe->wc_flags = 0;
 		cqe->qp_num = qp->qp.qp_num;
 		cqe->cvlan = 0;
-		cqe->sq_outstanding = &qp->outstanding;
+		cqe->sq_retired = &qp->sq_retired;
 		cqe->sq_retire = sq->pending;
 		sq->pending = 0;
 	}
@@ -813,9 +815,7 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		/* Completions the CQ had no room for free their slots now:
 		 * nobody will read them. */
 		for (; i < ncqe; i++)
-			atomic_fetch_sub_explicit(&qp->outstanding,
-						  sq->cqes[i].sq_retire,
-						  memory_order_relaxed);
+			qp->sq_posted -= sq->cqes[i].sq_retire;
 	}
 	/* rc and w tell where posting stopped, if it did. */
 out:

@@ -846,7 +846,7 @@ sv_port_pump(struct sv_port *port)
 
 	if (port->wire == NULL || port->rx_table == NULL)
 		return 0;
-	if (pthread_mutex_trylock(&port->pump_lock) != 0)
+	if (pthread_spin_trylock(&port->pump_lock) != 0)
 		return 0;
 	/* The rules stay put for one batch (SV_RX_BATCH frames): a flow
 	 * create or destroy waits for at most that; the lock and the
@@ -858,7 +858,7 @@ sv_port_pump(struct sv_port *port)
 	if (n != 0)
 		atomic_fetch_add_explicit(&port->rx_frames, n,
 					  memory_order_relaxed);
-	pthread_mutex_unlock(&port->pump_lock);
+	pthread_spin_unlock(&port->pump_lock);
 	return n;
 }
 
@@ -892,7 +892,7 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 	 * after this check sees the frames sent after it. */
 	sniff = atomic_load_explicit(&rx->nsniffers, memory_order_relaxed) != 0;
 	if (sniff)
-		pthread_mutex_lock(&port->pump_lock);
+		pthread_spin_lock(&port->pump_lock);
 	pthread_rwlock_rdlock(&port->rules_lock);
 	guard = atomic_load_explicit(&tx->nrules, memory_order_relaxed) + 1;
 	while (guard-- > 0 && (r = sv_tss_next(tx, f.kw.w, after)) != NULL) {
@@ -910,7 +910,7 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 		sv_sniff(&f, rx);
 	pthread_rwlock_unlock(&port->rules_lock);
 	if (sniff)
-		pthread_mutex_unlock(&port->pump_lock);
+		pthread_spin_unlock(&port->pump_lock);
 	return send;
 }
 

@@ -43,10 +43,10 @@ struct sv_mem_slot {
 
 /* Frames from one end to the other. */
 struct sv_mem_ring {
-	pthread_mutex_t tx_lock;
-	bool dst_open;	  /* receiving end open (under tx_lock) */
-	atomic_uint prod; /* written under tx_lock */
-	atomic_uint cons; /* written by the receiving end */
+	pthread_spinlock_t tx_lock; /* short: one batch of copies */
+	bool dst_open;		    /* receiving end open (under tx_lock) */
+	atomic_uint prod;	    /* written under tx_lock */
+	atomic_uint cons;	    /* written by the receiving end */
 	struct sv_mem_slot slot[SV_MEM_SLOTS];
 };
 
@@ -93,7 +93,7 @@ sv_mem_link_free(struct sv_mem_link *l)
 	for (d = 0; d < 2; d++) {
 		for (i = 0; i < SV_MEM_SLOTS; i++)
 			free(l->ring[d].slot[i].buf);
-		pthread_mutex_destroy(&l->ring[d].tx_lock);
+		pthread_spin_destroy(&l->ring[d].tx_lock);
 	}
 	free(l);
 }
@@ -109,7 +109,7 @@ sv_mem_link_new(const char *name)
 		return NULL;
 	strcpy(l->name, name);
 	for (d = 0; d < 2; d++) {
-		pthread_mutex_init(&l->ring[d].tx_lock, NULL);
+		pthread_spin_init(&l->ring[d].tx_lock, PTHREAD_PROCESS_PRIVATE);
 		atomic_init(&l->ring[d].prod, 0);
 		atomic_init(&l->ring[d].cons, 0);
 	}
@@ -162,13 +162,13 @@ sv_mem_open(const char *name, void **priv, int *endp, uint8_t mac[6])
 	atomic_init(&e->tx_errors, 0);
 	/* Frames left for a previous holder of this end are not ours. */
 	in = &l->ring[1 - end];
-	pthread_mutex_lock(&in->tx_lock);
+	pthread_spin_lock(&in->tx_lock);
 	atomic_store_explicit(&in->cons,
 			      atomic_load_explicit(&in->prod,
 						   memory_order_relaxed),
 			      memory_order_release);
 	in->dst_open = true;
-	pthread_mutex_unlock(&in->tx_lock);
+	pthread_spin_unlock(&in->tx_lock);
 	l->ends[end] = e;
 	atomic_fetch_or(&l->open_mask, 1u << end);
 	pthread_mutex_unlock(&sv_mem_lock);
@@ -193,9 +193,9 @@ sv_mem_close(void *priv)
 	struct sv_mem_ring *in = &l->ring[1 - e->end];
 
 	pthread_mutex_lock(&sv_mem_lock);
-	pthread_mutex_lock(&in->tx_lock);
+	pthread_spin_lock(&in->tx_lock);
 	in->dst_open = false;
-	pthread_mutex_unlock(&in->tx_lock);
+	pthread_spin_unlock(&in->tx_lock);
 	atomic_fetch_and(&l->open_mask, ~(1u << e->end));
 	l->ends[e->end] = NULL;
 	if (l->ends[0] == NULL && l->ends[1] == NULL) {
@@ -249,7 +249,7 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 		atomic_load_explicit(&e->mtu, memory_order_relaxed));
 	unsigned int i, j, prod, cons, sent = 0;
 
-	pthread_mutex_lock(&r->tx_lock);
+	pthread_spin_lock(&r->tx_lock);
 	if (!r->dst_open)
 		goto out; /* no one at the other end: the link is down */
 	prod = atomic_load_explicit(&r->prod, memory_order_relaxed);
@@ -304,7 +304,7 @@ sv_mem_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 	/* The one "kick": the receiver sees the whole batch at once. */
 	atomic_store_explicit(&r->prod, prod, memory_order_release);
 out:
-	pthread_mutex_unlock(&r->tx_lock);
+	pthread_spin_unlock(&r->tx_lock);
 	if (sent != 0)
 		atomic_fetch_add_explicit(&e->tx_frames, sent,
 					  memory_order_relaxed);

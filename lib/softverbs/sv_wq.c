@@ -117,9 +117,9 @@ sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	}
 	__atomic_store_n(&wq->tail, tail, __ATOMIC_RELEASE);
 	if (sv_unlikely(wq->wq.state == IBV_WQS_ERR)) {
-		pthread_mutex_lock(&sv_wq_port(wq)->pump_lock);
+		pthread_spin_lock(&sv_wq_port(wq)->pump_lock);
 		sv_wq_flush_locked(wq);
-		pthread_mutex_unlock(&sv_wq_port(wq)->pump_lock);
+		pthread_spin_unlock(&sv_wq_port(wq)->pump_lock);
 	}
 	if (!wq->single)
 		pthread_spin_unlock(&wq->lock);
@@ -214,8 +214,10 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		return ENOBUFS;
 	e = sv_wq_wqe(wq, head);
 	wr_id = e->wr_id;
-	/* The next frame's buffer was posted a ring ago: start fetching it
-	 * (a NIC writes it without the CPU's caches). */
+	/* The next frame's buffer and the WQE after it were posted a ring
+	 * ago: start fetching them (a NIC writes buffers without the CPU's
+	 * caches). */
+	__builtin_prefetch(sv_wq_wqe(wq, head + 2));
 	__builtin_prefetch((const void *)(uintptr_t)sv_wq_wqe(wq, head + 1)
 				   ->sge[0]
 				   .addr,
@@ -273,7 +275,7 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		cqe->wc_flags = wc_flags;
 		cqe->qp_num = wq->wq.wq_num;
 		cqe->cvlan = cvlan;
-		cqe->sq_outstanding = NULL;
+		cqe->sq_retired = NULL;
 		cqe->sq_retire = 0;
 		sv_cq_rx_commit(wq->cq);
 	}
@@ -436,7 +438,7 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 	/* Posts, then the device side: nothing is posted or delivered
 	 * while the state or the flags change. */
 	pthread_spin_lock(&wq->lock);
-	pthread_mutex_lock(&sv_wq_port(wq)->pump_lock);
+	pthread_spin_lock(&sv_wq_port(wq)->pump_lock);
 	/* "Assume this is the current state": a wrong assumption is an
 	 * invalid argument. */
 	if ((attr->attr_mask & IBV_WQ_ATTR_CURR_STATE) &&
@@ -466,7 +468,7 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 	if (next == IBV_WQS_ERR)
 		sv_wq_flush_locked(wq);
 out:
-	pthread_mutex_unlock(&sv_wq_port(wq)->pump_lock);
+	pthread_spin_unlock(&sv_wq_port(wq)->pump_lock);
 	pthread_spin_unlock(&wq->lock);
 	return rc;
 }
