@@ -342,8 +342,8 @@ if want flows; then
 		--ingress --ether --ipv4 --queue --rxq=4 --txq=4 \
 		--rules-count=10000 --rules-batch=10000 --dump-socket-mem \
 		2>&1 | grep -e "size in" || echo "bench: flow-perf printed no memory figure"
-	echo "(flow-perf sees the DPDK heap only: the driver's flow records are"
-	echo " rte_malloc'ed, softverbs' rule table lives in the C heap)"
+	echo "(flow-perf sees the DPDK heap only (rte_malloc): the driver's flow"
+	echo " records and softverbs' rule table live in the C heap)"
 fi
 
 # ---- classify ----
