@@ -45,6 +45,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
     else sys.executable
 PROMPT = "testpmd> "
+# The command line library writes its prompt a character at a time, so
+# a line logged by a forwarding lcore meanwhile (a Tx completion error,
+# say) can land inside it: "t" + the line + "estpmd> ". Whole lines are
+# allowed between the prompt's characters.
+PROMPT_RE = re.compile("(?:[^\\n]*\\n)?".join(re.escape(c) for c in PROMPT))
 
 _cleanups = []
 
@@ -384,9 +389,9 @@ class Testpmd:
         start = len(self.transcript) if start is None else start
         deadline = time.monotonic() + timeout
         while True:
-            idx = self.transcript.find(PROMPT, start)
-            if idx >= 0:
-                return idx
+            m = PROMPT_RE.search(self.transcript, start)
+            if m:
+                return m.start()
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TestpmdError("testpmd: no prompt within %gs after %s"
