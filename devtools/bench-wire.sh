@@ -28,6 +28,10 @@
 # may use, the generator on the last. The load average is printed at the
 # start and at the end.
 #
+# With -w xdp, the two drivers are DPDK's net_af_xdp (iface=<veth>, one
+# queue) and net_vsteer on softverbs' AF_XDP wire (dev=xdp:<veth>), where
+# the driver has it.
+#
 # usage: devtools/bench-wire.sh [-d seconds] [-r repeats] [-s frame bytes]
 #            [-g trafgen|testpmd] [-w packet|xdp|both]
 #        VSTEER_BUILD_DIR picks the build directory (default: build).

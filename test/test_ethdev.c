@@ -2653,6 +2653,64 @@ test_queue_status(void)
 	return VT_OK;
 }
 
+/* Each queue tells the device that one thread uses it: a single-threaded
+ * CQ, its WQ or send QP on a parent domain over the port's PD with a
+ * thread domain of its own, so that softverbs (as libmlx5) locks none of
+ * them; the domains go with the queues at stop. */
+static int
+test_queue_domains(void)
+{
+	struct vsteer_priv *priv = rte_eth_devices[p1].data->dev_private;
+	struct rte_mbuf *m[4], *r[8];
+	unsigned int i, got, q;
+
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
+	VT_CHECK_EQ(port_up(p1, 4, RTE_ETH_RSS_IP, 256, NULL, 0, 0), 0, "p1");
+	for (q = 0; q < 4; q++) {
+		struct vsteer_rxq *rxq = rte_eth_devices[p1].data->rx_queues[q];
+		struct vsteer_txq *txq = rte_eth_devices[p1].data->tx_queues[q];
+		struct sv_wq *wq = sv_container_of(rxq->wq, struct sv_wq, wq);
+
+		VT_CHECK(rxq->dom.td != NULL && rxq->dom.pd != NULL,
+			 "rx queue %u: thread and parent domains", q);
+		VT_CHECK(txq->dom.td != NULL && txq->dom.pd != NULL &&
+				 txq->dom.td != rxq->dom.td,
+			 "tx queue %u: domains of its own", q);
+		VT_CHECK(sv_cq_from_ibv(ibv_cq_ex_to_cq(rxq->cq))->single &&
+				 sv_cq_from_ibv(ibv_cq_ex_to_cq(txq->cq))
+					 ->single,
+			 "queue %u: single-threaded CQs", q);
+		VT_CHECK(wq->single && wq->pd == sv_pd_of(priv->pd),
+			 "rx queue %u: WQ without a lock, in the port's PD", q);
+		VT_CHECK(sv_qp(txq->qp)->single &&
+				 sv_qp(txq->qp)->parent ==
+					 sv_pd_of(txq->dom.pd),
+			 "tx queue %u: QP without a lock on its domain", q);
+	}
+	/* Traffic through them, in the port's registered memory. */
+	for (i = 0; i < 4; i++)
+		m[i] = simple_frame(&mac1, (uint16_t)(100 + i), (uint8_t)i);
+	VT_CHECK_EQ(send_all(p0, 0, m, 4), 4, "send");
+	for (got = 0, q = 0; q < 4; q++) {
+		unsigned int n = rte_eth_rx_burst(p1, (uint16_t)q, r, 8);
+
+		got += n;
+		rte_pktmbuf_free_bulk(r, n);
+	}
+	VT_CHECK_EQ(got, 4, "received on the queues");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	for (q = 0; q < 4; q++) {
+		struct vsteer_rxq *rxq = rte_eth_devices[p1].data->rx_queues[q];
+		struct vsteer_txq *txq = rte_eth_devices[p1].data->tx_queues[q];
+
+		VT_CHECK(rxq->dom.td == NULL && rxq->dom.pd == NULL &&
+				 txq->dom.td == NULL && txq->dom.pd == NULL,
+			 "queue %u: domains released at stop", q);
+	}
+	VT_CHECK_EQ(ports_default(), 0, "back to one queue");
+	return VT_OK;
+}
+
 #ifndef VT_RDMA_GLUE
 /* Firmware version, burst modes, link speed/duplex/status. */
 static int
@@ -3236,6 +3294,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_lsc),
 	VT_CASE(test_rx_queue_stop_start),
 	VT_CASE(test_deferred_start),
+	VT_CASE(test_queue_domains),
 #ifndef VT_RDMA_GLUE
 	VT_CASE(test_port_info),
 #else

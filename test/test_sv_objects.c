@@ -303,10 +303,16 @@ test_device_list_open_close(void)
 	VT_CHECK(verbs_get_ctx_op(ctx, read_counters) != NULL, "read");
 	VT_CHECK(ctx->ops.post_send == sv_post_send, "post_send");
 	VT_CHECK(ctx->ops.poll_cq == sv_poll_cq, "poll_cq");
+	VT_CHECK(verbs_get_ctx_op(ctx, alloc_td) != NULL, "alloc_td");
+	VT_CHECK(verbs_get_ctx_op(ctx, dealloc_td) != NULL, "dealloc_td");
+	VT_CHECK(verbs_get_ctx_op(ctx, alloc_parent_domain) != NULL,
+		 "alloc_parent_domain");
 	/* Not implemented: the inline wrapper says so. */
-	VT_CHECK(ibv_alloc_td(ctx, &(struct ibv_td_init_attr){ 0 }) == NULL &&
+	VT_CHECK(ibv_alloc_dm(ctx,
+			      &(struct ibv_alloc_dm_attr){ .length = 64 }) ==
+				 NULL &&
 			 errno == EOPNOTSUPP,
-		 "no thread domains");
+		 "no device memory");
 
 	pd = sv_alloc_pd(ctx);
 	VT_CHECK(pd != NULL, "pd");
@@ -509,8 +515,15 @@ test_cq(void)
 		 "unknown wc flag");
 	a.wc_flags = 0;
 	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	VT_CHECK(ibv_create_cq_ex(d.ctx, &a) == NULL && errno == EINVAL,
+		 "no parent domain given");
+	a.parent_domain = d.pd;
+	VT_CHECK(ibv_create_cq_ex(d.ctx, &a) == NULL && errno == EINVAL,
+		 "a protection domain is not a parent domain");
+	a.parent_domain = NULL;
+	a.comp_mask = 1u << 7;
 	VT_CHECK(ibv_create_cq_ex(d.ctx, &a) == NULL && errno == EOPNOTSUPP,
-		 "parent domain");
+		 "unknown comp_mask bit");
 	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
 	a.flags = 1u << 7;
 	VT_CHECK(ibv_create_cq_ex(d.ctx, &a) == NULL && errno == EOPNOTSUPP,
@@ -2109,11 +2122,44 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A thread domain and a parent domain over d->pd holding it. */
+static struct ibv_pd *
+mk_td_pd(struct tdev *d, struct ibv_td **td)
+{
+	struct ibv_parent_domain_init_attr pa;
+
+	*td = ibv_alloc_td(d->ctx, &(struct ibv_td_init_attr){ 0 });
+	if (*td == NULL)
+		return NULL;
+	memset(&pa, 0, sizeof(pa));
+	pa.pd = d->pd;
+	pa.td = *td;
+	return ibv_alloc_parent_domain(d->ctx, &pa);
+}
+
+/* A CQ polled by one thread. */
+static struct ibv_cq_ex *
+mk_cq_st(struct tdev *d, uint32_t cqe)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = cqe,
+		.wc_flags = CQ_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+	};
+
+	return ibv_create_cq_ex(d->ctx, &a);
+}
+
 /* Two Rx lcores poll their own CQs while either pumps and delivers into
  * both, and a third posts sends on the port: every frame is delivered
- * exactly once, both queues get a share, nothing is lost for buffers. */
+ * exactly once, both queues get a share, nothing is lost for buffers.
+ * With td, each thread's queue is made as the driver makes it: on a
+ * parent domain of its own thread domain, with a single-threaded CQ, so
+ * that softverbs takes no lock on them; the pump of either thread still
+ * delivers into both. */
 static int
-test_threads(void)
+mt_run(bool td)
 {
 	struct {
 		struct ibv_flow_attr attr;
@@ -2128,6 +2174,8 @@ test_threads(void)
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	struct sv_wire *peer;
+	struct ibv_td *tds[3] = { NULL, NULL, NULL };
+	struct ibv_pd *pds[3] = { NULL, NULL, NULL }, *ppd;
 	struct mt *m;
 	struct tdev d;
 	pthread_t sth;
@@ -2147,14 +2195,28 @@ test_threads(void)
 	mr = sv_reg_mr(d.pd, m->sbuf, 3 * MT_BUFS * MT_BUFSZ,
 		       IBV_ACCESS_LOCAL_WRITE);
 	VT_CHECK(m->sbuf != NULL && mr != NULL, "memory");
+	for (i = 0; td && i < 3; i++) {
+		pds[i] = mk_td_pd(&d, &tds[i]);
+		VT_CHECK(pds[i] != NULL, "thread domain %d", i);
+	}
 	for (i = 0; i < 2; i++) {
 		struct mt_q *q = &m->q[i];
+		struct ibv_pd *dpd = d.pd;
 
 		q->mem = m->sbuf + i * MT_BUFS * MT_BUFSZ;
 		q->lkey = mr->lkey;
-		q->cq = mk_cq(&d, 2 * MT_BUFS);
+		q->cq = td ? mk_cq_st(&d, 2 * MT_BUFS) : mk_cq(&d, 2 * MT_BUFS);
+		/* The buffers' MR is the plain PD's: the parent domain
+		 * stands for it. */
+		if (td)
+			d.pd = pds[i];
 		q->wq = q->cq == NULL ? NULL : mk_wq(&d, q->cq, MT_BUFS, 1);
+		d.pd = dpd;
 		VT_CHECK(q->wq != NULL, "queue %d", i);
+		VT_CHECK_EQ(sv_container_of(q->wq, struct sv_wq, wq)->single,
+			    td, "queue %d posts without a lock", i);
+		VT_CHECK_EQ(sv_cq_from_ibv(ibv_cq_ex_to_cq(q->cq))->single, td,
+			    "queue %d polls without a lock", i);
 		VT_CHECK_EQ(wq_to(q->wq, IBV_WQS_RDY), 0, "RDY");
 		for (j = 0; j < MT_BUFS; j++)
 			VT_CHECK_EQ(mt_post(q, (unsigned int)j), 0, "post");
@@ -2179,9 +2241,14 @@ test_threads(void)
 	flow = ibv_create_flow(qp, &fa.attr);
 	VT_CHECK(flow != NULL, "flow");
 	/* The sender's frames go to the far end, nobody reads them. */
-	m->scq = mk_cq(&d, 16);
+	m->scq = td ? mk_cq_st(&d, 16) : mk_cq(&d, 16);
+	ppd = d.pd;
+	if (td)
+		d.pd = pds[2];
 	m->sqp = m->scq == NULL ? NULL : mk_send_qp(&d, m->scq, 8, 1, 0, 0);
+	d.pd = ppd;
 	VT_CHECK(m->sqp != NULL && qp_rts(m->sqp) == 0, "send qp");
+	VT_CHECK_EQ(sv_qp(m->sqp)->single, td, "send queue without a lock");
 	m->slkey = mr->lkey;
 
 	for (i = 0; i < 2; i++) {
@@ -2253,12 +2320,299 @@ test_threads(void)
 		VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(m->q[i].cq)), 0,
 			    "cq");
 	}
+	for (i = 0; td && i < 3; i++) {
+		VT_CHECK_EQ(sv_dealloc_pd(pds[i]), 0, "parent domain %d", i);
+		VT_CHECK_EQ(ibv_dealloc_td(tds[i]), 0, "thread domain %d", i);
+	}
 	VT_CHECK_EQ(sv_dereg_mr(mr), 0, "mr");
 	sv_wire_close(peer);
 	VT_CHECK_EQ(tdev_close(&d), 0, "close");
 	free(m->sbuf);
 	free(m);
 	return VT_OK;
+}
+
+/* ---- thread and parent domains ---- */
+
+/*
+ * What libmlx5 checks for thread and parent domains, clause by clause
+ * (mlx5_alloc_td, mlx5_dealloc_td, mlx5_alloc_parent_domain,
+ * mlx5_dealloc_parent_domain, create_cq, create_qp, create_wq), and that
+ * a parent domain stands for its protection domain.
+ */
+static int
+test_thread_domains(void)
+{
+	static uint8_t mem[4096];
+	struct ibv_parent_domain_init_attr pa;
+	struct ibv_cq_init_attr_ex ca;
+	struct ibv_pd *par, *par2, *pd2, *hpd;
+	struct ibv_td *td;
+	struct ibv_cq_ex *cq, *pcq;
+	struct ibv_wq *wq;
+	struct ibv_qp *sqp, *hqp;
+	struct ibv_rwq_ind_table *ind;
+	struct ibv_rwq_ind_table_init_attr ia;
+	struct ibv_mr *mr, *mr2;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge;
+	struct wc w[4];
+	uint8_t frame[64];
+	struct tdev d;
+
+	VT_CHECK_EQ(tdev_open(&d, "mem:objtd", SV_PROFILE_MLX5), 0, "open");
+	/* mlx5_alloc_td(): no comp_mask bit exists. */
+	VT_CHECK(ibv_alloc_td(d.ctx, &(struct ibv_td_init_attr){ 1 }) == NULL &&
+			 errno == EINVAL,
+		 "td comp_mask");
+	td = ibv_alloc_td(d.ctx, &(struct ibv_td_init_attr){ 0 });
+	VT_CHECK(td != NULL && td->context == d.ctx, "td");
+
+	/* ibv_check_alloc_parent_domain(): a protection domain is needed. */
+	memset(&pa, 0, sizeof(pa));
+	pa.td = td;
+	VT_CHECK(ibv_alloc_parent_domain(d.ctx, &pa) == NULL && errno == EINVAL,
+		 "parent domain without pd");
+	/* mlx5_alloc_parent_domain(): allocators and a context only. */
+	pa.pd = d.pd;
+	pa.comp_mask = 1u << 2;
+	VT_CHECK(ibv_alloc_parent_domain(d.ctx, &pa) == NULL && errno == EINVAL,
+		 "unknown parent domain comp_mask bit");
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.pd_context = &pa;
+	par = ibv_alloc_parent_domain(d.ctx, &pa);
+	VT_CHECK(par != NULL, "parent domain");
+	/* ibv_initialize_parent_domain(): the PD's context and handle. */
+	VT_CHECK(par->context == d.ctx && par->handle == d.pd->handle,
+		 "stands for its pd");
+	/* A parent domain without a thread domain, and one over another
+	 * parent domain. */
+	pa.td = NULL;
+	pa.comp_mask = 0;
+	par2 = ibv_alloc_parent_domain(d.ctx, &pa);
+	VT_CHECK(par2 != NULL, "parent domain without td");
+	pa.pd = par;
+	pd2 = ibv_alloc_parent_domain(d.ctx, &pa);
+	VT_CHECK(pd2 != NULL && pd2->handle == d.pd->handle, "nested");
+
+	/* mlx5_dealloc_td(): while a parent domain holds it, EBUSY; the
+	 * same for the protection domain (its refcount) and for a parent
+	 * domain another one was made over. */
+	VT_CHECK_EQ(ibv_dealloc_td(td), EBUSY, "td held by a parent domain");
+	VT_CHECK_EQ(sv_dealloc_pd(d.pd), EBUSY, "pd held by parent domains");
+	VT_CHECK_EQ(sv_dealloc_pd(par), EBUSY, "parent held by a nested one");
+	VT_CHECK_EQ(sv_close_device(d.ctx), EBUSY, "close with live domains");
+	VT_CHECK_EQ(sv_dealloc_pd(pd2), 0, "nested gone");
+	VT_CHECK_EQ(sv_dealloc_pd(par2), 0, "parent without td gone");
+
+	/* create_cq(): IBV_CQ_INIT_ATTR_MASK_PD takes a parent domain only,
+	 * and holds it; unknown comp_mask bits and flags are EINVAL. */
+	memset(&ca, 0, sizeof(ca));
+	ca.cqe = 16;
+	ca.wc_flags = CQ_FLAGS;
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	ca.parent_domain = d.pd;
+	VT_CHECK(ibv_create_cq_ex(d.ctx, &ca) == NULL && errno == EINVAL,
+		 "cq on a plain pd");
+	ca.comp_mask = 1u << 7;
+	VT_CHECK(ibv_create_cq_ex(d.ctx, &ca) == NULL && errno == EINVAL,
+		 "cq comp_mask (mlx5)");
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ca.flags = 1u << 5;
+	VT_CHECK(ibv_create_cq_ex(d.ctx, &ca) == NULL && errno == EINVAL,
+		 "cq flags (mlx5)");
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD | IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	ca.parent_domain = par;
+	pcq = ibv_create_cq_ex(d.ctx, &ca);
+	VT_CHECK(pcq != NULL, "single-threaded cq on the parent domain");
+	VT_CHECK(sv_cq_from_ibv(ibv_cq_ex_to_cq(pcq))->single, "no poll lock");
+	VT_CHECK_EQ(sv_dealloc_pd(par), EBUSY, "parent held by its cq");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(pcq)), 0, "cq gone");
+
+	/* A send QP holds the parent domain (create_qp()), a WQ does not
+	 * (create_wq()): both take no lock in a thread domain. */
+	cq = mk_cq(&d, 64);
+	VT_CHECK(cq != NULL, "cq");
+	hpd = d.pd;
+	d.pd = par;
+	sqp = mk_send_qp(&d, cq, 8, 1, 0, 0);
+	wq = mk_wq(&d, cq, 8, 1);
+	d.pd = hpd;
+	VT_CHECK(sqp != NULL && wq != NULL, "qp and wq on the parent domain");
+	VT_CHECK(sv_qp(sqp)->single, "send queue without a lock");
+	VT_CHECK(sv_container_of(wq, struct sv_wq, wq)->single,
+		 "wq without a lock");
+	VT_CHECK_EQ(sv_dealloc_pd(par), EBUSY, "parent held by its send qp");
+	/* A hash QP on it holds none either (the RSS path of create_qp()
+	 * returns before the reference is taken). */
+	memset(&ia, 0, sizeof(ia));
+	ia.log_ind_tbl_size = 0;
+	ia.ind_tbl = &wq;
+	ind = ibv_create_rwq_ind_table(d.ctx, &ia);
+	VT_CHECK(ind != NULL, "ind");
+	d.pd = par;
+	hqp = mk_hash_qp(&d, ind, F_V4, 40);
+	d.pd = hpd;
+	VT_CHECK(hqp != NULL, "hash qp on the parent domain");
+
+	/* Memory registered through either domain is the protection
+	 * domain's: a WQ made on the parent domain receives into an MR of
+	 * the plain PD, not into one of another PD. */
+	mr = sv_reg_mr(par, mem, 2048, IBV_ACCESS_LOCAL_WRITE);
+	VT_CHECK(mr != NULL && mr->pd == par, "mr through the parent domain");
+	VT_CHECK_EQ(sv_dealloc_pd(par), EBUSY, "still held by the send qp");
+	hpd = sv_alloc_pd(d.ctx);
+	VT_CHECK(hpd != NULL, "another pd");
+	mr2 = sv_reg_mr(hpd, mem + 2048, 2048, IBV_ACCESS_LOCAL_WRITE);
+	VT_CHECK(mr2 != NULL, "mr of another pd");
+	VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), 0, "RDY");
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	sge = (struct ibv_sge){ (uintptr_t)mem, 256, mr->lkey };
+	rwr.wr_id = 1;
+	VT_CHECK_EQ(ibv_post_wq_recv(wq, &rwr, &rbad), 0, "post");
+	sge = (struct ibv_sge){ (uintptr_t)mem + 2048, 256, mr2->lkey };
+	rwr.wr_id = 2;
+	VT_CHECK_EQ(ibv_post_wq_recv(wq, &rwr, &rbad), 0, "post");
+	mk_udp4(frame, 22, 0x77);
+	VT_CHECK_EQ(sv_wq_deliver(sv_container_of(wq, struct sv_wq, wq), frame,
+				  64, NULL, 0),
+		    0, "deliver");
+	VT_CHECK_EQ(sv_wq_deliver(sv_container_of(wq, struct sv_wq, wq), frame,
+				  64, NULL, 0),
+		    0, "deliver");
+	VT_CHECK_EQ(poll_all(cq, w, 4), 2, "two completions");
+	VT_CHECK(w[0].wr_id == 1 && w[0].status == IBV_WC_SUCCESS &&
+			 w[0].byte_len == 64 && memcmp(mem, frame, 64) == 0,
+		 "the protection domain's memory");
+	VT_CHECK(w[1].wr_id == 2 && w[1].status == IBV_WC_LOC_PROT_ERR,
+		 "another pd's memory: %d", w[1].status);
+
+	VT_CHECK_EQ(sv_dereg_mr(mr2), 0, "mr2");
+	VT_CHECK_EQ(sv_dealloc_pd(hpd), 0, "other pd");
+	VT_CHECK_EQ(sv_destroy_qp(sqp), 0, "send qp");
+	/* Only the WQ and the hash QP are left on it: they hold none. */
+	VT_CHECK_EQ(sv_dealloc_pd(par), 0, "parent domain gone");
+	VT_CHECK_EQ(ibv_dealloc_td(td), 0, "td gone with it");
+	/* The protection domain is still held by the MR, WQ and hash QP. */
+	VT_CHECK_EQ(sv_dealloc_pd(d.pd), EBUSY, "pd held by its objects");
+	VT_CHECK_EQ(sv_destroy_qp(hqp), 0, "hash qp");
+	VT_CHECK_EQ(ibv_destroy_rwq_ind_table(ind), 0, "ind");
+	VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "wq");
+	VT_CHECK_EQ(sv_dereg_mr(mr), 0, "mr");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "cq");
+	VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	return VT_OK;
+}
+
+/* A parent domain's allocators, as libmlx5 uses them: the buffers of the
+ * QPs and WQs made on it come from alloc (MLX5DV_RES_TYPE_QP / _RWQ, with
+ * its pd_context) and go back through free; IBV_ALLOCATOR_USE_DEFAULT
+ * leaves the buffer to the provider, NULL fails the creation. */
+struct td_alloc {
+	int mode; /* 0: allocate, 1: use default, 2: fail */
+	int allocs, frees, rwq, qp;
+	void *ctx_seen;
+};
+
+static void *
+td_alloc_cb(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+	    uint64_t resource_type)
+{
+	struct td_alloc *t = pd_context;
+	void *p;
+
+	(void)pd;
+	t->ctx_seen = pd_context;
+	if (t->mode == 1)
+		return IBV_ALLOCATOR_USE_DEFAULT;
+	if (t->mode == 2)
+		return NULL;
+	if (posix_memalign(&p, alignment, size) != 0)
+		return NULL;
+	memset(p, 0, size);
+	t->allocs++;
+	t->rwq += resource_type == MLX5DV_RES_TYPE_RWQ;
+	t->qp += resource_type == MLX5DV_RES_TYPE_QP;
+	return p;
+}
+
+static void
+td_free_cb(struct ibv_pd *pd, void *pd_context, void *ptr,
+	   uint64_t resource_type)
+{
+	struct td_alloc *t = pd_context;
+
+	(void)pd;
+	(void)resource_type;
+	t->frees++;
+	free(ptr);
+}
+
+static int
+test_parent_domain_allocators(void)
+{
+	struct ibv_parent_domain_init_attr pa;
+	struct td_alloc t;
+	struct ibv_cq_ex *cq;
+	struct ibv_pd *par, *ppd;
+	struct ibv_wq *wq;
+	struct ibv_qp *qp;
+	struct tdev d;
+
+	memset(&t, 0, sizeof(t));
+	VT_CHECK_EQ(tdev_open(&d, "mem:objalloc", SV_PROFILE_MLX5), 0, "open");
+	memset(&pa, 0, sizeof(pa));
+	pa.pd = d.pd;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+		       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.alloc = td_alloc_cb;
+	pa.free = td_free_cb;
+	pa.pd_context = &t;
+	par = ibv_alloc_parent_domain(d.ctx, &pa);
+	VT_CHECK(par != NULL, "parent domain with allocators");
+	cq = mk_cq(&d, 64);
+	VT_CHECK(cq != NULL, "cq");
+	ppd = d.pd;
+	d.pd = par;
+	wq = mk_wq(&d, cq, 8, 1);
+	qp = mk_send_qp(&d, cq, 8, 1, 0, 0);
+	VT_CHECK(wq != NULL && qp != NULL, "wq and qp");
+	VT_CHECK(t.allocs == 2 && t.rwq == 1 && t.qp == 1 && t.ctx_seen == &t,
+		 "buffers from alloc: %d (rwq %d, qp %d)", t.allocs, t.rwq,
+		 t.qp);
+	VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "wq");
+	VT_CHECK_EQ(sv_destroy_qp(qp), 0, "qp");
+	VT_CHECK_EQ(t.frees, 2, "given back through free");
+	t.mode = 1;
+	wq = mk_wq(&d, cq, 8, 1);
+	VT_CHECK(wq != NULL && t.allocs == 2, "default allocation");
+	VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "wq");
+	VT_CHECK_EQ(t.frees, 2, "nothing to give back");
+	t.mode = 2;
+	VT_CHECK(mk_wq(&d, cq, 8, 1) == NULL && errno == ENOMEM,
+		 "the allocator failed");
+	VT_CHECK(mk_send_qp(&d, cq, 8, 1, 0, 0) == NULL && errno == ENOMEM,
+		 "the allocator failed");
+	d.pd = ppd;
+	VT_CHECK_EQ(sv_dealloc_pd(par), 0, "parent domain");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "cq");
+	VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	return VT_OK;
+}
+
+static int
+test_threads(void)
+{
+	return mt_run(false);
+}
+
+static int
+test_threads_td(void)
+{
+	return mt_run(true);
 }
 
 static const struct vt_case cases[] = {
@@ -2282,7 +2636,10 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_send_ip_csum),
 	VT_CASE(test_counters),
 	VT_CASE(test_rx_through_flow),
+	VT_CASE(test_thread_domains),
+	VT_CASE(test_parent_domain_allocators),
 	VT_CASE(test_threads),
+	VT_CASE(test_threads_td),
 	{ 0 },
 };
 

@@ -9,7 +9,9 @@
  */
 
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -172,6 +174,118 @@ test_toeplitz_vs_softrss(void)
 	return VT_OK;
 }
 
+/* A hash QP's table gives the bitwise hash for every input length up to
+ * two IPv6 addresses and ports (odd lengths too), and rte_softrss()'s for
+ * whole words. */
+static int
+test_toeplitz_table(void)
+{
+	uint8_t key[SV_RSS_KEY_LEN], in[SV_TOEPLITZ_MAX_IN];
+	struct sv_toeplitz_tbl *t;
+	uint32_t tuple[9];
+	unsigned int i, n, w;
+
+	for (i = 0; i < 300; i++) {
+		rng_bytes(key, sizeof(key));
+		t = sv_toeplitz_prepare(key, SV_TOEPLITZ_MAX_IN);
+		VT_CHECK(t != NULL, "alloc");
+		n = rng() % (SV_TOEPLITZ_MAX_IN + 1);
+		rng_bytes(in, sizeof(in));
+		VT_CHECK_EQ(sv_toeplitz_tbl(t, in, n),
+			    sv_toeplitz(key, sizeof(key), in, n),
+			    "round %u, %u bytes", i, n);
+		n = 4 * (1 + rng() % 9);
+		for (w = 0; w < n / 4; w++)
+			tuple[w] = word(in + 4 * w);
+		VT_CHECK_EQ(sv_toeplitz_tbl(t, in, n),
+			    rte_softrss(tuple, n / 4, key),
+			    "round %u, %u words", i, n / 4);
+		free(t);
+	}
+	/* What a hash QP's fields need: IPv4 and ports, IPv6 and ports. */
+	VT_CHECK_EQ(sv_rx_hash_max_input(IBV_RX_HASH_SRC_IPV4 |
+					 IBV_RX_HASH_DST_IPV4 |
+					 IBV_RX_HASH_SRC_PORT_UDP |
+					 IBV_RX_HASH_DST_PORT_UDP),
+		    12, "ipv4 and ports");
+	VT_CHECK_EQ(sv_rx_hash_max_input(IBV_RX_HASH_SRC_IPV6 |
+					 IBV_RX_HASH_DST_IPV6 |
+					 IBV_RX_HASH_SRC_PORT_TCP |
+					 IBV_RX_HASH_DST_PORT_TCP),
+		    36, "ipv6 and ports");
+	return VT_OK;
+}
+
+/* A random frame: IPv4 or IPv6, TCP, UDP or another protocol, sometimes
+ * a fragment; random addresses and ports. */
+static unsigned int
+rand_frame(uint8_t *f, size_t size)
+{
+	bool v6 = rng() & 1;
+	uint8_t proto = (uint8_t[]){ 6, 17, 1 }[rng() % 3];
+	unsigned int l3 = v6 ? 40 : 20, len = 14 + l3 + 20 + rng() % 8;
+
+	if (len > size)
+		len = (unsigned int)size;
+	rng_bytes(f, len);
+	f[12] = v6 ? 0x86 : 0x08;
+	f[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		f[14] = 0x60;
+		f[18] = 0;
+		f[19] = (uint8_t)(len - 14 - 40);
+		f[20] = proto;
+	} else {
+		f[14] = 0x45;
+		f[16] = 0;
+		f[17] = (uint8_t)(len - 14);
+		/* a fragment one time in four */
+		f[20] = (rng() & 3) == 0 ? 0x20 : 0x40;
+		f[21] = 0;
+		f[23] = proto;
+	}
+	f[14 + l3 + 2] = (uint8_t)(rng() & 0x7f); /* no tunnel port */
+	return len;
+}
+
+/* A hash QP hashes through its table (and its shortcut for IPv4 with
+ * ports) exactly as sv_rx_hash() does, on parsed frames of every kind the
+ * fields may or may not cover. */
+static int
+test_qp_rx_hash(void)
+{
+	static const uint64_t sel[] = {
+		V4_FIELDS | TCP_FIELDS,
+		V4_FIELDS | UDP_FIELDS,
+		V4_FIELDS,
+		V6_FIELDS | TCP_FIELDS,
+		V6_FIELDS | UDP_FIELDS,
+		V6_FIELDS,
+		IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_PORT_UDP,
+		V4_FIELDS | V6_FIELDS | TCP_FIELDS | UDP_FIELDS,
+	};
+	uint8_t key[SV_RSS_KEY_LEN], f[128];
+	unsigned int i, len;
+	struct sv_qp qp;
+	struct sv_key k;
+
+	for (i = 0; i < 4000; i++) {
+		memset(&qp, 0, sizeof(qp));
+		rng_bytes(key, sizeof(key));
+		qp.hash_fields = sel[rng() % RTE_DIM(sel)];
+		qp.toeplitz = sv_toeplitz_prepare(key, sv_rx_hash_max_input(
+							       qp.hash_fields));
+		VT_CHECK(qp.toeplitz != NULL, "table");
+		len = rand_frame(f, sizeof(f));
+		sv_parse(f, len, &k, NULL);
+		VT_CHECK_EQ(sv_qp_rx_hash(&qp, &k),
+			    sv_rx_hash(key, qp.hash_fields, &k),
+			    "round %u, fields 0x%" PRIx64, i, qp.hash_fields);
+		free(qp.toeplitz);
+	}
+	return VT_OK;
+}
+
 /*
  * sv_rx_hash() on random tuples and keys against rte_softrss() over the
  * tuple DPDK would build for the same fields: source address, destination
@@ -316,6 +430,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_ms_vectors_ipv4),
 	VT_CASE(test_ms_vectors_ipv6),
 	VT_CASE(test_toeplitz_vs_softrss),
+	VT_CASE(test_toeplitz_table),
+	VT_CASE(test_qp_rx_hash),
 	VT_CASE(test_rx_hash_vs_softrss),
 	VT_CASE(test_rx_hash_missing_layers),
 	VT_CASE(test_rx_hash_parsed_frame),

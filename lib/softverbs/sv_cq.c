@@ -6,10 +6,18 @@
  * Completion queues: ibv_create_cq(3), ibv_create_cq_ex(3), ibv_poll_cq(3)
  * and the ibv_start_poll / ibv_next_poll / ibv_end_poll iterator.
  *
- * The ring has many producers (a pump delivering frames into any CQ of the
- * port, senders posting on any thread), serialised by a spinlock, and one
- * consumer at a time, which needs no lock: it publishes the slots it is
- * done with by moving head, producers publish new ones by moving tail.
+ * The ring has one consumer at a time, the application: several threads
+ * may poll a CQ, serialised by poll_lock from start_poll to end_poll (or
+ * over one poll_cq call), unless the CQ was made
+ * IBV_CREATE_CQ_ATTR_SINGLE_THREADED, which promises one thread and takes
+ * no lock, as libmlx5 then picks its lock-free pollers
+ * (mlx5_cq_fill_pfns()). Producers are the device: receive completions are
+ * written under the port's pump lock, send completions by the thread
+ * posting to the send queue; the producer lock serialises the two kinds
+ * (taken by the receive side only while a send QP completes on the CQ
+ * too, or when the CQ is on a completion channel) and is taken once per
+ * batch of completions. Consumer and producers
+ * publish their side with release stores (head, tail).
  *
  * The device has no thread of its own. A poller that finds its CQ empty
  * pumps the port once (pulls frames from the wire and steers them) before
@@ -66,33 +74,75 @@ sv_cq_arm_fires(struct sv_cq *cq, enum ibv_wc_status st)
 	return true;
 }
 
-bool
-sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe)
+/* Write n completions after tail; the producer side is held. *fire: one
+ * of them ended the CQ's arming. */
+static inline uint32_t
+sv_cq_put(struct sv_cq *cq, const struct sv_cqe *cqe, uint32_t n, bool *fire)
 {
-	uint32_t tail, head;
+	uint32_t tail = cq->tail, head, room, i;
+
+	head = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE);
+	room = cq->size - (tail - head);
+	if (n > room) {
+		cq->overruns += n - room;
+		n = room;
+	}
+	for (i = 0; i < n; i++)
+		cq->ring[(tail + i) & (cq->size - 1)] = cqe[i];
+	__atomic_store_n(&cq->tail, tail + n, __ATOMIC_RELEASE);
+	/* Only CQs on a channel are ever armed. */
+	for (i = 0; sv_unlikely(cq->armed != 0) && i < n && !*fire; i++)
+		*fire = sv_cq_arm_fires(cq, cqe[i].status);
+	return n;
+}
+
+uint32_t
+sv_cq_push_n(struct sv_cq *cq, const struct sv_cqe *cqe, uint32_t n)
+{
 	bool fire = false;
 
 	pthread_spin_lock(&cq->lock);
-	tail = cq->tail;
-	head = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE);
-	if (tail - head >= cq->size) {
-		cq->overruns++;
-		pthread_spin_unlock(&cq->lock);
-		return false;
-	}
-	cq->ring[tail & (cq->size - 1)] = *cqe;
-	__atomic_store_n(&cq->tail, tail + 1, __ATOMIC_RELEASE);
-	/* Only CQs on a channel are ever armed. */
-	if (__builtin_expect(cq->armed != 0, 0))
-		fire = sv_cq_arm_fires(cq, cqe->status);
+	n = sv_cq_put(cq, cqe, n, &fire);
 	pthread_spin_unlock(&cq->lock);
-	if (__builtin_expect(fire, 0))
+	if (sv_unlikely(fire))
 		sv_channel_post(cq);
+	return n;
+}
+
+bool
+sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe)
+{
+	return sv_cq_push_n(cq, cqe, 1) == 1;
+}
+
+void
+sv_cq_rx_unlock(struct sv_cq *cq)
+{
+	bool fire = false;
+
+	if (sv_unlikely(cq->armed != 0))
+		fire = sv_cq_arm_fires(cq,
+				       cq->ring[(cq->tail - 1) & (cq->size - 1)]
+					       .status);
+	pthread_spin_unlock(&cq->lock);
+	if (sv_unlikely(fire))
+		sv_channel_post(cq);
+}
+
+bool
+sv_cq_push_rx(struct sv_cq *cq, const struct sv_cqe *cqe)
+{
+	struct sv_cqe *e = sv_cq_rx_reserve(cq);
+
+	if (e == NULL)
+		return false;
+	*e = *cqe;
+	sv_cq_rx_commit(cq);
 	return true;
 }
 
 void
-sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding)
+sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_retired)
 {
 	uint32_t i;
 
@@ -101,8 +151,8 @@ sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding)
 	     i++) {
 		struct sv_cqe *e = &cq->ring[i & (cq->size - 1)];
 
-		if (e->sq_outstanding == sq_outstanding)
-			e->sq_outstanding = NULL;
+		if (e->sq_retired == sq_retired)
+			e->sq_retired = NULL;
 	}
 	pthread_spin_unlock(&cq->lock);
 }
@@ -130,9 +180,13 @@ sv_cq_release(struct sv_cq *cq)
 static inline void
 sv_cq_retire(const struct sv_cqe *e)
 {
-	if (e->sq_outstanding != NULL)
-		atomic_fetch_sub_explicit(e->sq_outstanding, e->sq_retire,
-					  memory_order_release);
+	/* One reader of a CQ at a time: no read-modify-write needed. */
+	if (e->sq_retired != NULL)
+		atomic_store_explicit(e->sq_retired,
+				      atomic_load_explicit(e->sq_retired,
+							   memory_order_relaxed) +
+					      e->sq_retire,
+				      memory_order_release);
 }
 
 static struct sv_cqe *
@@ -143,6 +197,21 @@ sv_cq_peek_or_pump(struct sv_cq *cq)
 	if (e == NULL && sv_port_pump(&cq->ctx->dev->port) > 0)
 		e = sv_cq_peek(cq);
 	return e;
+}
+
+/* Consumers: one at a time, unless the application promised it. */
+static inline void
+sv_cq_poll_lock(struct sv_cq *cq)
+{
+	if (!cq->single)
+		pthread_spin_lock(&cq->poll_lock);
+}
+
+static inline void
+sv_cq_poll_unlock(struct sv_cq *cq)
+{
+	if (!cq->single)
+		pthread_spin_unlock(&cq->poll_lock);
 }
 
 static inline void
@@ -162,9 +231,13 @@ sv_cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 
 	if (attr != NULL && attr->comp_mask != 0)
 		return EINVAL;
+	sv_cq_poll_lock(cq);
 	e = sv_cq_peek_or_pump(cq);
-	if (e == NULL)
+	if (e == NULL) {
+		/* ENOENT: no end_poll follows. */
+		sv_cq_poll_unlock(cq);
 		return ENOENT;
+	}
 	sv_cq_set_cur(cq, e);
 	return 0;
 }
@@ -195,6 +268,7 @@ sv_cq_end_poll(struct ibv_cq_ex *cqx)
 		cq->cur = NULL;
 		sv_cq_release(cq);
 	}
+	sv_cq_poll_unlock(cq);
 }
 
 static enum ibv_wc_opcode
@@ -257,6 +331,7 @@ sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (ibcq == NULL || num_entries < 0 || (num_entries > 0 && wc == NULL))
 		return -EINVAL;
 	cq = sv_cq_from_ibv(ibcq);
+	sv_cq_poll_lock(cq);
 	for (n = 0; n < num_entries; n++) {
 		e = n == 0 ? sv_cq_peek_or_pump(cq) : sv_cq_peek(cq);
 		if (e == NULL)
@@ -272,12 +347,14 @@ sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		sv_cq_retire(e);
 		sv_cq_release(cq);
 	}
+	sv_cq_poll_unlock(cq);
 	return n;
 }
 
 static struct sv_cq *
 sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
-	  struct ibv_comp_channel *channel, int comp_vector, uint64_t wc_flags)
+	  struct ibv_comp_channel *channel, int comp_vector, uint64_t wc_flags,
+	  bool single, struct sv_pd *parent)
 {
 	struct sv_context *ctx = sv_ctx(context);
 	struct sv_cq *cq;
@@ -304,7 +381,9 @@ sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
 	}
 	for (size = 1; size < cqe; size <<= 1)
 		;
-	cq->ring = calloc(size, sizeof(*cq->ring));
+	cq->ring = aligned_alloc(sizeof(*cq->ring), size * sizeof(*cq->ring));
+	if (cq->ring != NULL)
+		memset(cq->ring, 0, size * sizeof(*cq->ring));
 	if (cq->ring == NULL) {
 		free(cq);
 		errno = ENOMEM;
@@ -326,8 +405,14 @@ sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
 	cq->ctx = ctx;
 	cq->size = size;
 	cq->wc_flags = wc_flags;
+	cq->single = single;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&cq->poll_lock, PTHREAD_PROCESS_PRIVATE);
+	atomic_init(&cq->n_sq, 0);
 	atomic_init(&cq->usecnt, 0);
+	cq->parent = parent;
+	if (parent != NULL)
+		atomic_fetch_add(&parent->usecnt, 1);
 	cq->cqx.context = context;
 	cq->cqx.channel = channel;
 	cq->cqx.cq_context = cq_context;
@@ -363,33 +448,53 @@ sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
 	return cq;
 }
 
+#define SV_CQ_COMP_MASK (IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
+
 struct ibv_cq_ex *
 sv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
 {
+	struct sv_pd *parent = NULL;
+	bool single = false;
 	struct sv_cq *cq;
+	int bad_mask;
 
 	if (context == NULL || attr == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* Unknown comp_mask bits, parent domains (no such object here),
-	 * unknown creation flags and fields this device cannot report are
-	 * all "not supported". */
-	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) {
-		errno = EOPNOTSUPP;
+	/* Unknown comp_mask bits and creation flags: libmlx5's create_cq()
+	 * answers EINVAL; the man page's device says "not supported". */
+	bad_mask = sv_ctx(context)->dev->caps.profile == SV_PROFILE_MLX5 ?
+			   EINVAL :
+			   EOPNOTSUPP;
+	if (attr->comp_mask & ~(uint32_t)SV_CQ_COMP_MASK) {
+		errno = bad_mask;
 		return NULL;
 	}
-	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	    (attr->flags & ~(uint32_t)SV_CQ_FLAGS)) {
-		errno = EOPNOTSUPP;
-		return NULL;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		if (attr->flags & ~(uint32_t)SV_CQ_FLAGS) {
+			errno = bad_mask;
+			return NULL;
+		}
+		single = attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
 	}
+	/* Fields this device cannot report (create_cq(): ENOTSUP). */
 	if (attr->wc_flags & ~(uint64_t)SV_CQ_WC_FLAGS) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* create_cq(): the PD given must be a parent domain. */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		if (attr->parent_domain == NULL ||
+		    !sv_pd_of(attr->parent_domain)->parent ||
+		    attr->parent_domain->context != context) {
+			errno = EINVAL;
+			return NULL;
+		}
+		parent = sv_pd_of(attr->parent_domain);
+	}
 	cq = sv_cq_new(context, attr->cqe, attr->cq_context, attr->channel,
-		       (int)attr->comp_vector, attr->wc_flags);
+		       (int)attr->comp_vector, attr->wc_flags, single, parent);
 	return cq == NULL ? NULL : &cq->cqx;
 }
 
@@ -404,7 +509,7 @@ sv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 		return NULL;
 	}
 	cq = sv_cq_new(context, (uint32_t)cqe, cq_context, channel, comp_vector,
-		       SV_CQ_WC_FLAGS);
+		       SV_CQ_WC_FLAGS, false, NULL);
 	return cq == NULL ? NULL : ibv_cq_ex_to_cq(&cq->cqx);
 }
 
@@ -445,7 +550,10 @@ sv_destroy_cq(struct ibv_cq *ibcq)
 	ctx->n_cq--;
 	pthread_mutex_unlock(&ctx->lock);
 	atomic_fetch_sub(&ctx->nobjs, 1);
+	if (cq->parent != NULL)
+		atomic_fetch_sub(&cq->parent->usecnt, 1);
 	pthread_spin_destroy(&cq->lock);
+	pthread_spin_destroy(&cq->poll_lock);
 	pthread_mutex_destroy(&cq->cqx.mutex);
 	pthread_cond_destroy(&cq->cqx.cond);
 	free(cq->ring);

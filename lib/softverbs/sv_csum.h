@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline uint16_t
 sv_rd16(const uint8_t *p)
@@ -25,18 +26,43 @@ sv_wr16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* Add n bytes, as big-endian 16-bit words (an odd last byte padded), to a
- * running one's complement sum. */
+/*
+ * Add n bytes, as big-endian 16-bit words (an odd last byte padded), to a
+ * running one's complement sum. The sum does not depend on byte order
+ * (RFC 1071, 2.B): the bytes are added as native 32-bit words, folded to
+ * 16 bits and swapped to network order once, which gives a value equal to
+ * the big-endian sum modulo 0xffff (and zero only when it is zero).
+ */
 static inline uint64_t
 sv_csum_add(uint64_t sum, const uint8_t *p, size_t n)
 {
-	size_t i;
+	uint64_t s = 0;
+	uint32_t w;
+	uint16_t h;
+	size_t i = 0;
 
-	for (i = 0; i + 1 < n; i += 2)
-		sum += sv_rd16(p + i);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
+	for (; i + 4 <= n; i += 4) {
+		memcpy(&w, p + i, 4);
+		s += w;
+	}
+	if (i + 2 <= n) {
+		memcpy(&h, p + i, 2);
+		s += h;
+		i += 2;
+	}
+	if (i < n) {
+		/* The pad byte follows the last one in memory. */
+		uint8_t last[2] = { p[i], 0 };
+
+		memcpy(&h, last, 2);
+		s += h;
+	}
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	s = (uint16_t)(s << 8 | s >> 8);
+#endif
+	return sum + s;
 }
 
 /* Fold to 16 bits (not complemented: a valid packet folds to 0xffff). */

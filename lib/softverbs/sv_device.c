@@ -152,7 +152,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->port.wire = w;
 	dev->port.wire_end = end;
 	memcpy(dev->port.mac, mac, sizeof(mac));
-	pthread_mutex_init(&dev->port.pump_lock, NULL);
+	pthread_spin_init(&dev->port.pump_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_rwlock_init(&dev->port.rules_lock, NULL);
 	pthread_mutex_init(&dev->ev_lock, NULL);
 	TAILQ_INIT(&dev->ctxs);
@@ -176,7 +176,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 err_steer:
 	pthread_mutex_destroy(&dev->ev_lock);
 	pthread_rwlock_destroy(&dev->port.rules_lock);
-	pthread_mutex_destroy(&dev->port.pump_lock);
+	pthread_spin_destroy(&dev->port.pump_lock);
 	free(node);
 err_alloc:
 	sv_wire_close(w);
@@ -191,7 +191,7 @@ sv_device_free(struct sv_device *dev)
 	sv_wire_close(dev->port.wire);
 	pthread_mutex_destroy(&dev->ev_lock);
 	pthread_rwlock_destroy(&dev->port.rules_lock);
-	pthread_mutex_destroy(&dev->port.pump_lock);
+	pthread_spin_destroy(&dev->port.pump_lock);
 	free(sv_node(dev));
 }
 
@@ -569,6 +569,13 @@ sv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	return EOPNOTSUPP;
 }
 
+static struct ibv_td *
+sv_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+static int sv_dealloc_td(struct ibv_td *ibtd);
+static struct ibv_pd *
+sv_alloc_parent_domain(struct ibv_context *context,
+		       struct ibv_parent_domain_init_attr *attr);
+
 struct ibv_context *
 sv_open(struct ibv_device *device, bool devx)
 {
@@ -634,6 +641,9 @@ sv_open(struct ibv_device *device, bool devx)
 	v->destroy_counters = sv_destroy_counters;
 	v->attach_counters_point_flow = sv_attach_counters_point_flow;
 	v->read_counters = sv_read_counters;
+	v->alloc_td = sv_alloc_td;
+	v->dealloc_td = sv_dealloc_td;
+	v->alloc_parent_domain = sv_alloc_parent_domain;
 	return &v->context;
 }
 
@@ -707,6 +717,7 @@ sv_alloc_pd(struct ibv_context *context)
 	pd->pd.handle = ctx->next_qpn++;
 	pthread_mutex_unlock(&ctx->lock);
 	pd->pd.context = context;
+	pd->prot = pd;
 	atomic_init(&pd->usecnt, 0);
 	atomic_fetch_add(&ctx->nobjs, 1);
 	return &pd->pd;
@@ -720,11 +731,21 @@ sv_dealloc_pd(struct ibv_pd *ibpd)
 
 	if (ibpd == NULL)
 		return EINVAL;
-	pd = sv_container_of(ibpd, struct sv_pd, pd);
+	pd = sv_pd_of(ibpd);
 	ctx = sv_ctx(ibpd->context);
-	/* MRs, QPs or WQs still in the domain. */
+	/* MRs, QPs, WQs or parent domains still in the domain; for a parent
+	 * domain, send QPs, CQs or parent domains made on it
+	 * (mlx5_dealloc_parent_domain(): refcount > 1 is EBUSY). */
 	if (atomic_load(&pd->usecnt) > 0)
 		return EBUSY;
+	if (pd->parent) {
+		atomic_fetch_sub(&pd->over->usecnt, 1);
+		if (pd->td != NULL)
+			atomic_fetch_sub(&pd->td->usecnt, 1);
+		atomic_fetch_sub(&ctx->nobjs, 1);
+		free(pd);
+		return 0;
+	}
 	pthread_mutex_lock(&ctx->lock);
 	ctx->n_pd--;
 	pthread_mutex_unlock(&ctx->lock);
@@ -733,10 +754,149 @@ sv_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
-/* ---- memory regions ---- */
+/* ---- thread and parent domains ---- */
 
-#define SV_MR_LKEY(idx, gen) ((uint32_t)(idx) << 8 | (gen))
-#define SV_MR_IDX(lkey) ((lkey) >> 8)
+static inline struct sv_td *
+sv_td_of(struct ibv_td *td)
+{
+	return sv_container_of(td, struct sv_td, td);
+}
+
+static struct ibv_td *
+sv_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr)
+{
+	struct sv_td *td;
+
+	/* mlx5_alloc_td(): no comp_mask bit is defined (EINVAL). */
+	if (context == NULL || attr == NULL || attr->comp_mask != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (td == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->td.context = context;
+	atomic_init(&td->usecnt, 0);
+	atomic_fetch_add(&sv_ctx(context)->nobjs, 1);
+	return &td->td;
+}
+
+static int
+sv_dealloc_td(struct ibv_td *ibtd)
+{
+	struct sv_td *td;
+
+	if (ibtd == NULL)
+		return EINVAL;
+	td = sv_td_of(ibtd);
+	/* mlx5_dealloc_td(): a parent domain still holds it. */
+	if (atomic_load(&td->usecnt) > 0)
+		return EBUSY;
+	atomic_fetch_sub(&sv_ctx(ibtd->context)->nobjs, 1);
+	free(td);
+	return 0;
+}
+
+#define SV_PARENT_DOMAIN_MASK                     \
+	(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+	 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
+/*
+ * ibv_alloc_parent_domain(3) as libmlx5 makes it
+ * (mlx5_alloc_parent_domain()): a protection domain is required
+ * (ibv_check_alloc_parent_domain(): EINVAL), the thread domain is
+ * optional, the allocators and a context are the only optional fields
+ * (EINVAL for another comp_mask bit). The parent domain takes the context
+ * and handle of the domain it wraps (ibv_initialize_parent_domain()); it
+ * may wrap another parent domain, whose protection domain it then stands
+ * for, with its own thread domain.
+ */
+static struct ibv_pd *
+sv_alloc_parent_domain(struct ibv_context *context,
+		       struct ibv_parent_domain_init_attr *attr)
+{
+	struct sv_pd *pd, *over;
+
+	if (context == NULL || attr == NULL || attr->pd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & ~(uint32_t)SV_PARENT_DOMAIN_MASK) {
+		errno = EINVAL;
+		return NULL;
+	}
+	over = sv_pd_of(attr->pd);
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->parent = true;
+	pd->over = over;
+	pd->prot = over->prot;
+	pd->pd.context = attr->pd->context;
+	pd->pd.handle = attr->pd->handle;
+	atomic_init(&pd->usecnt, 0);
+	if (attr->td != NULL) {
+		pd->td = sv_td_of(attr->td);
+		atomic_fetch_add(&pd->td->usecnt, 1);
+	}
+	/* libmlx5 uses the allocators only when both are given
+	 * (mlx5_get_alloc_type()). */
+	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	    attr->alloc != NULL && attr->free != NULL) {
+		pd->alloc = attr->alloc;
+		pd->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	atomic_fetch_add(&over->usecnt, 1);
+	atomic_fetch_add(&sv_ctx(pd->pd.context)->nobjs, 1);
+	return &pd->pd;
+}
+
+int
+sv_buf_alloc(struct sv_pd *pd, size_t size, uint64_t resource_type,
+	     struct sv_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->type = resource_type;
+	if (pd != NULL && pd->alloc != NULL) {
+		b->p = pd->alloc(&pd->pd, pd->pd_context, size,
+				 (size_t)sysconf(_SC_PAGESIZE), resource_type);
+		if (b->p == NULL)
+			return ENOMEM;
+		/* The allocator's buffer comes zeroed
+		 * (ibv_alloc_parent_domain(3)). */
+		if (b->p != IBV_ALLOCATOR_USE_DEFAULT) {
+			b->free = pd->free;
+			b->pd = &pd->pd;
+			b->pd_context = pd->pd_context;
+			return 0;
+		}
+	}
+	/* Cache-line aligned, as queue entries are. */
+	size = (size + 63) & ~(size_t)63;
+	b->p = aligned_alloc(64, size);
+	if (b->p == NULL)
+		return ENOMEM;
+	memset(b->p, 0, size);
+	return 0;
+}
+
+void
+sv_buf_free(struct sv_buf *b)
+{
+	if (b->free != NULL)
+		b->free(b->pd, b->pd_context, b->p, b->type);
+	else
+		free(b->p);
+	b->p = NULL;
+}
+
+/* ---- memory regions ---- */
 
 /* Access flags the device implements; REMOTE_* are accepted (a raw
  * packet device never uses them). */
@@ -782,7 +942,9 @@ sv_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, int access)
 		errno = EINVAL;
 		return NULL;
 	}
-	pd = sv_container_of(ibpd, struct sv_pd, pd);
+	/* Through a parent domain, the MR belongs to the protection domain
+	 * it wraps (the kernel sees that domain's handle). */
+	pd = sv_pd_of(ibpd)->prot;
 	ctx = sv_ctx(ibpd->context);
 	/* Optional access bits are hints a device may ignore (libibverbs
 	 * masks the ones the kernel lacks). */
@@ -821,6 +983,7 @@ sv_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, int access)
 	mr->start = (uintptr_t)addr;
 	mr->len = length;
 	mr->access = (int)acc;
+	mr->prot = pd;
 	mr->mr.context = ibpd->context;
 	mr->mr.pd = ibpd;
 	mr->mr.addr = addr;
@@ -867,26 +1030,8 @@ sv_dereg_mr(struct ibv_mr *ibmr)
 	}
 	__atomic_store_n(&ctx->mrs[idx], NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ctx->lock);
-	atomic_fetch_sub(&sv_container_of(ibmr->pd, struct sv_pd, pd)->usecnt,
-			 1);
+	atomic_fetch_sub(&mr->prot->usecnt, 1);
 	atomic_fetch_sub(&ctx->nobjs, 1);
 	free(mr);
 	return 0;
-}
-
-const struct sv_mr *
-sv_mr_lookup(struct sv_context *ctx, uint32_t lkey, uint64_t addr, uint64_t len)
-{
-	const struct sv_mr *mr;
-	uint32_t idx = SV_MR_IDX(lkey);
-
-	if (idx >= SV_MAX_MR)
-		return NULL;
-	mr = __atomic_load_n(&ctx->mrs[idx], __ATOMIC_ACQUIRE);
-	if (mr == NULL || mr->mr.lkey != lkey)
-		return NULL;
-	if (addr < mr->start || len > mr->len ||
-	    addr - mr->start > mr->len - len)
-		return NULL;
-	return mr;
 }

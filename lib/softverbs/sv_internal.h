@@ -53,6 +53,8 @@
 
 #define sv_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+#define sv_likely(x) __builtin_expect(!!(x), 1)
+#define sv_unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Device limits (reported by query_device / query_device_ex). */
 #define SV_MAX_QP 1024
@@ -82,6 +84,15 @@
 struct sv_context;
 struct sv_port;
 struct sv_qp;
+
+/* Largest Toeplitz input: two IPv6 addresses and two ports. */
+#define SV_TOEPLITZ_MAX_IN (16 + 16 + 2 + 2)
+/* A key's hash of each byte value at each byte of an input of up to n
+ * bytes (1 KiB a byte: 12 KiB for IPv4 and ports). */
+struct sv_toeplitz_tbl {
+	uint32_t n;
+	uint32_t byte[][256];
+};
 
 /*
  * A rule in a port's table: a verbs flow or an mlx5dv flow. The object
@@ -142,8 +153,11 @@ struct sv_port {
 	int wire_end;
 	uint8_t mac[6];
 	/* One pump at a time; try-locked by pollers that find their CQ
-	 * empty. */
-	pthread_mutex_t pump_lock;
+	 * empty. Everything the device does to receive queues (deliveries,
+	 * sniffer copies, flushes, resets) happens under it, so receive
+	 * rings and their CQs have one producer at a time. A spinlock: held
+	 * for one batch at most. */
+	pthread_spinlock_t pump_lock;
 	/* Rule tables: classification readers vs flow create/destroy. */
 	pthread_rwlock_t rules_lock;
 	void *steer; /* rule tables and their memory, sv_steer.c */
@@ -174,16 +188,78 @@ struct sv_device {
 	struct sv_context_list ctxs;
 };
 
+/* A thread domain (ibv_alloc_td(3)): objects made on a parent domain
+ * holding one are used by one thread at a time, so softverbs takes no
+ * lock on them. */
+struct sv_td {
+	struct ibv_td td;
+	atomic_int usecnt; /* parent domains: dealloc_td -> EBUSY */
+};
+
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain(3)),
+ * which stands for the protection domain it wraps (prot) everywhere and
+ * adds a thread domain and custom allocators. The accounting is libmlx5's
+ * (mlx5_alloc_parent_domain, mlx5_dealloc_parent_domain): a parent domain
+ * holds a use of the domain it was made over, and is held by the send
+ * QPs and the CQs made on it; MRs, WQs and hash QPs hold the protection
+ * domain only, as the kernel objects they stand for do.
+ */
+struct sv_pd {
+	struct ibv_pd pd;
+	/* Plain PD: MRs, QPs, WQs, parent domains over it; parent domain:
+	 * send QPs, CQs, parent domains over it. dealloc_pd -> EBUSY. */
+	atomic_int usecnt;
+	struct sv_pd *prot; /* the protection domain (itself when plain) */
+	struct sv_pd *over; /* parent domain: the domain it was made over */
+	struct sv_td *td;   /* parent domain: its thread domain, or NULL */
+	bool parent;
+	/* IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS / _PD_CONTEXT */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+static inline struct sv_pd *
+sv_pd_of(struct ibv_pd *pd)
+{
+	return sv_container_of(pd, struct sv_pd, pd);
+}
+
+/* Objects made on pd need no lock against other threads of the
+ * application: a parent domain with a thread domain
+ * (mlx5_spinlock_init_pd()). */
+static inline bool
+sv_pd_single_threaded(const struct sv_pd *pd)
+{
+	return pd->parent && pd->td != NULL;
+}
+
+/* A queue's buffer, and how to give it back. */
+struct sv_buf {
+	void *p;
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type); /* NULL: free() */
+	struct ibv_pd *pd;
+	void *pd_context;
+	uint64_t type;
+};
+
+/* Zeroed memory for a queue's buffer through the parent domain's
+ * allocator when it has one (resource_type MLX5DV_RES_TYPE_*), else
+ * calloc(). 0, or ENOMEM. */
+int sv_buf_alloc(struct sv_pd *pd, size_t size, uint64_t resource_type,
+		 struct sv_buf *b);
+void sv_buf_free(struct sv_buf *b);
+
 struct sv_mr {
 	struct ibv_mr mr;
 	uintptr_t start;
 	size_t len;
 	int access;
-};
-
-struct sv_pd {
-	struct ibv_pd pd;
-	atomic_int usecnt; /* MRs, QPs, WQs: dealloc_pd -> EBUSY */
+	struct sv_pd *prot; /* the protection domain it belongs to */
 };
 
 struct sv_context {
@@ -225,21 +301,36 @@ struct sv_cqe {
 	uint32_t qp_num;
 	uint16_t cvlan;
 	/* Send completions: reading this one frees sq_retire send queue
-	 * slots of the QP owning sq_outstanding (NULL for receives). */
-	atomic_uint *sq_outstanding;
+	 * slots of the QP owning sq_retired (NULL for receives). */
+	atomic_uint *sq_retired;
 	uint32_t sq_retire;
-};
+} __attribute__((aligned(64))); /* one cache line each, none straddles two */
 
+/*
+ * A completion queue. Consumers: the application's pollers, serialised by
+ * poll_lock unless the CQ was made IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+ * (libmlx5 then polls without its lock too). Producers: the receive side
+ * (deliveries and flushes of the WQs, always under the port's pump lock)
+ * and the send QPs completing here (each under its own send queue), which
+ * serialise on lock; the receive side takes lock only while send QPs
+ * complete here too (n_sq).
+ */
 struct sv_cq {
 	struct ibv_cq_ex cqx; /* ibv_cq_ex begins like ibv_cq */
 	struct sv_context *ctx;
 	uint64_t wc_flags; /* IBV_WC_EX_WITH_* asked for */
-	pthread_spinlock_t lock;
 	struct sv_cqe *ring;
-	uint32_t size;	     /* power of two */
-	uint32_t head, tail; /* consumer, producer */
-	struct sv_cqe *cur;  /* completion being read */
-	atomic_int usecnt;   /* WQs, QPs: destroy_cq -> EBUSY */
+	uint32_t size;	    /* power of two */
+	uint32_t head;	    /* consumer */
+	struct sv_cqe *cur; /* completion being read */
+	bool single;	    /* IBV_CREATE_CQ_ATTR_SINGLE_THREADED */
+	pthread_spinlock_t poll_lock;
+	pthread_spinlock_t lock; /* producers */
+	uint32_t tail;		 /* producer */
+	bool rx_locked;		 /* the receive side holds lock (pump lock) */
+	atomic_uint n_sq;	 /* send QPs completing here (pump lock) */
+	atomic_int usecnt;	 /* WQs, QPs: destroy_cq -> EBUSY */
+	struct sv_pd *parent;	 /* IBV_CQ_INIT_ATTR_MASK_PD, holds a use */
 	uint64_t overruns;
 	/* Completion events (sv_event.c). armed: SV_CQ_ARM_* under lock;
 	 * ev_*: under the channel's lock; events_got: events handed out by
@@ -281,46 +372,104 @@ int sv_async_open(struct sv_context *ctx);
 void sv_async_close(struct sv_context *ctx);
 int sv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
-/* Push a completion; false when the CQ is full (counted as overrun). */
+/* Push a completion; false when the CQ is full (counted as overrun). Any
+ * producer. */
 bool sv_cq_push(struct sv_cq *cq, const struct sv_cqe *cqe);
+/* The same for n completions in order, under one lock. Returns how many
+ * fitted. */
+uint32_t sv_cq_push_n(struct sv_cq *cq, const struct sv_cqe *cqe, uint32_t n);
+/* The receive side's push: the caller holds the port's pump lock. */
+bool sv_cq_push_rx(struct sv_cq *cq, const struct sv_cqe *cqe);
+
+/* The same in place: the next slot to fill (NULL when the CQ is full,
+ * counted as overrun), published by sv_cq_rx_commit(). */
+static inline struct sv_cqe *
+sv_cq_rx_reserve(struct sv_cq *cq)
+{
+	uint32_t head;
+
+	/* Every receive-side producer holds the pump lock; send QPs are
+	 * counted in n_sq under it before they can complete here. A CQ on a
+	 * channel takes the producers' lock too: arming and producing must
+	 * see each other (sv_cq.c). */
+	cq->rx_locked = cq->channel != NULL ||
+			atomic_load_explicit(&cq->n_sq, memory_order_relaxed) !=
+				0;
+	if (sv_unlikely(cq->rx_locked))
+		pthread_spin_lock(&cq->lock);
+	head = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE);
+	if (sv_unlikely(cq->tail - head >= cq->size)) {
+		cq->overruns++;
+		if (cq->rx_locked)
+			pthread_spin_unlock(&cq->lock);
+		return NULL;
+	}
+	return &cq->ring[cq->tail & (cq->size - 1)];
+}
+
+/* Release the producers' lock after a locked receive completion, raising
+ * the CQ's event when it was armed for it (sv_cq.c). */
+void sv_cq_rx_unlock(struct sv_cq *cq);
+
+static inline void
+sv_cq_rx_commit(struct sv_cq *cq)
+{
+	__atomic_store_n(&cq->tail, cq->tail + 1, __ATOMIC_RELEASE);
+	if (sv_unlikely(cq->rx_locked))
+		sv_cq_rx_unlock(cq);
+}
 /* Drop the send-queue references of completions still in cq (QP going
  * away). */
-void sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_outstanding);
+void sv_cq_forget_sq(struct sv_cq *cq, const atomic_uint *sq_retired);
 int sv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 struct sv_cq *sv_cq_from_ibv(struct ibv_cq *cq);
 struct ibv_cq_ex *
 sv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr);
 
+/* A posted receive WQE: its SGEs follow it in the ring (one cache line
+ * holds two one-SGE WQEs). */
 struct sv_rwqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
-	struct ibv_sge *sge; /* max_sge entries of sv_wq.sges */
+	uint32_t pad_;
+	struct ibv_sge sge[]; /* max_sge */
 };
 
+/*
+ * A receive work queue: a ring of posted WQEs with one producer side, the
+ * application's ibv_post_wq_recv() (serialised by lock unless the WQ was
+ * made on a parent domain with a thread domain), and one consumer side,
+ * the device (deliveries and flushes, under the port's pump lock). head
+ * and tail are published with release stores, so neither side locks the
+ * other out.
+ */
 struct sv_wq {
 	struct ibv_wq wq;
 	struct sv_context *ctx;
 	struct sv_cq *cq;
-	struct sv_pd *pd;
-	pthread_spinlock_t lock;
-	struct sv_rwqe *ring;
-	struct ibv_sge *sges; /* size * max_sge */
+	struct sv_pd *pd; /* the protection domain */
+	uint8_t *ring;	  /* size WQEs of stride bytes */
+	uint32_t stride;  /* sizeof(struct sv_rwqe) + max_sge SGEs */
 	uint32_t size, max_sge;
-	uint32_t head, tail; /* consumer (device), producer (post) */
-	uint32_t flags;	     /* IBV_WQ_FLAGS_* in effect (lock) */
-	atomic_int usecnt;   /* indirection tables */
+	uint32_t head;		 /* consumer (device, pump lock) */
+	uint32_t flags;		 /* IBV_WQ_FLAGS_* in effect (pump lock) */
+	bool single;		 /* posts need no lock (thread domain) */
+	struct sv_buf buf;	 /* ring and SGEs */
+	pthread_spinlock_t lock; /* posts, state changes */
+	uint32_t tail;		 /* producer (post) */
+	atomic_int usecnt;	 /* indirection tables */
 };
 
 /*
  * Deliver one frame into the next posted buffer of wq and complete it on
- * the WQ's CQ. Returns 0, ENOBUFS when nothing is posted (the caller
- * counts rx_no_buffer) or EAGAIN when the WQ is not in IBV_WQS_RDY (a
- * queue that was never made ready discards, as an RQ in RESET does; the
- * caller counts rx_not_ready). An SGE outside
- * memory registered with local write access in the WQ's PD completes with
- * IBV_WC_LOC_PROT_ERR, a frame longer than the buffers with
- * IBV_WC_LOC_LEN_ERR. A WQ with IBV_WQ_FLAGS_CVLAN_STRIPPING receives an
- * 802.1Q-tagged frame without its tag, whose TCI ibv_wc_read_cvlan()
+ * the WQ's CQ; the caller holds the port's pump lock. Returns 0, ENOBUFS
+ * when nothing is posted (the caller counts rx_no_buffer) or EAGAIN when
+ * the WQ is not in IBV_WQS_RDY (a queue that was never made ready
+ * discards, as an RQ in RESET does; the caller counts rx_not_ready). An
+ * SGE outside memory registered with local write access in the WQ's PD
+ * completes with IBV_WC_LOC_PROT_ERR, a frame longer than the buffers
+ * with IBV_WC_LOC_LEN_ERR. A WQ with IBV_WQ_FLAGS_CVLAN_STRIPPING receives
+ * an 802.1Q-tagged frame without its tag, whose TCI ibv_wc_read_cvlan()
  * gives.
  */
 int sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
@@ -350,21 +499,29 @@ enum sv_qp_kind {
 struct sv_qp {
 	struct ibv_qp qp; /* qp.state is the QP state */
 	struct sv_context *ctx;
-	struct sv_pd *pd;
+	struct sv_pd *pd;     /* the protection domain */
+	struct sv_pd *parent; /* send QP made on a parent domain: held */
+	bool single;	      /* posts need no lock (thread domain) */
 	enum sv_qp_kind kind;
 	uint8_t port_num;
 	bool tunnel; /* MLX5DV_QP_CREATE_TUNNEL_OFFLOADS */
 	/* hash QP */
 	struct sv_ind *ind;
 	uint8_t hash_key[SV_RSS_KEY_LEN];
-	uint64_t hash_fields; /* IBV_RX_HASH_* */
+	uint64_t hash_fields;		  /* IBV_RX_HASH_* */
+	struct sv_toeplitz_tbl *toeplitz; /* from hash_key */
 	/* send side */
 	struct sv_cq *scq;
 	uint32_t max_send_wr, max_send_sge, max_inline;
 	int sq_sig_all;
-	atomic_uint outstanding; /* posted, not yet completed */
-	atomic_int usecnt;	 /* flows attached: destroy -> EBUSY */
-	void *sq_priv_;		 /* sv_qp.c: send queue scratch */
+	/* Send queue slots in use: sq_posted - sq_retired. Each counter has
+	 * one writer, so neither needs an atomic read-modify-write: the
+	 * poster (send queue lock, or thread domain) and the reader of the
+	 * send CQ (poll lock, or single-threaded CQ). */
+	uint32_t sq_posted;	/* WRs taken */
+	atomic_uint sq_retired; /* WRs whose completion was read */
+	atomic_int usecnt;	/* flows attached: destroy -> EBUSY */
+	void *sq_priv_;		/* sv_qp.c: send queue scratch */
 };
 
 static inline struct sv_qp *
@@ -386,9 +543,26 @@ struct ibv_context *sv_open(struct ibv_device *device, bool devx);
 int sv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		 struct ibv_send_wr **bad_wr);
 
+#define SV_MR_LKEY(idx, gen) ((uint32_t)(idx) << 8 | (gen))
+#define SV_MR_IDX(lkey) ((lkey) >> 8)
+
 /* Look up the MR covering [addr, addr + len) under lkey, or NULL. */
-const struct sv_mr *sv_mr_lookup(struct sv_context *ctx, uint32_t lkey,
-				 uint64_t addr, uint64_t len);
+static inline const struct sv_mr *
+sv_mr_lookup(struct sv_context *ctx, uint32_t lkey, uint64_t addr, uint64_t len)
+{
+	const struct sv_mr *mr;
+	uint32_t idx = SV_MR_IDX(lkey);
+
+	if (sv_unlikely(idx >= SV_MAX_MR))
+		return NULL;
+	mr = __atomic_load_n(&ctx->mrs[idx], __ATOMIC_ACQUIRE);
+	if (sv_unlikely(mr == NULL || mr->mr.lkey != lkey))
+		return NULL;
+	if (sv_unlikely(addr < mr->start || len > mr->len ||
+			addr - mr->start > mr->len - len))
+		return NULL;
+	return mr;
+}
 
 /* Toeplitz (sv_toeplitz.c). */
 uint32_t sv_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in,
@@ -397,6 +571,17 @@ uint32_t sv_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in,
  * lacks the fields' layers, as hardware does). */
 uint32_t sv_rx_hash(const uint8_t key[SV_RSS_KEY_LEN], uint64_t fields,
 		    const struct sv_key *k);
+/* The same hash from a key's table: sv_toeplitz() of in (up to the
+ * table's n bytes), one lookup per input byte. The table is made for
+ * inputs of up to n bytes (malloc()ed; NULL with errno set). */
+struct sv_toeplitz_tbl *
+sv_toeplitz_prepare(const uint8_t key[SV_RSS_KEY_LEN], size_t n);
+uint32_t sv_toeplitz_tbl(const struct sv_toeplitz_tbl *t, const uint8_t *in,
+			 size_t in_len);
+/* The longest input a hash QP's fields make. */
+size_t sv_rx_hash_max_input(uint64_t fields);
+/* sv_rx_hash() under the hash QP's key and fields, through its table. */
+uint32_t sv_qp_rx_hash(const struct sv_qp *qp, const struct sv_key *k);
 
 /* Steering (sv_steer.c). */
 int sv_steer_init(struct sv_port *port);
@@ -427,6 +612,9 @@ unsigned int sv_steer_walk(struct sv_port *port, bool egress,
 unsigned int sv_port_pump(struct sv_port *port);
 /* Run a frame about to be sent through the egress rules: false = drop. */
 bool sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len);
+/* No egress rule and no sniffer: sv_port_egress() would pass every frame
+ * untouched (read once per send call). */
+bool sv_port_egress_idle(const struct sv_port *port);
 struct ibv_flow *sv_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr);
 int sv_destroy_flow(struct ibv_flow *flow);
 /* mlx5dv flows (sv_dv.c) are destroyed with ibv_destroy_flow() too: their

@@ -121,6 +121,10 @@ struct sv_pkt_info {
  */
 void sv_parse(const uint8_t *frame, uint32_t len, struct sv_key *key,
 	      struct sv_pkt_info *info);
+/* The parser without its fast path for the common frame (sv_parse()
+ * gives the same result): for tests. */
+void sv_parse_generic(const uint8_t *frame, uint32_t len, struct sv_key *key,
+		      struct sv_pkt_info *info);
 
 static inline bool
 sv_match_hit(const struct sv_match *m, const struct sv_key *key)

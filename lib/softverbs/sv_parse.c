@@ -33,6 +33,7 @@
  */
 
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -453,8 +454,8 @@ sv_parse_eth(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 }
 
 void
-sv_parse(const uint8_t *frame, uint32_t len, struct sv_key *key,
-	 struct sv_pkt_info *info)
+sv_parse_generic(const uint8_t *frame, uint32_t len, struct sv_key *key,
+		 struct sv_pkt_info *info)
 {
 	struct sv_pkt_info dummy;
 	struct sv_parser ps = {
@@ -468,4 +469,171 @@ sv_parse(const uint8_t *frame, uint32_t len, struct sv_key *key,
 	if (frame == NULL)
 		return;
 	sv_parse_eth(&ps, 0, len, false);
+}
+
+/*
+ * The common frame, fast: Ethernet without tags, IPv4 without options,
+ * not a fragment, complete, carrying UDP (not to a tunnel port) or TCP.
+ * It fills exactly what sv_parse_generic() does for such a frame (a unit
+ * test holds them to it), but writes the outer stack as whole 64-bit
+ * words built in registers: the rule table reads the key by words right
+ * after, and a word load over a train of narrow stores waits for all of
+ * them to reach the cache (a failed store-to-load forward). Returns false
+ * for any other frame.
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+_Static_assert(offsetof(struct sv_hdrs, dmac) == 4 &&
+		       offsetof(struct sv_hdrs, smac) == 10 &&
+		       offsetof(struct sv_hdrs, vlan_tci) == 16 &&
+		       offsetof(struct sv_hdrs, ether_type) == 18 &&
+		       offsetof(struct sv_hdrs, src_ip) == 20 &&
+		       offsetof(struct sv_hdrs, dst_ip) == 36 &&
+		       offsetof(struct sv_hdrs, flow_label) == 52 &&
+		       offsetof(struct sv_hdrs, ip_proto) == 56 &&
+		       offsetof(struct sv_hdrs, tos) == 57 &&
+		       offsetof(struct sv_hdrs, ttl) == 58 &&
+		       offsetof(struct sv_hdrs, ip_flags) == 59 &&
+		       offsetof(struct sv_hdrs, sport) == 60 &&
+		       offsetof(struct sv_hdrs, dport) == 62 &&
+		       offsetof(struct sv_hdrs, tcp_flags) == 64 &&
+		       offsetof(struct sv_hdrs, tcp_ns) == 65 &&
+		       offsetof(struct sv_hdrs, ihl) == 66 &&
+		       sizeof(struct sv_hdrs) == 68 &&
+		       offsetof(struct sv_key, outer) == 0 &&
+		       offsetof(struct sv_key, inner) == 68,
+	       "sv_parse_fast() writes the outer stack by this layout");
+
+static inline uint64_t
+sv_ld(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, n);
+	return v;
+}
+
+/* The header checksum of a 20-byte IPv4 header verifies: five native
+ * words, folded (see sv_csum_add()). */
+static inline bool
+sv_ipv4_hdr_ok(const uint8_t *p)
+{
+	uint64_t s = sv_ld(p, 4) + sv_ld(p + 4, 4) + sv_ld(p + 8, 4) +
+		     sv_ld(p + 12, 4) + sv_ld(p + 16, 4);
+
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+/* Word i of the key. */
+static inline void
+sv_st(struct sv_key *key, unsigned int i, uint64_t v)
+{
+	memcpy((uint8_t *)key + 8 * i, &v, sizeof(v));
+}
+
+static bool
+sv_parse_fast(const uint8_t *f, uint32_t len, struct sv_key *key,
+	      struct sv_pkt_info *info)
+{
+	uint32_t tot, avail, present = SV_P_ETH | SV_P_IPV4;
+	uint64_t w8, sum;
+	bool l4_ok = false;
+	uint8_t proto;
+
+	if (len < 14 + 20 + 8 || f[12] != 0x08 || f[13] != 0x00 ||
+	    f[14] != 0x45)
+		return false;
+	tot = sv_rd16(f + 16);
+	/* Truncated, or a fragment (MF or an offset). */
+	if (tot < 20 || tot > len - 14 || (sv_rd16(f + 20) & 0x3fff))
+		return false;
+	avail = tot - 20;
+	proto = f[23];
+	if (proto == SV_IPPROTO_UDP) {
+		uint16_t dport = sv_rd16(f + 36), ulen = sv_rd16(f + 38);
+
+		if (avail < 8 || dport == SV_VXLAN_PORT ||
+		    dport == SV_MPLS_UDP_PORT)
+			return false;
+		present |= SV_P_UDP;
+		if (ulen >= 8 && ulen <= avail) {
+			if (sv_rd16(f + 40) == 0) {
+				l4_ok = true;
+			} else {
+				sum = sv_csum_add(0, f + 26, 8) + proto + ulen;
+				sum = sv_csum_add(sum, f + 34, ulen);
+				l4_ok = sv_csum_fold(sum) == 0xffff;
+			}
+		}
+	} else if (proto == SV_IPPROTO_TCP) {
+		if (avail < 20)
+			return false;
+		present |= SV_P_TCP;
+		sum = sv_csum_add(0, f + 26, 8) + proto + avail;
+		sum = sv_csum_add(sum, f + 34, avail);
+		l4_ok = sv_csum_fold(sum) == 0xffff;
+	} else {
+		return false;
+	}
+	/* Outer stack: present, dmac, smac, (vlan_tci), ether_type, source
+	 * and destination IPv4 in the last 4 bytes of their fields,
+	 * protocol, TOS, TTL, flags, ports, TCP flags and NS, IHL; each word
+	 * stored once, straight into the key. */
+	w8 = (uint64_t)5 << 16;
+	if (proto == SV_IPPROTO_TCP)
+		w8 |= (uint64_t)f[47] | (uint64_t)(f[46] & 0x01) << 8;
+	sv_st(key, 0, present | sv_ld(f, 4) << 32);
+	sv_st(key, 1, sv_ld(f + 4, 8));
+	sv_st(key, 2, sv_ld(f + 12, 2) << 16);
+	sv_st(key, 3, 0);
+	sv_st(key, 4, sv_ld(f + 26, 4));
+	sv_st(key, 5, 0);
+	sv_st(key, 6, sv_ld(f + 30, 4));
+	sv_st(key, 7,
+	      (uint64_t)f[23] | (uint64_t)f[15] << 8 | (uint64_t)f[22] << 16 |
+		      (uint64_t)(f[20] >> 5) << 24 | sv_ld(f + 34, 4) << 32);
+	sv_st(key, 8, w8);
+	/* The rest is zero: word stores too (a string store would cost
+	 * more than the whole key at this size). */
+	_Static_assert(sizeof(*key) == 21 * 8, "key words");
+	sv_st(key, 9, 0);
+	sv_st(key, 10, 0);
+	sv_st(key, 11, 0);
+	sv_st(key, 12, 0);
+	sv_st(key, 13, 0);
+	sv_st(key, 14, 0);
+	sv_st(key, 15, 0);
+	sv_st(key, 16, 0);
+	sv_st(key, 17, 0);
+	sv_st(key, 18, 0);
+	sv_st(key, 19, 0);
+	sv_st(key, 20, 0);
+	memset(info, 0, sizeof(*info));
+	info->l3_off = 14;
+	info->l4_off = 34;
+	info->l3_csum_ok = sv_ipv4_hdr_ok(f + 14);
+	info->l4_csum_ok = l4_ok;
+	return true;
+}
+#else
+static bool
+sv_parse_fast(const uint8_t *f, uint32_t len, struct sv_key *key,
+	      struct sv_pkt_info *info)
+{
+	return false;
+}
+#endif
+
+void
+sv_parse(const uint8_t *frame, uint32_t len, struct sv_key *key,
+	 struct sv_pkt_info *info)
+{
+	struct sv_pkt_info dummy;
+
+	if (frame != NULL &&
+	    sv_parse_fast(frame, len, key, info != NULL ? info : &dummy))
+		return;
+	sv_parse_generic(frame, len, key, info);
 }

@@ -45,22 +45,22 @@
 	(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE | \
 	 IBV_SEND_IP_CSUM)
 
-/* Outcome of one accepted send WR. */
+/* One accepted send WR. */
 struct sv_sq_wr {
-	uint64_t wr_id;
-	uint32_t len;
-	enum ibv_wc_status status;
-	bool signaled;
+	uint64_t len; /* bytes its SGEs add up to */
 };
 
 /* Send queue state and per-call scratch, kept across calls. */
 struct sv_sq {
-	pthread_mutex_t lock; /* posting, state changes */
+	pthread_mutex_t lock; /* posting (unless single), state changes */
 	uint32_t pending;     /* WRs not yet covered by a CQE */
+	/* The send queue's buffer: one entry per WR a post may carry. */
+	struct sv_buf buf;
 	struct sv_sq_wr *wrs;
 	struct iovec *iov;
-	unsigned int *first;
-	unsigned int cap; /* entries of wrs, iov; first: +1 */
+	unsigned int *first; /* cap + 1 */
+	struct sv_cqe *cqes;
+	unsigned int cap;
 	uint8_t *scratch; /* frames that are copied */
 	size_t scratch_cap;
 };
@@ -77,6 +77,7 @@ static struct sv_qp *
 sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	    enum sv_qp_kind kind)
 {
+	struct sv_pd *pd = sv_pd_of(attr->pd);
 	struct sv_qp *qp;
 	struct sv_sq *sq;
 
@@ -88,9 +89,32 @@ sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* The send queue's buffer, from the parent domain's allocator when
+	 * it has one (mlx5_alloc_qp_buf()); a hash QP has none. */
+	if (kind == SV_QP_RAW) {
+		unsigned int cap =
+			attr->cap.max_send_wr ? attr->cap.max_send_wr : 1;
+		size_t sz = cap * (sizeof(*sq->wrs) + sizeof(*sq->iov) +
+				   sizeof(*sq->first) + sizeof(*sq->cqes)) +
+			    sizeof(*sq->first);
+
+		if (sv_buf_alloc(pd, sz, MLX5DV_RES_TYPE_QP, &sq->buf) != 0) {
+			free(qp);
+			free(sq);
+			errno = ENOMEM;
+			return NULL;
+		}
+		sq->cap = cap;
+		sq->cqes = sq->buf.p;
+		sq->wrs = (struct sv_sq_wr *)(void *)(sq->cqes + cap);
+		sq->iov = (struct iovec *)(void *)(sq->wrs + cap);
+		sq->first = (unsigned int *)(void *)(sq->iov + cap);
+	}
 	pthread_mutex_lock(&ctx->lock);
 	if (ctx->n_qp >= SV_MAX_QP) {
 		pthread_mutex_unlock(&ctx->lock);
+		if (sq->buf.p != NULL)
+			sv_buf_free(&sq->buf);
 		free(qp);
 		free(sq);
 		errno = ENOMEM;
@@ -103,8 +127,18 @@ sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	qp->sq_priv_ = sq;
 	qp->ctx = ctx;
 	qp->kind = kind;
-	qp->pd = sv_container_of(attr->pd, struct sv_pd, pd);
-	atomic_init(&qp->outstanding, 0);
+	/* The QP holds the protection domain, as the kernel QP does; a send
+	 * QP also holds a parent domain it was made on (libmlx5's
+	 * create_qp() takes a reference, not for RSS QPs) and posts without
+	 * a lock when that has a thread domain (mlx5_spinlock_init_pd()). */
+	qp->pd = pd->prot;
+	if (kind == SV_QP_RAW && pd->parent) {
+		qp->parent = pd;
+		qp->single = sv_pd_single_threaded(pd);
+		atomic_fetch_add(&pd->usecnt, 1);
+	}
+	qp->sq_posted = 0;
+	atomic_init(&qp->sq_retired, 0);
 	atomic_init(&qp->usecnt, 0);
 	qp->qp.context = &ctx->vctx.context;
 	qp->qp.qp_context = attr->qp_context;
@@ -130,6 +164,7 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 {
 	const struct ibv_rx_hash_conf *h = &attr->rx_hash_conf;
 	uint64_t fields = h->rx_hash_fields_mask;
+	struct sv_toeplitz_tbl *tbl;
 	struct sv_ind *ind;
 	struct sv_qp *qp;
 
@@ -175,9 +210,17 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 		errno = EINVAL;
 		return NULL;
 	}
-	qp = sv_qp_alloc(ctx, attr, SV_QP_HASH);
-	if (qp == NULL)
+	/* The key's table, once: hashing a frame is then one lookup per
+	 * input byte. */
+	tbl = sv_toeplitz_prepare(h->rx_hash_key, sv_rx_hash_max_input(fields));
+	if (tbl == NULL)
 		return NULL;
+	qp = sv_qp_alloc(ctx, attr, SV_QP_HASH);
+	if (qp == NULL) {
+		free(tbl);
+		return NULL;
+	}
+	qp->toeplitz = tbl;
 	qp->ind = ind;
 	qp->tunnel = tunnel;
 	memcpy(qp->hash_key, h->rx_hash_key, SV_RSS_KEY_LEN);
@@ -221,6 +264,12 @@ sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 	qp->max_send_sge = cap->max_send_sge == 0 ? 1 : cap->max_send_sge;
 	qp->max_inline = cap->max_inline_data;
 	qp->sq_sig_all = attr->sq_sig_all;
+	/* From now on the receive side locks the CQ against this QP's
+	 * completions: counted under the pump lock, so that no delivery
+	 * runs unlocked past it. */
+	pthread_spin_lock(&ctx->dev->port.pump_lock);
+	atomic_fetch_add(&qp->scq->n_sq, 1);
+	pthread_spin_unlock(&ctx->dev->port.pump_lock);
 	atomic_fetch_add(&qp->scq->usecnt, 1);
 	if (attr->recv_cq != NULL)
 		atomic_fetch_add(&sv_cq_from_ibv(attr->recv_cq)->usecnt, 1);
@@ -398,13 +447,16 @@ sv_destroy_qp(struct ibv_qp *ibqp)
 	} else {
 		/* Completions left in the CQ must not free slots of a QP
 		 * that is gone. */
-		sv_cq_forget_sq(qp->scq, &qp->outstanding);
+		sv_cq_forget_sq(qp->scq, &qp->sq_retired);
+		atomic_fetch_sub(&qp->scq->n_sq, 1);
 		atomic_fetch_sub(&qp->scq->usecnt, 1);
 		if (qp->qp.recv_cq != NULL)
 			atomic_fetch_sub(&sv_cq_from_ibv(qp->qp.recv_cq)->usecnt,
 					 1);
 	}
 	atomic_fetch_sub(&qp->pd->usecnt, 1);
+	if (qp->parent != NULL)
+		atomic_fetch_sub(&qp->parent->usecnt, 1);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->n_qp--;
 	pthread_mutex_unlock(&ctx->lock);
@@ -412,11 +464,11 @@ sv_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_destroy(&sq->lock);
 	pthread_mutex_destroy(&qp->qp.mutex);
 	pthread_cond_destroy(&qp->qp.cond);
-	free(sq->wrs);
-	free(sq->iov);
-	free(sq->first);
+	if (sq->buf.p != NULL)
+		sv_buf_free(&sq->buf);
 	free(sq->scratch);
 	free(sq);
+	free(qp->toeplitz);
 	free(qp);
 	return 0;
 }
@@ -503,8 +555,8 @@ sv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	    qp->kind == SV_QP_RAW) {
 		/* Reset empties the send queue: its slots are free and
 		 * completions still in the CQ no longer stand for them. */
-		sv_cq_forget_sq(qp->scq, &qp->outstanding);
-		atomic_store(&qp->outstanding, 0);
+		sv_cq_forget_sq(qp->scq, &qp->sq_retired);
+		qp->sq_posted = atomic_load(&qp->sq_retired);
 		sq->pending = 0;
 	}
 	qp->qp.state = next;
@@ -541,63 +593,42 @@ sv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 
 /* ---- send ---- */
 
-static uint64_t
-sv_wr_len(const struct ibv_send_wr *w)
+/* Errors ibv_post_send() returns at once (the WR is not posted); the
+ * WR's length in *len. */
+static inline int
+sv_sq_check(const struct sv_qp *qp, const struct ibv_send_wr *w, uint64_t *len)
 {
-	uint64_t len = 0;
+	uint64_t n = 0;
 	int i;
 
-	for (i = 0; i < w->num_sge; i++)
-		len += w->sg_list[i].length;
-	return len;
-}
-
-/* Errors ibv_post_send() returns at once (the WR is not posted). */
-static int
-sv_sq_check(const struct sv_qp *qp, const struct ibv_send_wr *w)
-{
 	/* A raw packet QP only sends (ibv_post_send(3) opcode table). */
-	if (w->opcode != IBV_WR_SEND)
+	if (sv_unlikely(w->opcode != IBV_WR_SEND))
 		return EINVAL;
 	/* libmlx5 refuses a raw packet send without data. */
-	if (w->num_sge <= 0 || (uint32_t)w->num_sge > qp->max_send_sge ||
-	    w->sg_list == NULL)
+	if (sv_unlikely(w->num_sge <= 0 ||
+			(uint32_t)w->num_sge > qp->max_send_sge ||
+			w->sg_list == NULL))
 		return EINVAL;
-	if (w->send_flags & ~(unsigned int)SV_SEND_FLAGS)
+	if (sv_unlikely(w->send_flags & ~(unsigned int)SV_SEND_FLAGS))
 		return EINVAL;
+	for (i = 0; i < w->num_sge; i++)
+		n += w->sg_list[i].length;
 	/* libmlx5 answers ENOMEM for inline data beyond max_inline_data. */
-	if ((w->send_flags & IBV_SEND_INLINE) && sv_wr_len(w) > qp->max_inline)
+	if ((w->send_flags & IBV_SEND_INLINE) && n > qp->max_inline)
 		return ENOMEM;
+	*len = n;
 	return 0;
 }
 
-static bool
+static inline bool
 sv_wr_copies(const struct ibv_send_wr *w)
 {
 	return w->num_sge > 1 || (w->send_flags & IBV_SEND_IP_CSUM);
 }
 
 static int
-sv_sq_reserve(struct sv_sq *sq, unsigned int n, size_t scratch)
+sv_sq_reserve(struct sv_sq *sq, size_t scratch)
 {
-	if (n > sq->cap) {
-		struct sv_sq_wr *wrs = realloc(sq->wrs, n * sizeof(*wrs));
-		struct iovec *iov;
-		unsigned int *first;
-
-		if (wrs == NULL)
-			return ENOMEM;
-		sq->wrs = wrs;
-		iov = realloc(sq->iov, n * sizeof(*iov));
-		if (iov == NULL)
-			return ENOMEM;
-		sq->iov = iov;
-		first = realloc(sq->first, (n + 1) * sizeof(*first));
-		if (first == NULL)
-			return ENOMEM;
-		sq->first = first;
-		sq->cap = n;
-	}
 	if (scratch > sq->scratch_cap) {
 		uint8_t *p = realloc(sq->scratch, scratch);
 
@@ -609,12 +640,12 @@ sv_sq_reserve(struct sv_sq *sq, unsigned int n, size_t scratch)
 	return 0;
 }
 
-/* Check the buffers of an accepted WR and make its frame: a WC status. */
-static enum ibv_wc_status
-sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint32_t max_frame,
-	    uint8_t **scratch, const uint8_t **frame, uint32_t *len)
+/* Check the buffers of an accepted WR of total bytes and make its frame:
+ * a WC status. */
+static inline enum ibv_wc_status
+sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint64_t total,
+	    uint32_t max_frame, uint8_t **scratch, const uint8_t **frame)
 {
-	uint64_t total = sv_wr_len(w);
 	uint8_t *p;
 	int i;
 
@@ -627,16 +658,15 @@ sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint32_t max_frame,
 			if (s->length == 0)
 				continue;
 			mr = sv_mr_lookup(qp->ctx, s->lkey, s->addr, s->length);
-			if (mr == NULL || mr->mr.pd != qp->qp.pd)
+			if (sv_unlikely(mr == NULL || mr->prot != qp->pd))
 				return IBV_WC_LOC_PROT_ERR;
 		}
 	}
 	/* Longer than the port's MTU plus an Ethernet header and a VLAN
 	 * tag, or shorter than an Ethernet header. */
-	if (total < SV_ETH_HLEN || total > max_frame)
+	if (sv_unlikely(total < SV_ETH_HLEN || total > max_frame))
 		return IBV_WC_LOC_LEN_ERR;
-	*len = (uint32_t)total;
-	if (!sv_wr_copies(w)) {
+	if (sv_likely(!sv_wr_copies(w))) {
 		*frame = (const uint8_t *)(uintptr_t)w->sg_list[0].addr;
 		return IBV_WC_SUCCESS;
 	}
@@ -650,12 +680,18 @@ sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint32_t max_frame,
 	/* IBV_SEND_IP_CSUM: "Offload the IPv4 and TCP/UDP checksum
 	 * calculation" (ibv_post_send(3)). */
 	if (w->send_flags & IBV_SEND_IP_CSUM)
-		sv_csum_fill(*scratch, *len, true);
+		sv_csum_fill(*scratch, (uint32_t)total, true);
 	*frame = *scratch;
 	*scratch = p;
 	return IBV_WC_SUCCESS;
 }
 
+/*
+ * The send queue runs inside the call: the frames of the whole WR list go
+ * to the wire in one batch, and the completions it owes (signalled WRs,
+ * every error) are written in one go. Posts take the send queue lock
+ * unless the QP belongs to a thread domain.
+ */
 int
 sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	     struct ibv_send_wr **bad_wr)
@@ -664,14 +700,14 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct sv_sq *sq = sv_sq(qp);
 	struct sv_port *port = &qp->ctx->dev->port;
 	struct ibv_send_wr *w;
-	unsigned int n = 0, nfr = 0, sent, i, outstanding;
+	unsigned int n = 0, nfr = 0, ncqe = 0, sent, i, outstanding;
 	uint32_t max_frame;
 	size_t copy = 0;
 	uint8_t *scratch;
-	bool err;
+	bool err, egress;
 	int rc = 0;
 
-	if (qp->kind != SV_QP_RAW) {
+	if (sv_unlikely(qp->kind != SV_QP_RAW)) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
 		return EINVAL;
@@ -679,68 +715,90 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	/* The wire's MTU now: an interface changed behind the device's back
 	 * is followed at the next post. */
 	max_frame = SV_WIRE_FRAME_MAX(sv_wire_mtu(port->wire));
-	pthread_mutex_lock(&sq->lock);
+	if (!qp->single)
+		pthread_mutex_lock(&sq->lock);
 	/* The send queue takes WRs in RTS, and in ERR where they are
 	 * flushed; before RTS posting is an error. */
-	if (qp->qp.state != IBV_QPS_RTS && qp->qp.state != IBV_QPS_ERR) {
+	if (sv_unlikely(qp->qp.state != IBV_QPS_RTS &&
+			qp->qp.state != IBV_QPS_ERR)) {
 		w = wr;
 		rc = EINVAL;
 		goto out;
 	}
 	outstanding =
-		atomic_load_explicit(&qp->outstanding, memory_order_acquire);
+		qp->sq_posted -
+		atomic_load_explicit(&qp->sq_retired, memory_order_acquire);
 	for (w = wr; w != NULL; w = w->next) {
-		rc = sv_sq_check(qp, w);
-		if (rc != 0)
+		uint64_t len;
+
+		rc = sv_sq_check(qp, w, &len);
+		if (sv_unlikely(rc != 0))
 			break;
-		if (outstanding + n >= qp->max_send_wr) {
+		if (sv_unlikely(outstanding + n >= qp->max_send_wr)) {
 			rc = ENOMEM;
 			break;
 		}
-		if (sv_wr_copies(w) && sv_wr_len(w) <= max_frame)
-			copy += sv_wr_len(w);
+		if (sv_unlikely(sv_wr_copies(w)) && len <= max_frame)
+			copy += len;
+		sq->wrs[n].len = len;
 		n++;
 	}
 	if (n == 0)
 		goto out;
-	if (sv_sq_reserve(sq, n, copy) != 0) {
+	if (sv_unlikely(copy > 0) && sv_sq_reserve(sq, copy) != 0) {
 		w = wr;
 		rc = ENOMEM;
 		goto out;
 	}
-	atomic_fetch_add_explicit(&qp->outstanding, n, memory_order_relaxed);
+	qp->sq_posted += n;
+	egress = !sv_port_egress_idle(port);
 
-	/* Build the frames in order. The first WR that fails moves the QP
-	 * to the error state, and the WRs after it are flushed. */
+	/* Build the frames in order, and the completions they owe:
+	 * signalled WRs and every error, each covering the WRs posted
+	 * before it since the last one. The first WR that fails moves the
+	 * QP to the error state, and the WRs after it are flushed. */
 	scratch = sq->scratch;
 	err = qp->qp.state == IBV_QPS_ERR;
 	for (i = 0, w = wr; i < n; i++, w = w->next) {
-		struct sv_sq_wr *o = &sq->wrs[i];
 		const uint8_t *frame = NULL;
-		uint32_t len = 0;
+		uint64_t total = sq->wrs[i].len;
+		enum ibv_wc_status st = IBV_WC_WR_FLUSH_ERR;
+		struct sv_cqe *cqe;
 
-		o->wr_id = w->wr_id;
-		o->signaled = qp->sq_sig_all ||
-			      (w->send_flags & IBV_SEND_SIGNALED);
-		o->len = 0;
-		if (err) {
-			o->status = IBV_WC_WR_FLUSH_ERR;
-			continue;
+		if (sv_likely(!err)) {
+			st = sv_sq_build(qp, w, total, max_frame, &scratch,
+					 &frame);
+			if (sv_likely(st == IBV_WC_SUCCESS)) {
+				if (sv_likely(!egress) ||
+				    sv_port_egress(port, frame,
+						   (uint32_t)total)) {
+					sq->first[nfr] = nfr;
+					sq->iov[nfr].iov_base =
+						(void *)(uintptr_t)frame;
+					sq->iov[nfr].iov_len = total;
+					nfr++;
+				}
+			} else {
+				err = true;
+				qp->qp.state = IBV_QPS_ERR;
+			}
 		}
-		o->status =
-			sv_sq_build(qp, w, max_frame, &scratch, &frame, &len);
-		if (o->status != IBV_WC_SUCCESS) {
-			err = true;
-			qp->qp.state = IBV_QPS_ERR;
+		sq->pending++;
+		if (sv_likely(st == IBV_WC_SUCCESS) && !qp->sq_sig_all &&
+		    !(w->send_flags & IBV_SEND_SIGNALED))
 			continue;
-		}
-		o->len = len;
-		if (!sv_port_egress(port, frame, len))
-			continue;
-		sq->first[nfr] = nfr;
-		sq->iov[nfr].iov_base = (void *)(uintptr_t)frame;
-		sq->iov[nfr].iov_len = len;
-		nfr++;
+		cqe = &sq->cqes[ncqe++];
+		cqe->wr_id = w->wr_id;
+		cqe->status = st;
+		cqe->opcode = IBV_WC_SEND;
+		cqe->byte_len = st == IBV_WC_SUCCESS ? (uint32_t)total : 0;
+		cqe->flow_tag = 0;
+		cqe->wc_flags = 0;
+		cqe->qp_num = qp->qp.qp_num;
+		cqe->cvlan = 0;
+		cqe->sq_retired = &qp->sq_retired;
+		cqe->sq_retire = sq->pending;
+		sq->pending = 0;
 	}
 	sq->first[nfr] = nfr;
 	/* One kick of the wire for the whole list. */
@@ -748,36 +806,21 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		sent = sv_wire_tx(port->wire, sq->iov, sq->first, nfr);
 		atomic_fetch_add_explicit(&port->tx_frames, sent,
 					  memory_order_relaxed);
-		if (sent < nfr)
+		if (sv_unlikely(sent < nfr))
 			atomic_fetch_add_explicit(&port->tx_errors, nfr - sent,
 						  memory_order_relaxed);
 	}
-
-	/* Completions: signaled WRs and every error. Each covers the WRs
-	 * posted before it since the last one. */
-	for (i = 0; i < n; i++) {
-		const struct sv_sq_wr *o = &sq->wrs[i];
-		struct sv_cqe cqe;
-
-		sq->pending++;
-		if (o->status == IBV_WC_SUCCESS && !o->signaled)
-			continue;
-		memset(&cqe, 0, sizeof(cqe));
-		cqe.wr_id = o->wr_id;
-		cqe.status = o->status;
-		cqe.opcode = IBV_WC_SEND;
-		cqe.byte_len = o->len;
-		cqe.qp_num = qp->qp.qp_num;
-		cqe.sq_outstanding = &qp->outstanding;
-		cqe.sq_retire = sq->pending;
-		if (!sv_cq_push(qp->scq, &cqe))
-			atomic_fetch_sub_explicit(&qp->outstanding, sq->pending,
-						  memory_order_relaxed);
-		sq->pending = 0;
+	if (ncqe > 0) {
+		i = sv_cq_push_n(qp->scq, sq->cqes, ncqe);
+		/* Completions the CQ had no room for free their slots now:
+		 * nobody will read them. */
+		for (; i < ncqe; i++)
+			qp->sq_posted -= sq->cqes[i].sq_retire;
 	}
 	/* rc and w tell where posting stopped, if it did. */
 out:
-	pthread_mutex_unlock(&sq->lock);
+	if (!qp->single)
+		pthread_mutex_unlock(&sq->lock);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = w;
 	return rc;

@@ -410,8 +410,12 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 
 	if (qp->kind != SV_QP_HASH || ind == NULL)
 		return;
-	hash = sv_rx_hash(qp->hash_key, qp->hash_fields, &f->kw.key);
-	idx = hash & ((UINT32_C(1) << ind->log_size) - 1);
+	/* A one-entry table takes every frame, whatever the hash. */
+	idx = 0;
+	if (ind->log_size != 0) {
+		hash = sv_qp_rx_hash(qp, &f->kw.key);
+		idx = hash & ((UINT32_C(1) << ind->log_size) - 1);
+	}
 	switch (sv_wq_deliver(ind->wqs[idx], f->data, f->len, act,
 			      f->wc_flags)) {
 	case ENOBUFS:
@@ -518,32 +522,47 @@ sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 		f->wc_flags |= IBV_WC_IP_CSUM_OK;
 }
 
+/* One pump: the rules are read-locked from its first frame on. */
+struct sv_pump {
+	struct sv_port *port;
+	bool locked;
+};
+
 static void
 sv_rx_frame(void *arg, const uint8_t *data, uint32_t len)
 {
-	struct sv_port *port = arg;
-	struct sv_steer *st = port->steer;
+	struct sv_pump *pump = arg;
 	struct sv_frame f;
 
-	atomic_fetch_add_explicit(&port->rx_frames, 1, memory_order_relaxed);
-	sv_frame_parse(&f, port, data, len);
-	/* Per frame, so that flow create/destroy never waits for a batch. */
-	pthread_rwlock_rdlock(&port->rules_lock);
-	sv_classify_rx(&f, &st->rx);
-	pthread_rwlock_unlock(&port->rules_lock);
+	sv_frame_parse(&f, pump->port, data, len);
+	if (!pump->locked) {
+		pthread_rwlock_rdlock(&pump->port->rules_lock);
+		pump->locked = true;
+	}
+	sv_classify_rx(&f, &((struct sv_steer *)pump->port->steer)->rx);
 }
 
 unsigned int
 sv_port_pump(struct sv_port *port)
 {
+	struct sv_pump pump = { .port = port, .locked = false };
 	unsigned int n;
 
 	if (port->wire == NULL || port->steer == NULL)
 		return 0;
-	if (pthread_mutex_trylock(&port->pump_lock) != 0)
+	if (pthread_spin_trylock(&port->pump_lock) != 0)
 		return 0;
-	n = sv_wire_rx(port->wire, SV_RX_BATCH, sv_rx_frame, port);
-	pthread_mutex_unlock(&port->pump_lock);
+	/* The rules stay put for one batch (SV_RX_BATCH frames): a flow
+	 * create or destroy waits for at most that; the lock and the
+	 * counter are paid once per batch rather than per frame, and not
+	 * at all when the wire has nothing. */
+	n = sv_wire_rx(port->wire, SV_RX_BATCH, sv_rx_frame, &pump);
+	if (pump.locked)
+		pthread_rwlock_unlock(&port->rules_lock);
+	if (n != 0)
+		atomic_fetch_add_explicit(&port->rx_frames, n,
+					  memory_order_relaxed);
+	pthread_spin_unlock(&port->pump_lock);
 	return n;
 }
 
@@ -577,22 +596,37 @@ sv_steer_walk(struct sv_port *port, bool egress, const struct sv_key *k,
 }
 
 bool
+sv_port_egress_idle(const struct sv_port *port)
+{
+	const struct sv_steer *st = port->steer;
+
+	return st == NULL || (atomic_load_explicit(&st->tx.nrules,
+						   memory_order_relaxed) == 0 &&
+			      atomic_load_explicit(&st->rx.nsniffers,
+						   memory_order_relaxed) == 0);
+}
+
+bool
 sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 {
 	struct sv_steer *st = port->steer;
 	const struct sv_rule *r;
 	struct sv_walk w;
-	bool send = true;
+	bool send = true, sniff;
 	struct sv_frame f;
 
 	/* Nothing to apply: skip parsing, the common case. */
-	if (st == NULL ||
-	    (atomic_load_explicit(&st->tx.nrules, memory_order_relaxed) == 0 &&
-	     atomic_load_explicit(&st->rx.nsniffers, memory_order_relaxed) ==
-		     0))
+	if (sv_port_egress_idle(port))
 		return true;
 	sv_frame_parse(&f, port, frame, len);
 	sv_walk_init(&w);
+	/* Copies to sniffers are deliveries: the pump lock serialises them
+	 * with the pump (taken first, as the pump does). A sniffer made
+	 * after this check sees the frames sent after it. */
+	sniff = atomic_load_explicit(&st->rx.nsniffers, memory_order_relaxed) !=
+		0;
+	if (sniff)
+		pthread_spin_lock(&port->pump_lock);
 	pthread_rwlock_rdlock(&port->rules_lock);
 	while ((r = sv_table_next(st->tx.normal, f.kw.w, &w)) != NULL) {
 		sv_count_entry(r, len);
@@ -604,9 +638,11 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 			break;
 	}
 	/* Sniffers see what goes on the wire. */
-	if (send && st->rx.nsniffers_ > 0)
+	if (send && sniff && st->rx.nsniffers_ > 0)
 		sv_sniff(&f, &st->rx);
 	pthread_rwlock_unlock(&port->rules_lock);
+	if (sniff)
+		pthread_spin_unlock(&port->pump_lock);
 	return send;
 }
 

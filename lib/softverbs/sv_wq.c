@@ -26,72 +26,129 @@ sv_wq_of(struct ibv_wq *wq)
 	return sv_container_of(wq, struct sv_wq, wq);
 }
 
+/* WQE number i (free running) of the ring. */
+static inline struct sv_rwqe *
+sv_wq_wqe(const struct sv_wq *wq, uint32_t i)
+{
+	return (struct sv_rwqe *)(void *)(wq->ring +
+					  (size_t)(i & (wq->size - 1)) *
+						  wq->stride);
+}
+
 static inline struct sv_ind *
 sv_ind_of(struct ibv_rwq_ind_table *t)
 {
 	return sv_container_of(t, struct sv_ind, ind);
 }
 
-/* Complete every posted WR with IBV_WC_WR_FLUSH_ERR (WQ in error). Called
- * with wq->lock held. */
+/* Complete every posted WR with IBV_WC_WR_FLUSH_ERR (WQ in error). The
+ * device side: called with the port's pump lock held. */
 static void
 sv_wq_flush_locked(struct sv_wq *wq)
 {
+	uint32_t tail = __atomic_load_n(&wq->tail, __ATOMIC_ACQUIRE);
 	struct sv_cqe cqe;
 
-	while (wq->head != wq->tail) {
-		const struct sv_rwqe *e = &wq->ring[wq->head & (wq->size - 1)];
+	while (wq->head != tail) {
+		const struct sv_rwqe *e = sv_wq_wqe(wq, wq->head);
 
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.wr_id = e->wr_id;
 		cqe.status = IBV_WC_WR_FLUSH_ERR;
 		cqe.opcode = IBV_WC_RECV;
 		cqe.qp_num = wq->wq.wq_num;
-		sv_cq_push(wq->cq, &cqe);
-		wq->head++;
+		__atomic_store_n(&wq->head, wq->head + 1, __ATOMIC_RELEASE);
+		sv_cq_push_rx(wq->cq, &cqe);
 	}
+}
+
+static inline struct sv_port *
+sv_wq_port(const struct sv_wq *wq)
+{
+	return &wq->ctx->dev->port;
 }
 
 /*
  * ibv_post_wq_recv. Buffers may be posted in any state (the verbs pages
  * put no condition on it and providers accept it); frames are only
  * delivered in IBV_WQS_RDY. Buffers posted to a WQ in error are flushed
- * at once, as a QP in error flushes its receive queue.
+ * at once, as a QP in error flushes its receive queue. Posts lock against
+ * each other unless the WQ belongs to a thread domain (libmlx5 elides its
+ * rq lock then, mlx5_spinlock_init_pd()); the device side never needs
+ * the lock: tail is published once for the whole list.
  */
 static int
 sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		struct ibv_recv_wr **bad_wr)
 {
 	struct sv_wq *wq = sv_wq_of(ibwq);
+	uint32_t tail, head;
 	int rc = 0;
 
-	pthread_spin_lock(&wq->lock);
+	if (!wq->single)
+		pthread_spin_lock(&wq->lock);
+	tail = wq->tail;
+	head = __atomic_load_n(&wq->head, __ATOMIC_ACQUIRE);
 	for (; wr != NULL; wr = wr->next) {
 		struct sv_rwqe *e;
 
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
+		if (sv_unlikely(wr->num_sge < 0 ||
+				(uint32_t)wr->num_sge > wq->max_sge ||
+				(wr->num_sge > 0 && wr->sg_list == NULL))) {
 			rc = EINVAL;
 			break;
 		}
-		if (wq->tail - wq->head >= wq->size) {
-			rc = ENOMEM;
-			break;
+		if (sv_unlikely(tail - head >= wq->size)) {
+			head = __atomic_load_n(&wq->head, __ATOMIC_ACQUIRE);
+			if (tail - head >= wq->size) {
+				rc = ENOMEM;
+				break;
+			}
 		}
-		e = &wq->ring[wq->tail & (wq->size - 1)];
+		e = sv_wq_wqe(wq, tail);
 		e->wr_id = wr->wr_id;
 		e->num_sge = (uint32_t)wr->num_sge;
-		if (wr->num_sge > 0)
+		if (sv_likely(wr->num_sge == 1))
+			e->sge[0] = wr->sg_list[0];
+		else if (wr->num_sge > 0)
 			memcpy(e->sge, wr->sg_list,
 			       sizeof(*e->sge) * (size_t)wr->num_sge);
-		wq->tail++;
+		tail++;
 	}
-	if (wq->wq.state == IBV_WQS_ERR)
+	__atomic_store_n(&wq->tail, tail, __ATOMIC_RELEASE);
+	if (sv_unlikely(wq->wq.state == IBV_WQS_ERR)) {
+		pthread_spin_lock(&sv_wq_port(wq)->pump_lock);
 		sv_wq_flush_locked(wq);
-	pthread_spin_unlock(&wq->lock);
+		pthread_spin_unlock(&sv_wq_port(wq)->pump_lock);
+	}
+	if (!wq->single)
+		pthread_spin_unlock(&wq->lock);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
 	return rc;
+}
+
+/* Every buffer must lie in memory registered in the WQ's PD with local
+ * write access; a WC status, and the room the buffers give. */
+static inline enum ibv_wc_status
+sv_wq_check_sges(struct sv_wq *wq, const struct sv_rwqe *e, uint64_t *room)
+{
+	uint32_t i;
+
+	*room = 0;
+	for (i = 0; i < e->num_sge; i++) {
+		const struct ibv_sge *s = &e->sge[i];
+		const struct sv_mr *mr;
+
+		if (s->length == 0)
+			continue;
+		mr = sv_mr_lookup(wq->ctx, s->lkey, s->addr, s->length);
+		if (mr == NULL || mr->prot != wq->pd ||
+		    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+			return IBV_WC_LOC_PROT_ERR;
+		*room += s->length;
+	}
+	return IBV_WC_SUCCESS;
 }
 
 /* Copy frame into the buffers of e, leaving out the skip bytes at skip_at
@@ -100,26 +157,21 @@ static enum ibv_wc_status
 sv_wq_scatter(struct sv_wq *wq, const struct sv_rwqe *e, const uint8_t *frame,
 	      uint32_t len, uint32_t skip_at, uint32_t skip)
 {
-	uint64_t room = 0;
+	enum ibv_wc_status st;
+	uint64_t room;
 	uint32_t i, off, src;
 
-	/* Every buffer must lie in memory registered in the WQ's PD with
-	 * local write access. */
-	for (i = 0; i < e->num_sge; i++) {
-		const struct ibv_sge *s = &e->sge[i];
-		const struct sv_mr *mr;
-
-		if (s->length == 0)
-			continue;
-		mr = sv_mr_lookup(wq->ctx, s->lkey, s->addr, s->length);
-		if (mr == NULL || mr->mr.pd != wq->wq.pd ||
-		    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
-			return IBV_WC_LOC_PROT_ERR;
-		room += s->length;
-	}
+	st = sv_wq_check_sges(wq, e, &room);
+	if (st != IBV_WC_SUCCESS)
+		return st;
 	len -= skip;
 	if (len > room)
 		return IBV_WC_LOC_LEN_ERR;
+	/* The common case: one buffer, nothing left out. */
+	if (sv_likely(skip == 0 && e->num_sge == 1)) {
+		memcpy((void *)(uintptr_t)e->sge[0].addr, frame, len);
+		return IBV_WC_SUCCESS;
+	}
 	for (i = 0, off = 0; i < e->num_sge && off < len; i++) {
 		const struct ibv_sge *s = &e->sge[i];
 		uint32_t n = len - off < s->length ? len - off : s->length;
@@ -146,52 +198,87 @@ int
 sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 	      const struct sv_actions *act, unsigned int wc_flags)
 {
-	uint32_t skip_at = 0, skip = 0;
+	uint32_t skip_at = 0, skip = 0, head = wq->head, tag = 0;
+	enum ibv_wc_status status;
 	const struct sv_rwqe *e;
-	struct sv_cqe cqe;
+	struct sv_cqe *cqe;
+	uint64_t wr_id;
+	uint16_t cvlan = 0;
 
-	/* The WR stays owned until its completion is pushed: frames reach a
-	 * WQ from the pump and from senders (Tx sniffers), and modify_wq may
-	 * flush or reset the ring; all of them serialise here so that
-	 * completions come out in posting order. */
-	pthread_spin_lock(&wq->lock);
-	if (wq->wq.state != IBV_WQS_RDY) {
-		pthread_spin_unlock(&wq->lock);
+	/* The device's side of the ring: the pump lock serialises it with
+	 * flushes and state changes, and posts only ever add behind tail,
+	 * so completions come out in posting order. */
+	if (sv_unlikely(wq->wq.state != IBV_WQS_RDY))
 		return EAGAIN;
-	}
-	if (wq->head == wq->tail) {
-		pthread_spin_unlock(&wq->lock);
+	if (head == __atomic_load_n(&wq->tail, __ATOMIC_ACQUIRE))
 		return ENOBUFS;
-	}
-	e = &wq->ring[wq->head & (wq->size - 1)];
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = e->wr_id;
-	cqe.opcode = IBV_WC_RECV;
-	cqe.qp_num = wq->wq.wq_num;
+	e = sv_wq_wqe(wq, head);
+	wr_id = e->wr_id;
+	/* The next frame's buffer and the WQE after it were posted a ring
+	 * ago: start fetching them (a NIC writes buffers without the CPU's
+	 * caches). */
+	__builtin_prefetch(sv_wq_wqe(wq, head + 2));
+	__builtin_prefetch((const void *)(uintptr_t)sv_wq_wqe(wq, head + 1)
+				   ->sge[0]
+				   .addr,
+			   1);
 	/* VLAN stripping takes the outer tag out when it is a customer
 	 * (802.1Q) tag; the completion carries its TCI (the CQE's vlan_info,
 	 * only valid for a stripped frame: mlx5_cq_read_wc_cvlan). */
-	if ((wq->flags & IBV_WQ_FLAGS_CVLAN_STRIPPING) &&
+	if (sv_unlikely(wq->flags & IBV_WQ_FLAGS_CVLAN_STRIPPING) &&
 	    len >= SV_WQ_ETH_HLEN + SV_WQ_VLAN_HLEN &&
 	    sv_rd16(frame + 12) == SV_WQ_ETH_P_8021Q) {
 		skip_at = 12;
 		skip = SV_WQ_VLAN_HLEN;
-		cqe.cvlan = sv_rd16(frame + 14);
+		cvlan = sv_rd16(frame + 14);
 	}
 	/* Receive errors complete the WR and leave the WQ ready: the next
-	 * buffer takes the next frame. */
-	cqe.status = sv_wq_scatter(wq, e, frame, len, skip_at, skip);
-	if (cqe.status == IBV_WC_SUCCESS) {
-		cqe.byte_len = len - skip;
-		cqe.wc_flags = wc_flags;
-		if (act != NULL && act->has_tag)
-			cqe.flow_tag = act->tag;
+	 * buffer takes the next frame. The common case first: one buffer
+	 * of the WQ's domain, nothing left out. */
+	if (sv_likely(e->num_sge == 1 && skip == 0)) {
+		const struct sv_mr *mr = sv_mr_lookup(wq->ctx, e->sge[0].lkey,
+						      e->sge[0].addr,
+						      e->sge[0].length);
+
+		if (sv_likely(mr != NULL && mr->prot == wq->pd &&
+			      (mr->access & IBV_ACCESS_LOCAL_WRITE) &&
+			      len <= e->sge[0].length)) {
+			memcpy((void *)(uintptr_t)e->sge[0].addr, frame, len);
+			status = IBV_WC_SUCCESS;
+		} else {
+			status = sv_wq_scatter(wq, e, frame, len, 0, 0);
+		}
 	} else {
-		cqe.cvlan = 0;
+		status = sv_wq_scatter(wq, e, frame, len, skip_at, skip);
 	}
-	wq->head++;
-	sv_cq_push(wq->cq, &cqe);
-	pthread_spin_unlock(&wq->lock);
+	if (sv_likely(status == IBV_WC_SUCCESS)) {
+		len -= skip;
+		if (act != NULL && act->has_tag)
+			tag = act->tag;
+	} else {
+		len = 0;
+		wc_flags = 0;
+		cvlan = 0;
+	}
+	/* The slot is free before its completion shows: a poller that
+	 * reposts at once finds room. */
+	__atomic_store_n(&wq->head, head + 1, __ATOMIC_RELEASE);
+	/* Written in place, field by field (no copy of a struct just
+	 * written). A full CQ loses the completion (overrun). */
+	cqe = sv_cq_rx_reserve(wq->cq);
+	if (sv_likely(cqe != NULL)) {
+		cqe->wr_id = wr_id;
+		cqe->status = status;
+		cqe->opcode = IBV_WC_RECV;
+		cqe->byte_len = len;
+		cqe->flow_tag = tag;
+		cqe->wc_flags = wc_flags;
+		cqe->qp_num = wq->wq.wq_num;
+		cqe->cvlan = cvlan;
+		cqe->sq_retired = NULL;
+		cqe->sq_retire = 0;
+		sv_cq_rx_commit(wq->cq);
+	}
 	return 0;
 }
 
@@ -207,7 +294,8 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 	struct sv_context *ctx;
 	struct sv_wq *wq;
 	struct sv_cq *cq;
-	uint32_t size, max_sge, i;
+	struct sv_pd *pd;
+	uint32_t size, max_sge;
 
 	if (context == NULL || attr == NULL) {
 		errno = EINVAL;
@@ -238,6 +326,7 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 		return NULL;
 	}
 	cq = sv_cq_from_ibv(attr->cq);
+	pd = sv_pd_of(attr->pd);
 	for (size = 1; size < attr->max_wr; size <<= 1)
 		;
 	max_sge = attr->max_sge == 0 ? 1 : attr->max_sge;
@@ -246,14 +335,17 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 		errno = ENOMEM;
 		return NULL;
 	}
-	wq->ring = calloc(size, sizeof(*wq->ring));
-	wq->sges = calloc((size_t)size * max_sge, sizeof(*wq->sges));
-	if (wq->ring == NULL || wq->sges == NULL) {
+	/* The ring is the WQ's buffer, which libmlx5 takes from the parent
+	 * domain's allocator when it has one (mlx5_alloc_rwq_buf()). */
+	wq->stride = (uint32_t)(sizeof(struct sv_rwqe) +
+				max_sge * sizeof(struct ibv_sge));
+	if (sv_buf_alloc(pd, (size_t)size * wq->stride, MLX5DV_RES_TYPE_RWQ,
+			 &wq->buf) != 0) {
+		free(wq);
 		errno = ENOMEM;
-		goto err_alloc;
+		return NULL;
 	}
-	for (i = 0; i < size; i++)
-		wq->ring[i].sge = &wq->sges[(size_t)i * max_sge];
+	wq->ring = wq->buf.p;
 	pthread_mutex_lock(&ctx->lock);
 	if (ctx->n_wq >= SV_MAX_WQ) {
 		pthread_mutex_unlock(&ctx->lock);
@@ -266,7 +358,10 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 
 	wq->ctx = ctx;
 	wq->cq = cq;
-	wq->pd = sv_container_of(attr->pd, struct sv_pd, pd);
+	/* A WQ holds the protection domain, not a parent domain it was made
+	 * on (libmlx5's create_wq() takes no reference on it). */
+	wq->pd = pd->prot;
+	wq->single = sv_pd_single_threaded(pd);
 	wq->size = size;
 	wq->max_sge = max_sge;
 	if (attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS)
@@ -292,8 +387,7 @@ sv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 	return &wq->wq;
 
 err_alloc:
-	free(wq->sges);
-	free(wq->ring);
+	sv_buf_free(&wq->buf);
 	free(wq);
 	return NULL;
 }
@@ -341,7 +435,10 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		if (attr->flags_mask & ~(uint32_t)(SV_WQ_FLAGS | ignored))
 			return EOPNOTSUPP;
 	}
+	/* Posts, then the device side: nothing is posted or delivered
+	 * while the state or the flags change. */
 	pthread_spin_lock(&wq->lock);
+	pthread_spin_lock(&sv_wq_port(wq)->pump_lock);
 	/* "Assume this is the current state": a wrong assumption is an
 	 * invalid argument. */
 	if ((attr->attr_mask & IBV_WQ_ATTR_CURR_STATE) &&
@@ -371,6 +468,7 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 	if (next == IBV_WQS_ERR)
 		sv_wq_flush_locked(wq);
 out:
+	pthread_spin_unlock(&sv_wq_port(wq)->pump_lock);
 	pthread_spin_unlock(&wq->lock);
 	return rc;
 }
@@ -395,8 +493,7 @@ sv_destroy_wq(struct ibv_wq *ibwq)
 	pthread_mutex_unlock(&ctx->lock);
 	atomic_fetch_sub(&ctx->nobjs, 1);
 	pthread_spin_destroy(&wq->lock);
-	free(wq->sges);
-	free(wq->ring);
+	sv_buf_free(&wq->buf);
 	free(wq);
 	return 0;
 }

@@ -164,6 +164,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(memcmp(&k1, &k2, sizeof(k1)) == 0, "key differs between runs");
 	FZ_CHECK(memcmp(&i1, &i2, sizeof(i1)) == 0,
 		 "info differs between runs");
+	/* The fast path for the common frame gives what the generic parser
+	 * gives. */
+	memset(&k2, 0x5a, sizeof(k2));
+	memset(&i2, 0x5a, sizeof(i2));
+	sv_parse_generic(data, len, &k2, &i2);
+	FZ_CHECK(memcmp(&k1, &k2, sizeof(k1)) == 0,
+		 "key differs from the generic parser's");
+	FZ_CHECK(i1.l3_off == i2.l3_off && i1.l4_off == i2.l4_off &&
+			 i1.inner_l3_off == i2.inner_l3_off &&
+			 i1.inner_l4_off == i2.inner_l4_off &&
+			 i1.l3_csum_ok == i2.l3_csum_ok &&
+			 i1.l4_csum_ok == i2.l4_csum_ok,
+		 "info differs from the generic parser's");
 	/* info is optional. */
 	sv_parse(data, len, &k2, NULL);
 	FZ_CHECK(memcmp(&k1, &k2, sizeof(k1)) == 0, "key differs without info");

@@ -151,11 +151,28 @@ struct vsteer_rx_cqe {
 	uint16_t ok; /* IBV_WC_SUCCESS */
 };
 
+/*
+ * A queue used by one thread says so to the device, as verbs allows: its
+ * CQ is IBV_CREATE_CQ_ATTR_SINGLE_THREADED and its WQ or QP is made on a
+ * parent domain holding a thread domain of its own, so that the provider
+ * takes no lock on them (libmlx5: mlx5_spinlock_init_pd(), the lock-free
+ * pollers of a single-threaded CQ). Where the device offers no thread
+ * domain (ibv_alloc_td() fails), the queue uses the port's PD and the
+ * device's locks.
+ */
+struct vsteer_qdomain {
+	struct ibv_td *td;
+	struct ibv_pd *pd; /* the parent domain, or NULL */
+};
+
 struct vsteer_rxq {
 	struct vsteer_priv *priv;
 	struct rte_mempool *mp;
 	struct ibv_cq_ex *cq; /* what the burst reads; NULL while stopped */
 	struct ibv_wq *wq;
+	/* rearm_data of a received mbuf: data_off, refcnt, nb_segs, port */
+	uint64_t mbuf_init;
+	struct vsteer_qdomain dom;
 	struct rte_mbuf **elts;	 /* wqe_n * sges_n, WQE i owns i*sges_n.. */
 	struct ibv_recv_wr *wrs; /* wqe_n */
 	struct ibv_sge *sges;	 /* wqe_n * sges_n */
@@ -203,6 +220,7 @@ struct vsteer_txq {
 	struct vsteer_priv *priv;
 	struct ibv_cq_ex *cq; /* what the burst uses; NULL while stopped */
 	struct ibv_qp *qp;
+	struct vsteer_qdomain dom;
 	struct rte_mbuf **elts;	 /* elts_n, slot = counter & mask */
 	struct ibv_send_wr *wrs; /* elts_n scratch WRs */
 	struct ibv_sge *sges;	 /* elts_n * max_sge scratch SGEs */
@@ -415,6 +433,17 @@ uint32_t vsteer_rx_frame_max(const struct rte_eth_dev *dev, uint16_t mtu);
  * indirection tables, ready and with no buffer posted. */
 int vsteer_rx_queue_start(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_rx_queue_stop(struct rte_eth_dev *dev, uint16_t idx);
+
+/* A thread domain and a parent domain over the port's PD for one queue;
+ * the PD to make the queue's WQ or QP on (the port's when the device has
+ * no thread domains). */
+struct ibv_pd *
+vsteer_qdomain_get(struct vsteer_priv *priv, struct vsteer_qdomain *dom);
+void vsteer_qdomain_put(struct vsteer_priv *priv, struct vsteer_qdomain *dom);
+/* A CQ-ex for one polling thread (IBV_CREATE_CQ_ATTR_SINGLE_THREADED where
+ * the device takes it); NULL with errno set. */
+struct ibv_cq_ex *
+vsteer_cq_create(struct vsteer_priv *priv, struct ibv_cq_init_attr_ex *attr);
 
 /* vsteer_txq.c */
 int

@@ -36,6 +36,72 @@ vsteer_rx_frame_max(const struct rte_eth_dev *dev, uint16_t mtu)
 	return (uint32_t)mtu + VSTEER_FRAME_OVERHEAD;
 }
 
+struct ibv_pd *
+vsteer_qdomain_get(struct vsteer_priv *priv, struct vsteer_qdomain *dom)
+{
+	struct ibv_td_init_attr ta = { .comp_mask = 0 };
+	struct ibv_parent_domain_init_attr pa;
+
+	dom->pd = NULL;
+	dom->td = ibv_alloc_td(priv->ctx, &ta);
+	if (dom->td == NULL) {
+		DRV_LOG(DEBUG, "port %u: no thread domain (%s): locked queue",
+			priv->data->port_id, strerror(errno));
+		return priv->pd;
+	}
+	memset(&pa, 0, sizeof(pa));
+	pa.pd = priv->pd;
+	pa.td = dom->td;
+	dom->pd = ibv_alloc_parent_domain(priv->ctx, &pa);
+	if (dom->pd == NULL) {
+		DRV_LOG(DEBUG, "port %u: no parent domain (%s): locked queue",
+			priv->data->port_id, strerror(errno));
+		ibv_dealloc_td(dom->td);
+		dom->td = NULL;
+		return priv->pd;
+	}
+	return dom->pd;
+}
+
+void
+vsteer_qdomain_put(struct vsteer_priv *priv, struct vsteer_qdomain *dom)
+{
+	int ret;
+
+	/* After the queue's objects: they hold the parent domain. */
+	if (dom->pd != NULL) {
+		ret = priv->glue->dealloc_pd(dom->pd);
+		if (ret != 0)
+			DRV_LOG(ERR, "port %u: dealloc parent domain: %s",
+				priv->data->port_id, strerror(ret));
+		dom->pd = NULL;
+	}
+	if (dom->td != NULL) {
+		ret = ibv_dealloc_td(dom->td);
+		if (ret != 0)
+			DRV_LOG(ERR, "port %u: dealloc thread domain: %s",
+				priv->data->port_id, strerror(ret));
+		dom->td = NULL;
+	}
+}
+
+/* A CQ-ex polled by one thread: single-threaded where the device takes
+ * the flag, else a plain one. */
+struct ibv_cq_ex *
+vsteer_cq_create(struct vsteer_priv *priv, struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq;
+
+	attr->comp_mask |= IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	attr->flags |= IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	cq = ibv_create_cq_ex(priv->ctx, attr);
+	if (cq != NULL || (errno != EINVAL && errno != EOPNOTSUPP))
+		return cq;
+	attr->comp_mask &= ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	attr->flags = 0;
+	return ibv_create_cq_ex(priv->ctx, attr);
+}
+
 static void
 vsteer_rxq_free(struct vsteer_rxq *rxq)
 {
@@ -140,6 +206,20 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	rxq->nb_desc = desc;
 	rxq->socket = socket;
 	rxq->offloads = offloads;
+	{
+		/* What a received mbuf's rearm_data must hold. */
+		struct rte_mbuf tmpl;
+
+		memset(&tmpl, 0, sizeof(tmpl));
+		tmpl.data_off = RTE_PKTMBUF_HEADROOM;
+		tmpl.nb_segs = 1;
+		tmpl.port = dev->data->port_id;
+		rte_mbuf_refcnt_set(&tmpl, 1);
+		memcpy(&rxq->mbuf_init,
+		       RTE_PTR_ADD(&tmpl,
+				   offsetof(struct rte_mbuf, rearm_data)),
+		       sizeof(rxq->mbuf_init));
+	}
 	rxq->csum = (offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) != 0;
 	rxq->strip = (offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
 	rxq->ptype = !priv->ptypes_off;
@@ -335,7 +415,7 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	 * while the queue runs. */
 	if (priv->vlan_strip_ok)
 		cq_attr.wc_flags |= IBV_WC_EX_WITH_CVLAN;
-	rxq->cq_obj = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	rxq->cq_obj = vsteer_cq_create(priv, &cq_attr);
 	if (rxq->cq_obj == NULL) {
 		ret = -(errno ? errno : ENOMEM);
 		RX_LOG(ERR, "port %u: Rx queue %u: create CQ (%u entries): %s",
@@ -351,7 +431,7 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	wq_attr.wq_type = IBV_WQT_RQ;
 	wq_attr.max_wr = rxq->wqe_n;
 	wq_attr.max_sge = rxq->sges_n;
-	wq_attr.pd = priv->pd;
+	wq_attr.pd = vsteer_qdomain_get(priv, &rxq->dom);
 	wq_attr.cq = ibv_cq_ex_to_cq(rxq->cq_obj);
 	if (rxq->strip) {
 		wq_attr.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
@@ -485,6 +565,7 @@ vsteer_rxq_stop(struct vsteer_rxq *rxq)
 			       rxq->port_id, rxq->queue_id, strerror(ret));
 		rxq->channel = NULL;
 	}
+	vsteer_qdomain_put(priv, &rxq->dom);
 	/* Completions read ahead and never taken: their frames are lost
 	 * with the buffers, as a stop drops what a NIC holds. */
 	rxq->ahead_n = 0;

@@ -12,13 +12,17 @@
  * gives no packet type, so the burst parses it (rte_net_get_ptype(),
  * unless the application said it needs none), and no checksum verdict
  * beyond "IPv4, both good" (IBV_WC_IP_CSUM_OK): a frame without it is
- * checked in software to tell which one is bad.
+ * checked in software to tell which one is bad. Completions are read in
+ * chunks; the replacement buffers of a chunk come from the pool in one
+ * bulk get (one segment per WQE) and every WQE goes back to the WQ in one
+ * post per burst.
  *
  * Tx: frames the port cannot send are dropped before they reach the device
  * (counted in errors). What was posted counts as sent when its completion
  * says so: the last WR of a burst is signalled and the completions are
  * reaped at the start of the next burst and right after posting, so the
- * counters are current as soon as the device is done.
+ * counters are current as soon as the device is done; the mbufs they
+ * cover go back in one bulk free.
  */
 
 #include <errno.h>
@@ -27,11 +31,15 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_net.h>
+#include <rte_prefetch.h>
 
 #include "vsteer.h"
 
 /* Flow tag values (host order, 24 bits): 0 none, FLAG, else MARK id + 1. */
 #define VSTEER_TAG_FLAG 0xffffffu
+
+/* Completions handled together: one bulk allocation each. */
+#define VSTEER_RX_CHUNK 32
 
 /* Layers the burst parses for packet types. */
 #define VSTEER_PTYPE_LAYERS \
@@ -148,17 +156,67 @@ vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
 			RTE_MBUF_F_RX_L4_CKSUM_BAD);
 }
 
-/* One completion: a packet into pkts[*n] or a drop; its WQE is queued for
- * reposting in every case. */
+/* What the completion says of a packet taken from the ring: offload flags,
+ * packet type, mark, stripped VLAN. */
+static inline void
+vsteer_rx_finish(const struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
+		 struct rte_mbuf *pkt)
+{
+	struct rte_net_hdr_lens hl;
+	uint32_t ptype = 0;
+	uint64_t ol = 0;
+
+	if (rxq->ptype)
+		ptype = rte_net_get_ptype(pkt, &hl, VSTEER_PTYPE_LAYERS);
+	if (rxq->csum) {
+		if (c->wc_flags & IBV_WC_IP_CSUM_OK) {
+			ol |= RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+			      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		} else {
+			uint32_t pt = ptype;
+
+			if (!rxq->ptype)
+				pt = rte_net_get_ptype(pkt, &hl,
+						       VSTEER_PTYPE_LAYERS);
+			ol |= vsteer_rx_csum_sw(pkt, pt, &hl);
+		}
+	}
+	if (c->tag != 0) {
+		ol |= RTE_MBUF_F_RX_FDIR;
+		if (c->tag != VSTEER_TAG_FLAG) {
+			ol |= RTE_MBUF_F_RX_FDIR_ID;
+			pkt->hash.fdir.hi = c->tag - 1;
+		}
+	}
+	/* Portable verbs has no "stripped" bit: a TCI of 0 (no priority,
+	 * VLAN 0) carries nothing either. */
+	if (c->cvlan != 0) {
+		ol |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+		pkt->vlan_tci = c->cvlan;
+	}
+	pkt->packet_type = ptype;
+	pkt->ol_flags = ol;
+}
+
+/* Queue WQE idx for reposting, with fresh buffers or the same ones. */
+static inline void
+vsteer_rx_requeue(struct vsteer_rxq *rxq, uint32_t idx,
+		  struct ibv_recv_wr ***link)
+{
+	rxq->wrs[idx].next = NULL;
+	**link = &rxq->wrs[idx];
+	*link = &rxq->wrs[idx].next;
+}
+
+/* One completion, one mbuf at a time (scatter queues, or a pool that ran
+ * short of a chunk): a packet into pkts[*n] or a drop; its WQE is queued
+ * for reposting in every case. */
 static inline void
 vsteer_rx_one(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 	      struct rte_mbuf **pkts, uint16_t *n, uint64_t *bytes,
 	      struct ibv_recv_wr ***link)
 {
-	struct rte_net_hdr_lens hl;
 	struct rte_mbuf *pkt;
-	uint32_t ptype = 0;
-	uint64_t ol = 0;
 
 	if (unlikely(c->idx >= rxq->wqe_n)) {
 		/* Not one of ours: nothing to repost. */
@@ -168,40 +226,7 @@ vsteer_rx_one(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 	if (likely(c->ok)) {
 		pkt = vsteer_rx_take(rxq, c->idx, c->len);
 		if (likely(pkt != NULL)) {
-			if (rxq->ptype)
-				ptype = rte_net_get_ptype(pkt, &hl,
-							  VSTEER_PTYPE_LAYERS);
-			if (rxq->csum) {
-				if (c->wc_flags & IBV_WC_IP_CSUM_OK) {
-					ol |= RTE_MBUF_F_RX_IP_CKSUM_GOOD |
-					      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-				} else {
-					if (!rxq->ptype)
-						ptype = rte_net_get_ptype(
-							pkt, &hl,
-							VSTEER_PTYPE_LAYERS);
-					ol |= vsteer_rx_csum_sw(pkt, ptype,
-								&hl);
-					if (!rxq->ptype)
-						ptype = 0;
-				}
-			}
-			if (c->tag != 0) {
-				ol |= RTE_MBUF_F_RX_FDIR;
-				if (c->tag != VSTEER_TAG_FLAG) {
-					ol |= RTE_MBUF_F_RX_FDIR_ID;
-					pkt->hash.fdir.hi = c->tag - 1;
-				}
-			}
-			/* Portable verbs has no "stripped" bit: a TCI of 0
-			 * (no priority, VLAN 0) carries nothing either. */
-			if (c->cvlan != 0) {
-				ol |= RTE_MBUF_F_RX_VLAN |
-				      RTE_MBUF_F_RX_VLAN_STRIPPED;
-				pkt->vlan_tci = c->cvlan;
-			}
-			pkt->packet_type = ptype;
-			pkt->ol_flags = ol;
+			vsteer_rx_finish(rxq, c, pkt);
 			pkts[(*n)++] = pkt;
 			*bytes += c->len;
 		}
@@ -210,10 +235,86 @@ vsteer_rx_one(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 		 * LOC_PROT_ERR, flush...: the buffers go back. */
 		rxq->stats.errors++;
 	}
-	/* Repost the WQE, with fresh buffers or the same ones. */
-	rxq->wrs[c->idx].next = NULL;
-	**link = &rxq->wrs[c->idx];
-	*link = &rxq->wrs[c->idx].next;
+	vsteer_rx_requeue(rxq, c->idx, link);
+}
+
+/*
+ * A chunk of completions of a one-segment queue: the replacement mbufs in
+ * one bulk get, raw (the fields a received packet needs are written from
+ * the queue's template), their lkeys from the queue's last registration
+ * hit. When the pool cannot give the whole chunk, mbuf by mbuf.
+ */
+static void
+vsteer_rx_chunk(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
+		uint32_t cnt, struct rte_mbuf **pkts, uint16_t *n,
+		uint64_t *bytes, struct ibv_recv_wr ***link)
+{
+	struct vsteer_priv *priv = rxq->priv;
+	struct vsteer_mr_hit *hit = &rxq->mr_hit;
+	struct rte_mbuf *rep[VSTEER_RX_CHUNK];
+	uint32_t i, ok = 0, k = 0, gen;
+
+	/* The received mbufs were posted a ring ago: their headers are
+	 * cold, fetch them all while the replacements come. */
+	for (i = 0; i < cnt; i++) {
+		if (likely(c[i].idx < rxq->wqe_n)) {
+			rte_prefetch0(rxq->elts[c[i].idx]);
+			ok += c[i].ok;
+		}
+	}
+	if (ok != 0 &&
+	    unlikely(rte_mempool_get_bulk(rxq->mp, (void **)rep, ok) != 0)) {
+		for (i = 0; i < cnt; i++)
+			vsteer_rx_one(rxq, &c[i], pkts, n, bytes, link);
+		return;
+	}
+	gen = __atomic_load_n(&priv->mr.gen, __ATOMIC_ACQUIRE);
+	for (i = 0; i < cnt; i++) {
+		const struct vsteer_rx_cqe *e = &c[i];
+		struct rte_mbuf *pkt, *m;
+		uintptr_t addr;
+		uint32_t lkey;
+
+		if (unlikely(e->idx >= rxq->wqe_n)) {
+			rxq->stats.errors++;
+			continue;
+		}
+		if (unlikely(!e->ok)) {
+			rxq->stats.errors++;
+			vsteer_rx_requeue(rxq, e->idx, link);
+			continue;
+		}
+		m = rep[k++];
+		addr = (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM;
+		if (likely(addr >= hit->start &&
+			   addr + rxq->seg_room <= hit->end &&
+			   hit->gen == gen)) {
+			lkey = hit->lkey;
+		} else if (vsteer_mr_lookup(priv, hit, addr, rxq->seg_room,
+					    rxq->mp, &lkey) != 0) {
+			/* Cannot happen with one registered pool: keep the
+			 * old buffer posted, drop the packet. */
+			rte_mempool_put(rxq->mp, m);
+			rxq->stats.errors++;
+			vsteer_rx_requeue(rxq, e->idx, link);
+			continue;
+		}
+		pkt = rxq->elts[e->idx];
+		rxq->elts[e->idx] = m;
+		rxq->sges[e->idx].addr = addr;
+		rxq->sges[e->idx].lkey = lkey;
+		/* data_off, refcnt, nb_segs, port; next is NULL in a
+		 * buffer that was free. */
+		*(uint64_t *)RTE_PTR_ADD(pkt, offsetof(struct rte_mbuf,
+						       rearm_data)) =
+			rxq->mbuf_init;
+		pkt->data_len = (uint16_t)e->len;
+		pkt->pkt_len = e->len;
+		vsteer_rx_finish(rxq, e, pkt);
+		pkts[(*n)++] = pkt;
+		*bytes += e->len;
+		vsteer_rx_requeue(rxq, e->idx, link);
+	}
 }
 
 /* What the burst needs of the current completion. */
@@ -260,46 +361,66 @@ vsteer_rx_read_ahead(struct vsteer_rxq *rxq)
 	return rxq->ahead_n;
 }
 
-uint16_t
-vsteer_rx_burst(void *dpdk_rxq, struct rte_mbuf **pkts, uint16_t pkts_n)
+/* Up to max completions into c: those a queue status query read first,
+ * then the CQ's. */
+static inline uint32_t
+vsteer_rx_poll(struct vsteer_rxq *rxq, struct vsteer_rx_cqe *c, uint32_t max)
 {
-	struct vsteer_rxq *rxq = dpdk_rxq;
-	struct ibv_cq_ex *cq = rxq->cq;
 	struct ibv_poll_cq_attr attr = { .comp_mask = 0 };
-	struct ibv_recv_wr *head = NULL, **link = &head, *bad, *w;
-	struct vsteer_rx_cqe c;
-	uint64_t bytes = 0;
-	uint16_t n = 0, polled = 0;
+	struct ibv_cq_ex *cq = rxq->cq;
+	uint32_t n = 0;
 	int ret;
 
-	if (unlikely(cq == NULL || pkts_n == 0))
-		return 0;
-	/* Completions a queue status query read first come first. */
-	while (unlikely(rxq->ahead_n != 0) && polled < pkts_n) {
-		vsteer_rx_one(rxq, &rxq->ahead[rxq->ahead_head], pkts, &n,
-			      &bytes, &link);
+	while (unlikely(rxq->ahead_n != 0) && n < max) {
+		c[n++] = rxq->ahead[rxq->ahead_head];
 		rxq->ahead_head = (rxq->ahead_head + 1) & (rxq->wqe_n - 1);
 		rxq->ahead_n--;
-		polled++;
 	}
-	if (polled == pkts_n)
-		goto post;
+	if (n == max)
+		return n;
 	ret = ibv_start_poll(cq, &attr);
 	if (ret != 0) {
 		/* ENOENT: empty, and no end_poll is due. */
 		if (unlikely(ret != ENOENT))
 			rxq->stats.errors++;
-		goto post;
+		return n;
 	}
 	do {
-		vsteer_rx_read(rxq, cq, &c);
-		vsteer_rx_one(rxq, &c, pkts, &n, &bytes, &link);
-		if (++polled == pkts_n)
-			break;
-		ret = ibv_next_poll(cq);
-	} while (ret == 0);
+		vsteer_rx_read(rxq, cq, &c[n]);
+		n++;
+	} while (n < max && ibv_next_poll(cq) == 0);
 	ibv_end_poll(cq);
-post:
+	return n;
+}
+
+uint16_t
+vsteer_rx_burst(void *dpdk_rxq, struct rte_mbuf **pkts, uint16_t pkts_n)
+{
+	struct vsteer_rxq *rxq = dpdk_rxq;
+	struct ibv_recv_wr *head = NULL, **link = &head, *bad, *w;
+	struct vsteer_rx_cqe c[VSTEER_RX_CHUNK];
+	uint32_t polled = 0, want, got, i;
+	uint64_t bytes = 0;
+	uint16_t n = 0;
+	int ret;
+
+	if (unlikely(rxq->cq == NULL || pkts_n == 0))
+		return 0;
+	do {
+		want = RTE_MIN((uint32_t)pkts_n - polled,
+			       (uint32_t)VSTEER_RX_CHUNK);
+		got = vsteer_rx_poll(rxq, c, want);
+		if (got == 0)
+			break;
+		polled += got;
+		if (likely(rxq->sges_n == 1)) {
+			vsteer_rx_chunk(rxq, c, got, pkts, &n, &bytes, &link);
+		} else {
+			for (i = 0; i < got; i++)
+				vsteer_rx_one(rxq, &c[i], pkts, &n, &bytes,
+					      &link);
+		}
+	} while (got == want && polled < pkts_n);
 	rxq->stats.packets += n;
 	rxq->stats.bytes += bytes;
 	if (head != NULL) {
@@ -358,21 +479,30 @@ vsteer_wc_status(enum ibv_wc_status st)
 	}
 }
 
-/* Free the mbuf of WR slot tail, counting it as sent or not. */
-static inline void
-vsteer_tx_retire(struct vsteer_txq *txq, int sent)
+/* Free the mbufs of slots [tail, tail + n), counting them as sent (or as
+ * not sent): in bulk, at most two runs of the ring. */
+static void
+vsteer_tx_retire(struct vsteer_txq *txq, uint32_t n, int sent)
 {
-	struct rte_mbuf **slot = &txq->elts[txq->tail & txq->elts_mask];
+	while (n > 0) {
+		uint32_t at = txq->tail & txq->elts_mask;
+		uint32_t run = RTE_MIN(n, txq->elts_n - at), i;
+		struct rte_mbuf **slot = &txq->elts[at];
 
-	if (likely(sent)) {
-		txq->stats.packets++;
-		txq->stats.bytes += (*slot)->pkt_len;
-	} else {
-		txq->stats.comp_errors++;
+		if (likely(sent)) {
+			uint64_t bytes = 0;
+
+			for (i = 0; i < run; i++)
+				bytes += slot[i]->pkt_len;
+			txq->stats.packets += run;
+			txq->stats.bytes += bytes;
+		} else {
+			txq->stats.comp_errors += run;
+		}
+		rte_pktmbuf_free_bulk(slot, run);
+		txq->tail += run;
+		n -= run;
 	}
-	rte_pktmbuf_free(*slot);
-	*slot = NULL;
-	txq->tail++;
 }
 
 uint32_t
@@ -380,7 +510,7 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 {
 	struct ibv_cq_ex *cq = txq->cq;
 	struct ibv_poll_cq_attr attr = { .comp_mask = 0 };
-	uint32_t done = 0;
+	uint32_t done = 0, before;
 	int ret;
 
 	ret = ibv_start_poll(cq, &attr);
@@ -396,10 +526,10 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 			goto next;
 		/* Completions come in order and every failed WR has its
 		 * own: the unsignalled WRs before this one went out. */
-		while (txq->tail != id) {
-			vsteer_tx_retire(txq, 1);
-			done++;
-		}
+		before = id - txq->tail;
+		if (before != 0)
+			vsteer_tx_retire(txq, before, 1);
+		done += before;
 		if (unlikely(st != IBV_WC_SUCCESS)) {
 			/* The QP is in error now: the WRs after this one
 			 * complete flushed, or go with the reset. */
@@ -418,7 +548,7 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 			}
 			txq->qp_err = 1;
 		}
-		vsteer_tx_retire(txq, st == IBV_WC_SUCCESS);
+		vsteer_tx_retire(txq, 1, st == IBV_WC_SUCCESS);
 		done++;
 next:
 		ret = ibv_next_poll(cq);
@@ -462,9 +592,11 @@ uint16_t
 vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 {
 	struct vsteer_txq *txq = dpdk_txq;
+	struct vsteer_priv *priv = txq->priv;
+	struct vsteer_mr_hit *hit = &txq->mr_hit;
 	struct ibv_send_wr *head = NULL, **link = &head, *bad = NULL;
 	struct ibv_send_wr *last = NULL;
-	uint32_t room, nsge = 0, since_signal = 0;
+	uint32_t room, nsge = 0, since_signal = 0, gen;
 	uint16_t i;
 	int ret;
 
@@ -480,35 +612,60 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 	/* At most max_send_wr - 1 WRs in flight: one slot stays free, as
 	 * ring-based send queues need. */
 	room = txq->elts_n - 1 - (txq->head - txq->tail);
+	gen = __atomic_load_n(&priv->mr.gen, __ATOMIC_ACQUIRE);
 	for (i = 0; i < pkts_n && room > 0; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
 		struct ibv_send_wr *wr = &txq->wrs[txq->head & txq->elts_mask];
 		struct ibv_sge *sg = &txq->sges[nsge];
 		uint32_t k = 0;
 
+		/* The next packet's header, and the line of this one that
+		 * the free after completion reads (next). */
+		if (i + 1 < pkts_n)
+			rte_prefetch0(pkts[i + 1]);
+		rte_prefetch0(RTE_PTR_ADD(m, RTE_CACHE_LINE_SIZE));
 		/* What the port cannot send never reaches the device: a
 		 * failed WR would put the send queue in error. */
 		if (unlikely(m->pkt_len > txq->max_frame ||
 			     m->pkt_len < RTE_ETHER_HDR_LEN ||
 			     m->nb_segs > txq->max_sge))
 			goto drop;
-		for (seg = m; seg != NULL; seg = seg->next) {
-			uintptr_t addr = rte_pktmbuf_mtod(seg, uintptr_t);
+		if (likely(m->nb_segs == 1 && RTE_MBUF_DIRECT(m))) {
+			/* One segment of the mbuf's own pool. */
+			uintptr_t addr = rte_pktmbuf_mtod(m, uintptr_t);
 
-			if (seg->data_len == 0)
-				continue;
-			/* Never post memory outside a registration. */
-			if (unlikely(vsteer_mr_lkey(txq->priv, &txq->mr_hit,
-						    addr, seg->data_len,
-						    vsteer_tx_seg_pool(seg),
-						    &sg[k].lkey) != 0))
+			if (likely(addr >= hit->start &&
+				   addr + m->data_len <= hit->end &&
+				   hit->gen == gen))
+				sg[0].lkey = hit->lkey;
+			else if (unlikely(vsteer_mr_lookup(priv, hit, addr,
+							   m->data_len, m->pool,
+							   &sg[0].lkey) != 0))
 				goto drop;
-			sg[k].addr = addr;
-			sg[k].length = seg->data_len;
-			k++;
+			sg[0].addr = addr;
+			sg[0].length = m->data_len;
+			k = 1;
+		} else {
+			for (seg = m; seg != NULL; seg = seg->next) {
+				uintptr_t addr =
+					rte_pktmbuf_mtod(seg, uintptr_t);
+
+				if (seg->data_len == 0)
+					continue;
+				/* Never post memory outside a registration. */
+				if (unlikely(vsteer_mr_lkey(priv, hit, addr,
+							    seg->data_len,
+							    vsteer_tx_seg_pool(
+								    seg),
+							    &sg[k].lkey) != 0))
+					goto drop;
+				sg[k].addr = addr;
+				sg[k].length = seg->data_len;
+				k++;
+			}
+			if (unlikely(k == 0))
+				goto drop;
 		}
-		if (unlikely(k == 0))
-			goto drop;
 		wr->wr_id = txq->head;
 		wr->next = NULL;
 		wr->sg_list = sg;
@@ -537,7 +694,7 @@ drop:
 	if (head == NULL)
 		return i;
 	/* Every burst ends signalled: its frames count as soon as the
-	 * device is done with them. */
+	 * device is done with them. One post, one doorbell, per burst. */
 	last->send_flags |= IBV_SEND_SIGNALED;
 	ret = ibv_post_send(txq->qp, head, &bad);
 	if (unlikely(ret != 0)) {

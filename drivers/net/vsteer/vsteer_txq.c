@@ -254,7 +254,7 @@ vsteer_txq_start(struct vsteer_txq *txq)
 		return 0;
 	memset(&cq_attr, 0, sizeof(cq_attr));
 	cq_attr.cqe = txq->elts_n;
-	txq->cq_obj = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	txq->cq_obj = vsteer_cq_create(priv, &cq_attr);
 	if (txq->cq_obj == NULL) {
 		ret = -(errno ? errno : ENOMEM);
 		TX_LOG(ERR, "port %u: Tx queue %u: create CQ (%u entries): %s",
@@ -276,7 +276,7 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	 * (zero) create_flags keeps the call on the context's ops. */
 	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	qp_attr.create_flags = 0;
-	qp_attr.pd = priv->pd;
+	qp_attr.pd = vsteer_qdomain_get(priv, &txq->dom);
 	txq->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
 	if (txq->qp == NULL) {
 		ret = -(errno ? errno : ENOMEM);
@@ -355,6 +355,7 @@ vsteer_txq_stop(struct vsteer_txq *txq)
 			       txq->port_id, txq->queue_id, strerror(ret));
 		txq->cq_obj = NULL;
 	}
+	vsteer_qdomain_put(priv, &txq->dom);
 	/* The QP is gone with whatever it still held: not sent. */
 	txq->stats.comp_errors += vsteer_txq_discard(txq);
 	txq->head = 0;
