@@ -17,6 +17,7 @@
  *   vsteer_rss.c        shared RSS contexts (indirection table + hash QP)
  *   vsteer_defflow.c    default flows (promiscuous, all-multicast, MACs)
  *   vsteer_flow*.c      rte_flow ops and translators
+ *   vsteer_pool.c       indexed object pool: the flows, their handles
  *   vsteer_glue_*.c     the device tables (rdma-core, softverbs)
  */
 
