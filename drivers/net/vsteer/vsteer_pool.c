@@ -11,9 +11,9 @@
  * reads, so they come from memory mapped here, with an 8-byte header.
  * And why handles rather than pointers: rte_flow_destroy() must refuse a
  * handle that is not a live flow of the port without walking the flows
- * (DPDK's mlx5 likewise hands out indexes of its flow pool as rte_flow
- * pointers); the generation also refuses a stale handle whose slot now
- * holds another flow.
+ * (DPDK's mlx5 likewise returns the index of its flow pool entry as the
+ * rte_flow pointer: mlx5_flow_list_create()); the generation also
+ * refuses a stale handle whose slot now holds another flow.
  *
  * A slab's entries are handed out in address order first (so rules made
  * one after the other sit one after the other and a fresh slab's pages
@@ -168,10 +168,14 @@ pool_map(struct vsteer_pool *p)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return NULL;
-	/* Populated: its pages are about to be written, and one call
-	 * costs less than a page fault each. */
+	/* The pool's first slab is touched as objects come (a port with a
+	 * few rules holds a few pages); a further one is populated: many
+	 * objects are coming, and one call costs less than a page fault per
+	 * page. */
 	mem = mmap(NULL, p->slab_bytes, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		   MAP_PRIVATE | MAP_ANONYMOUS |
+			   (p->n_slabs > 0 ? MAP_POPULATE : 0),
+		   -1, 0);
 	if (mem == MAP_FAILED) {
 		free(s);
 		return NULL;
