@@ -167,7 +167,7 @@ pool_map(struct vsteer_pool *p)
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
-		return NULL;
+		goto fail;
 	/* The pool's first slab is touched as objects come (a port with a
 	 * few rules holds a few pages); a further one is populated: many
 	 * objects are coming, and one call costs less than a page fault per
@@ -178,7 +178,7 @@ pool_map(struct vsteer_pool *p)
 		   -1, 0);
 	if (mem == MAP_FAILED) {
 		free(s);
-		return NULL;
+		goto fail;
 	}
 	POOL_POISON(mem, p->slab_bytes);
 	s->mem = mem;
@@ -189,6 +189,10 @@ pool_map(struct vsteer_pool *p)
 	s->listed = true;
 	p->n_slabs++;
 	return s;
+fail:
+	/* The slab number stays free for the next try. */
+	p->slot_hint = RTE_MIN(p->slot_hint, num);
+	return NULL;
 }
 
 void *
