@@ -81,6 +81,7 @@ struct bench_opts {
 	unsigned int flows[MAX_LIST];
 	unsigned int nflows;
 	unsigned int flow_masks; /* "many masks" of the flows section */
+	bool flow_reverse;	 /* flows: destroyed last first */
 	unsigned int hot;	 /* classify: frames hit this many rules */
 	unsigned int lcore;
 	bool do_flows, do_classify, do_datapath;
@@ -124,6 +125,8 @@ usage(const char *prog)
 	       "            (default: to all)\n"
 	       "  -f LIST   flows rule counts (default 1000,10000)\n"
 	       "  -M N      flows: masks of the many-mask run (default %u)\n"
+	       "  -R        flows: destroy the rules last first (default: in\n"
+	       "            creation order)\n"
 	       "  -q N      Rx queues of the receiving port (default %u)\n"
 	       "  -e NAME   flow_engine devarg: auto, verbs, dv (default auto)\n"
 	       "  -c CPU    the one lcore (EAL -l) to run on (default 0)\n",
@@ -193,7 +196,7 @@ parse_args(int argc, char **argv)
 	int c;
 
 	opt.do_flows = opt.do_classify = opt.do_datapath = true;
-	while ((c = getopt(argc, argv, "d:r:s:n:m:f:M:w:q:e:c:t:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:r:s:n:m:f:M:Rw:q:e:c:t:h")) != -1) {
 		int ret = 0;
 
 		switch (c) {
@@ -220,6 +223,9 @@ parse_args(int argc, char **argv)
 			break;
 		case 'M':
 			ret = parse_uint(optarg, 1, MAX_MASKS, &opt.flow_masks);
+			break;
+		case 'R':
+			opt.flow_reverse = true;
 			break;
 		case 'w':
 			ret = parse_uint(optarg, 1, MAX_RULES, &opt.hot);
@@ -452,16 +458,19 @@ rules_install(unsigned int n, unsigned int nmasks, uint64_t *cyc)
 	return 0;
 }
 
-/* Destroy rules 0..n-1 in creation order; cycles spent in *cyc. */
+/* Destroy rules 0..n-1 in creation order, or last first (-R); cycles
+ * spent in *cyc. */
 static int
 rules_remove(unsigned int n, uint64_t *cyc)
 {
 	struct rte_flow_error err;
 	uint64_t t0 = rte_rdtsc();
-	unsigned int i;
+	unsigned int k;
 	int ret = 0;
 
-	for (i = 0; i < n; i++) {
+	for (k = 0; k < n; k++) {
+		unsigned int i = opt.flow_reverse ? n - 1 - k : k;
+
 		if (rte_flow_destroy(rx_port, flows[i], &err) != 0) {
 			fprintf(stderr, "vsteer-bench: destroy rule %u: %s\n",
 				i, err.message ? err.message : "no message");
@@ -816,7 +825,7 @@ svb_pass(struct svb *b, unsigned int n, unsigned int nmasks, uint64_t *c_cyc,
 	c0 -= thread_ns() - c1; /* the memory reading is not the rules' */
 	t0 = rte_rdtsc();
 	for (i = 0; i < n; i++)
-		ibv_destroy_flow(b->fl[i]);
+		ibv_destroy_flow(b->fl[opt.flow_reverse ? n - 1 - i : i]);
 	*d_cyc = rte_rdtsc() - t0;
 	*cpu_ns = thread_ns() - c0;
 	return 0;
@@ -900,7 +909,8 @@ section_flows_rte(unsigned int maxn)
 
 	printf("\n== flows: rte_flow_create / rte_flow_destroy rate, "
 	       "pattern eth / ipv4 dst /32 [+ src /k] -> queue, "
-	       "destroyed in creation order ==\n");
+	       "destroyed %s ==\n",
+	       opt.flow_reverse ? "last first" : "in creation order");
 	printf("%8s %6s %14s %14s %14s\n", "rules", "masks", "create/s",
 	       "destroy/s", "create us");
 	/* The first pass also pays for first-touch page faults of the

@@ -3,28 +3,53 @@
 # Copyright(c) 2026 The vsteer authors
 #
 # Flow insertion and deletion rate of net_vsteer (softverbs in-memory
-# link), measured by DPDK's own dpdk-test-flow-perf and by vsteer-bench in
-# the same run.
+# link), and the memory a rule holds, measured by DPDK's own
+# dpdk-test-flow-perf and by vsteer-bench in the same run.
 #
-#  dpdk-test-flow-perf  loads the driver with -d; rules "eth / ipv4 src is
-#                       <n> / end actions queue index <n % 4>", one fresh
-#                       process per run, so its memory is cold (first
-#                       touch of every page is in the figure).
+#  dpdk-test-flow-perf  loads the driver with -d (EAL -m 512); rules
+#                       "eth / ipv4 src is <n> / end actions queue index
+#                       <n % 4>", one fresh process per run, so its memory
+#                       is cold (first touch of every page is in the
+#                       figure). Its rates come from runs of the tool
+#                       alone (wall clock, as it prints them); another run
+#                       with vsteer-flowmem preloaded gives the bytes per
+#                       rule (the growth of the process's resident memory
+#                       from the first rte_flow_create() to the last, per
+#                       rule: the driver's and the device's state, and the
+#                       8-byte handle flow-perf keeps per rule) and the
+#                       rates per second of the inserting thread's CPU
+#                       time, which leave out the time other processes
+#                       had the CPU.
 #  vsteer-bench -t flows  rules "eth / ipv4 dst is <n> -> queue <n % 4>",
 #                       one mask; its first pass (cold memory, as
-#                       flow-perf) and the median of warm passes; and
-#                       the same rules as verbs rules straight into
-#                       softverbs (its share of the cost).
+#                       flow-perf, with its resident growth per rule) and
+#                       the median of warm passes; and the same rules as
+#                       verbs rules straight into softverbs (its share of
+#                       the cost and of the memory).
 #
 # Each figure is the median of REPEATS processes. Needs no privileges
 # beyond writing /var/run/dpdk (or $XDG_RUNTIME_DIR/dpdk).
+#
+# Output (stable: devtools/bench.sh reads it), per rule count, rows of
+# "<rules>  <measured-by>  <create/s>  <destroy/s>  <bytes/rule>" (bytes
+# "-" where the row has none), then two ratio rows; a header line with
+# the load average, and the load average at the end:
+#
+#   rules  measured-by                      create/s   destroy/s  bytes/rule
+#  100000  dpdk-test-flow-perf (cold)        1500000     4900000         340
+#  100000  flow-perf per CPU second          1500000     4600000           -
+#  100000  vsteer-bench first pass (cold)    ...
+#  100000  vsteer-bench warm                 ...                           -
+#  100000  softverbs alone, warm             ...
+#  100000  vsteer-bench cold / flow-perf       0.98x       0.95x
+#  100000  flow-perf / softverbs alone         0.35x       0.45x       2.31x
 #
 # usage: devtools/bench-flows.sh [-r repeats] [-n rules[,rules...]]
 #        VSTEER_BUILD_DIR picks the build directory (default: build).
 set -eu
 
 REPEATS=3
-COUNTS=1000,10000
+COUNTS=10000,100000
 QUEUES=4
 
 usage() {
@@ -60,8 +85,9 @@ cd "$(dirname "$0")/.."
 BUILD=${VSTEER_BUILD_DIR:-build}
 PMD=$BUILD/drivers/net/vsteer/librte_net_vsteer.so
 BENCH=$BUILD/app/vsteer-bench
+FLOWMEM=$BUILD/app/vsteer-flowmem.so
 
-if [ ! -f "$PMD" ] || [ ! -x "$BENCH" ]; then
+if [ ! -f "$PMD" ] || [ ! -x "$BENCH" ] || [ ! -f "$FLOWMEM" ]; then
 	[ -f "$BUILD/build.ninja" ] ||
 		meson setup "$BUILD" -Ddpdk_sdk_dir=build-sdk -Dtests=false
 	ninja -C "$BUILD" >/dev/null
@@ -71,6 +97,7 @@ command -v dpdk-test-flow-perf >/dev/null || {
 	exit 1
 }
 pmd_path=$(realpath "$PMD")
+flowmem_path=$(realpath "$FLOWMEM")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -80,13 +107,14 @@ median() {
 		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# flow-perf for n rules: sets FP_C and FP_D (rules/s).
-flow_perf() {
+# flow-perf for n rules, with what to preload (or nothing): leaves its
+# output in $work/fp.log.
+flow_perf_run() {
 	local log=$work/fp.log
 
 	# flow-perf wants two lcores; it inserts from the first.
-	if ! timeout 120 dpdk-test-flow-perf --no-huge -m 512 --no-pci \
-		-l 0-1 --no-shconf --log-level=lib.eal:warning \
+	if ! LD_PRELOAD=$2 timeout 120 dpdk-test-flow-perf --no-huge -m 512 \
+		--no-pci -l 0-1 --no-shconf --log-level=lib.eal:warning \
 		-d "$pmd_path" --vdev "net_vsteer0,dev=mem:bench-flows-$$" -- \
 		--ingress --ether --ipv4 --queue --rxq="$QUEUES" --txq="$QUEUES" \
 		--rules-count="$1" --rules-batch="$1" --deletion-rate \
@@ -95,6 +123,15 @@ flow_perf() {
 		echo "bench-flows: dpdk-test-flow-perf failed" >&2
 		exit 1
 	fi
+}
+
+# flow-perf for n rules: sets FP_C and FP_D (rules/s) from a run of the
+# tool alone, FP_B (bytes per rule) and FP_CC, FP_CD (rules per CPU
+# second) from a run with vsteer-flowmem.
+flow_perf() {
+	local log=$work/fp.log
+
+	flow_perf_run "$1" ""
 	# ":: [Throughput | Insertion] All Cores :: Port 0 :: Total flows
 	# insertion rate -> 38.41 K Rules/Sec"
 	FP_C=$(awk '/Throughput \| Insertion.*rate ->/ { print $(NF - 2) * 1000; exit }' "$log")
@@ -104,11 +141,27 @@ flow_perf() {
 		echo "bench-flows: no rates in dpdk-test-flow-perf's output" >&2
 		exit 1
 	fi
+	VSTEER_FLOWMEM_RULES=$1 flow_perf_run "$1" "$flowmem_path"
+	# "vsteer-flowmem: 100000 rules: resident ... (340 bytes/rule), ..."
+	FP_B=$(awk -v n="$1" '$1 == "vsteer-flowmem:" && $2 == n &&
+		/bytes\/rule/ { sub(/.*\(/, ""); print $1; exit }' "$log")
+	# "vsteer-flowmem: create 0.067 s, 0.067 s CPU (1496992 rules per
+	# CPU second); destroy ... (4605425 rules per CPU second)"
+	read -r FP_CC FP_CD < <(awk '$1 == "vsteer-flowmem:" &&
+		$2 == "create" { n = split($0, f, "(");
+		split(f[2], c, " "); split(f[3], d, " ");
+		print c[1], d[1]; exit }' "$log") || true
+	if [ -z "$FP_B" ] || [ -z "$FP_CD" ]; then
+		cat "$log" >&2
+		echo "bench-flows: no memory figure from vsteer-flowmem" >&2
+		exit 1
+	fi
 }
 
-# vsteer-bench for n rules: sets VB_CC/VB_CD (first pass) and VB_C/VB_D
-# (median of warm passes) of the driver's rows, SV_C/SV_D of softverbs'
-# own rows (ibv_create_flow / ibv_destroy_flow alone, warm).
+# vsteer-bench for n rules: sets VB_CC/VB_CD/VB_CB (first pass: rates,
+# bytes per rule) and VB_C/VB_D (median of warm passes) of the driver's
+# rows, SV_C/SV_D/SV_B of softverbs' own rows (ibv_create_flow /
+# ibv_destroy_flow alone, warm; bytes per rule of its first pass).
 vsteer_bench() {
 	local log=$work/vb.log
 
@@ -119,42 +172,68 @@ vsteer_bench() {
 		exit 1
 	fi
 	# The driver's rows come first, then "softverbs alone" and its own.
+	# (read fails on no output: the check below says what is missing)
 	read -r VB_CC VB_CD < <(awk '/^softverbs alone/ { exit }
-		/first pass/ { print $3, $4; exit }' "$log")
+		/first pass/ { print $3, $4; exit }' "$log") || true
 	read -r VB_C VB_D < <(awk -v n="$1" '/^softverbs alone/ { exit }
 		$1 == n && $2 == 1 && !/first pass/ { print $3, $4; exit }' \
-		"$log")
+		"$log") || true
 	read -r SV_C SV_D < <(awk -v n="$1" '/^softverbs alone/ { sv = 1 }
 		sv && $1 == n && $2 == 1 && !/first pass/ { print $3, $4; exit }' \
-		"$log")
+		"$log") || true
+	# "driver + device memory with 10000 rules: 339 bytes/rule ..."
+	VB_CB=$(awk '/^driver \+ device memory with/ { sub(/.*rules: /, "");
+		print $1; exit }' "$log")
+	# "softverbs memory with 10000 rules: 147 bytes/rule resident ..."
+	SV_B=$(awk '/^softverbs memory with/ { sub(/.*rules: /, "");
+		print $1; exit }' "$log")
+	if [ -z "$VB_CC" ] || [ -z "$VB_C" ] || [ -z "$SV_C" ] ||
+		[ -z "$VB_CB" ] || [ -z "$SV_B" ]; then
+		cat "$log" >&2
+		echo "bench-flows: figures missing in vsteer-bench's output" >&2
+		exit 1
+	fi
 }
 
 echo "bench-flows: net_vsteer on a softverbs in-memory link, $QUEUES Rx" \
 	"queues, one mask, rules destroyed in creation order, median of" \
 	"$REPEATS processes; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%8s  %-32s %12s %12s\n' rules measured-by create/s destroy/s
+printf '%8s  %-32s %12s %12s %12s\n' rules measured-by create/s destroy/s \
+	bytes/rule
+row() {
+	printf '%8d  %-32s %12.0f %12.0f %12s\n' "$1" "$2" "$3" "$4" "$5"
+}
 for n in ${COUNTS//,/ }; do
-	fpc=; fpd=; vcc=; vcd=; vc=; vd=; svc=; svd=
+	fpc=; fpd=; fpb=; fcc=; fcd=
+	vcc=; vcd=; vcb=; vc=; vd=; svc=; svd=; svb=
 	for _ in $(seq 1 "$REPEATS"); do
 		flow_perf "$n"
-		fpc+=" $FP_C"; fpd+=" $FP_D"
+		fpc+=" $FP_C"; fpd+=" $FP_D"; fpb+=" $FP_B"
+		fcc+=" $FP_CC"; fcd+=" $FP_CD"
 		vsteer_bench "$n"
-		vcc+=" $VB_CC"; vcd+=" $VB_CD"; vc+=" $VB_C"; vd+=" $VB_D"
-		svc+=" $SV_C"; svd+=" $SV_D"
+		vcc+=" $VB_CC"; vcd+=" $VB_CD"; vcb+=" $VB_CB"
+		vc+=" $VB_C"; vd+=" $VB_D"
+		svc+=" $SV_C"; svd+=" $SV_D"; svb+=" $SV_B"
 	done
 	fpc=$(echo "$fpc" | median); fpd=$(echo "$fpd" | median)
+	fpb=$(echo "$fpb" | median)
+	fcc=$(echo "$fcc" | median); fcd=$(echo "$fcd" | median)
 	vcc=$(echo "$vcc" | median); vcd=$(echo "$vcd" | median)
+	vcb=$(echo "$vcb" | median)
 	vc=$(echo "$vc" | median); vd=$(echo "$vd" | median)
 	svc=$(echo "$svc" | median); svd=$(echo "$svd" | median)
-	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "dpdk-test-flow-perf (cold)" \
-		"$fpc" "$fpd"
-	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "vsteer-bench first pass (cold)" \
-		"$vcc" "$vcd"
-	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "vsteer-bench warm" "$vc" "$vd"
-	printf '%8d  %-32s %12.0f %12.0f\n' "$n" "softverbs alone, warm" \
-		"$svc" "$svd"
+	svb=$(echo "$svb" | median)
+	row "$n" "dpdk-test-flow-perf (cold)" "$fpc" "$fpd" "$fpb"
+	row "$n" "flow-perf per CPU second" "$fcc" "$fcd" -
+	row "$n" "vsteer-bench first pass (cold)" "$vcc" "$vcd" "$vcb"
+	row "$n" "vsteer-bench warm" "$vc" "$vd" -
+	row "$n" "softverbs alone, warm" "$svc" "$svd" "$svb"
 	awk -v a="$vcc" -v b="$fpc" -v c="$vcd" -v d="$fpd" -v n="$n" 'BEGIN {
-		printf "%8d  %-32s %11.2fx %11.2fx\n", n,
-			"vsteer-bench cold / flow-perf", a / b, c / d }'
+		printf "%8d  %-32s %11.2fx %11.2fx %12s\n", n,
+			"vsteer-bench cold / flow-perf", a / b, c / d, "-" }'
+	awk -v a="$fpc" -v b="$svc" -v c="$fpd" -v d="$svd" -v e="$fpb" \
+		-v f="$svb" -v n="$n" 'BEGIN {
+		printf "%8d  %-32s %11.2fx %11.2fx %11.2fx\n", n,
+			"flow-perf / softverbs alone", a / b, c / d, e / f }'
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

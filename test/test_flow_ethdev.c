@@ -1882,6 +1882,208 @@ dump(void)
 }
 PER_ENGINE(dump)
 
+/* An error naming a flow handle: EINVAL, type HANDLE, the handle. */
+static int
+expect_no_flow(const char *what, int ret, const struct rte_flow_error *err,
+	       const struct rte_flow *f)
+{
+	VT_CHECK_EQ(ret, -EINVAL, "%s", what);
+	VT_CHECK_EQ(err->type, RTE_FLOW_ERROR_TYPE_HANDLE, "%s: type", what);
+	VT_CHECK(err->cause == f, "%s: cause", what);
+	VT_CHECK(err->message != NULL &&
+			 strstr(err->message, "no such flow on port") != NULL,
+		 "%s: message %s", what, err->message ? err->message : "");
+	return VT_OK;
+}
+
+static int
+dump_to_null(uint16_t port, struct rte_flow *f, struct rte_flow_error *err)
+{
+	FILE *fp = fopen("/dev/null", "w");
+	int ret;
+
+	if (fp == NULL)
+		return -errno;
+	ret = rte_flow_dev_dump(port, f, fp, err);
+	fclose(fp);
+	return ret;
+}
+
+/*
+ * Flow handles: a destroyed one, a stale one whose slot now holds a newer
+ * flow, one of the other port, NULL and a pointer to something else are
+ * refused by destroy, query and dump, and the live flows stay.
+ */
+static int
+flow_handles(void)
+{
+	const uint32_t d1 = IP(10, 60, 0, 1), d2 = IP(10, 60, 0, 2);
+	const uint32_t d3 = IP(10, 60, 0, 3);
+	const struct rte_flow_action count_action[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *f1, *f2, *fa;
+	static uint64_t bogus[32];
+	struct pat_ip p1, p2, p3;
+	struct act_q a1, a2, a3;
+	struct pkt k;
+
+	f1 = flow_new(pb, &attr_in, pat_ipv4(&p1, 0, d1),
+		      act_queue(&a1, 1, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	VT_CHECK(f1 != NULL, "flow 1");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f1, &err), 0, "destroy");
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("destroyed twice",
+				rte_flow_destroy(pb, f1, &err), &err, f1));
+	memset(&err, 0, sizeof(err));
+	memset(&qc, 0, sizeof(qc));
+	CHECK_OK(expect_no_flow("query of a destroyed flow",
+				rte_flow_query(pb, f1, count_action, &qc, &err),
+				&err, f1));
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("dump of a destroyed flow",
+				dump_to_null(pb, f1, &err), &err, f1));
+	/* A new flow, likely in the slot f1 had: f1 still names nothing. */
+	f2 = flow_new(pb, &attr_in, pat_ipv4(&p2, 0, d2),
+		      act_queue(&a2, 2, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	VT_CHECK(f2 != NULL, "flow 2");
+	VT_CHECK(f2 != f1, "a new flow has a new handle");
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("stale handle", rte_flow_destroy(pb, f1, &err),
+				&err, f1));
+	/* Nothing that is no flow of the port is read or destroyed. */
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("NULL", rte_flow_destroy(pb, NULL, &err), &err,
+				NULL));
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("a pointer to zeroes",
+				rte_flow_destroy(pb, (struct rte_flow *)bogus,
+						 &err),
+				&err, (struct rte_flow *)bogus));
+	memset(bogus, 0xff, sizeof(bogus));
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("a pointer to ones",
+				rte_flow_destroy(pb, (struct rte_flow *)bogus,
+						 &err),
+				&err, (struct rte_flow *)bogus));
+	/* The other port's flow is not this port's. */
+	fa = flow_new(pa, &attr_in, pat_ipv4(&p3, 0, d3),
+		      act_queue(&a3, 0, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK(fa != NULL, "flow on port A");
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("port A's flow on port B",
+				rte_flow_destroy(pb, fa, &err), &err, fa));
+	memset(&err, 0, sizeof(err));
+	CHECK_OK(expect_no_flow("port B's flow on port A",
+				rte_flow_destroy(pa, f2, &err), &err, f2));
+	VT_CHECK_EQ(rte_flow_destroy(pa, fa, &err), 0, "port A's own flow");
+	/* f2 lived through all that. */
+	k = udp(IP(10, 0, 0, 9), d2, 1, 1, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), 2, "flow 2 steers");
+	VT_CHECK_EQ(count_query(pb, f2, 0, &qc), 0, "query flow 2");
+	VT_CHECK_EQ(qc.hits, 1, "flow 2 counted");
+	k = udp(IP(10, 0, 0, 9), d1, 1, 1, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "flow 1 is gone");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f2, &err), 0, "destroy flow 2");
+	k = udp(IP(10, 0, 0, 9), d2, 1, 1, 100);
+	VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "flow 2 is gone");
+	return VT_OK;
+}
+PER_ENGINE(flow_handles)
+
+/* The dump header's "<n> flow rule(s), flow pool <b> bytes in <s>
+ * slab(s)". */
+static int
+pool_state(unsigned int *rules, size_t *bytes, unsigned int *slabs)
+{
+	struct rte_flow_error err;
+	char *buf = NULL;
+	const char *p;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	fp = open_memstream(&buf, &len);
+	VT_CHECK(fp != NULL, "memstream");
+	ret = rte_flow_dev_dump(pb, NULL, fp, &err);
+	fclose(fp);
+	VT_CHECK_EQ(ret, 0, "dump");
+	p = buf != NULL ? strstr(buf, "\n") : NULL;
+	ret = p != NULL &&
+	      sscanf(p + 1,
+		     "%u flow rule(s), flow pool %zu bytes in %u slab(s)",
+		     rules, bytes, slabs) == 3;
+	if (!ret)
+		fprintf(stderr, "  dump header:\n%.300s\n", buf ? buf : "");
+	free(buf);
+	return ret ? VT_OK : VT_FAIL;
+}
+
+/*
+ * The flow pool grows with the rules (by slabs of 1024) and gives the
+ * memory back as they go, whether destroyed one by one (here in reverse
+ * order) or flushed.
+ */
+static int
+flow_pool(void)
+{
+	enum {
+		N = 2500
+	};
+	static struct rte_flow *f[N];
+	struct rte_flow_error err;
+	unsigned int rules, slabs, i;
+	struct pat_ip pi;
+	struct act_q a;
+	size_t bytes, full;
+	struct pkt k;
+	int round;
+
+	CHECK_OK(pool_state(&rules, &bytes, &slabs));
+	VT_CHECK_EQ(rules, 0, "no rule at the start");
+	VT_CHECK(slabs <= 1, "%u slabs with no rule", slabs);
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < N; i++) {
+			f[i] = flow_new(pb, &attr_in,
+					pat_ipv4(&pi, 0,
+						 IP(10, 70, i >> 8, i & 0xff)),
+					act_queue(&a, (uint16_t)(i % NQ),
+						  RTE_FLOW_ACTION_TYPE_END,
+						  NULL));
+			VT_CHECK(f[i] != NULL, "flow %u", i);
+		}
+		CHECK_OK(pool_state(&rules, &full, &slabs));
+		VT_CHECK_EQ(rules, N, "rules in the pool");
+		VT_CHECK(slabs >= 2 && full >= N * 184,
+			 "%zu bytes in %u slabs for %u rules", full, slabs, N);
+		for (i = 0; i < N; i += 499) {
+			k = udp(IP(10, 0, 0, 9), IP(10, 70, i >> 8, i & 0xff),
+				1, 1, 100);
+			VT_CHECK_EQ(xfer_pkt(&k), (int)(i % NQ),
+				    "rule %u steers", i);
+		}
+		if (round == 0) {
+			for (i = N; i-- > 0;)
+				VT_CHECK_EQ(rte_flow_destroy(pb, f[i], &err), 0,
+					    "destroy %u", i);
+		} else {
+			VT_CHECK_EQ(rte_flow_flush(pb, &err), 0, "flush");
+		}
+		CHECK_OK(pool_state(&rules, &bytes, &slabs));
+		VT_CHECK_EQ(rules, 0, "rules left (round %d)", round);
+		VT_CHECK(slabs <= 1 && bytes < full / 2,
+			 "round %d: %zu of %zu bytes kept in %u slabs", round,
+			 bytes, full, slabs);
+		k = udp(IP(10, 0, 0, 9), IP(10, 70, 0, 5), 1, 1, 100);
+		VT_CHECK_EQ(xfer_pkt(&k), default_queue(&k), "no rule left");
+	}
+	return VT_OK;
+}
+PER_ENGINE(flow_pool)
+
 /* Egress rules on the sender (generic profile: the man page's device). */
 static int
 egress(void)
@@ -3794,6 +3996,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(passthru_verbs),
 	VT_CASE(errors_verbs),
 	VT_CASE(dump_verbs),
+	VT_CASE(flow_handles_verbs),
+	VT_CASE(flow_pool_verbs),
 	VT_CASE(ttl_hop_verbs),
 	VT_CASE(fragments_verbs),
 	VT_CASE(tcp_flags_verbs),
@@ -3818,6 +4022,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(vxlan_dv),
 	VT_CASE(errors_dv),
 	VT_CASE(dump_dv),
+	VT_CASE(flow_handles_dv),
+	VT_CASE(flow_pool_dv),
 	VT_CASE(ttl_hop_dv),
 	VT_CASE(fragments_dv),
 	VT_CASE(tcp_flags_dv),

@@ -260,6 +260,145 @@ test_row_conditions(void)
 	return VT_OK;
 }
 
+/* vsteer_flow_item_check() of an item whose spec and mask are bits. */
+static int
+check_item(const struct vsteer_xlate_ctx *ctx,
+	   const struct vsteer_flow_item_desc *d, enum vsteer_flow_engine e,
+	   bool inner, const uint8_t *bits, struct vsteer_flow_plan *plan,
+	   struct rte_flow_error *err, struct vsteer_item_vals *v)
+{
+	struct rte_flow_item item = {
+		.type = d->type,
+		.spec = bits,
+		.mask = bits,
+	};
+
+	vsteer_flow_plan_init(plan, ctx, e);
+	memset(err, 0, sizeof(*err));
+	return vsteer_flow_item_check(ctx, d, &item, inner, v, plan, err);
+}
+
+/* One field alone: taken iff the row says so, with its values. */
+static int
+check_row(const struct vsteer_xlate_ctx *ctx,
+	  const struct vsteer_flow_item_desc *d,
+	  const struct vsteer_flow_row *r, enum vsteer_flow_engine e,
+	  bool inner, uint8_t *bits, bool *ok)
+{
+	static struct vsteer_flow_plan plan;
+	struct vsteer_item_vals v;
+	struct rte_flow_error err;
+	int ret;
+
+	*ok = vsteer_flow_row_ok(r, e, ctx, inner);
+	if (row_bits(d, r, bits) != VT_OK)
+		return VT_FAIL;
+	ret = check_item(ctx, d, e, inner, bits, &plan, &err, &v);
+	VT_CHECK_EQ(ret == 0, *ok, "%s %s, engine %u, inner %u: %s", d->name,
+		    r->name, e, inner, err.message ? err.message : "taken");
+	if (!*ok) {
+		VT_CHECK(err.type == RTE_FLOW_ERROR_TYPE_ITEM_MASK &&
+				 plan.limit.set &&
+				 strstr(plan.limit.subject, r->name) != NULL,
+			 "%s %s: the refusal names %s", d->name, r->name,
+			 plan.limit.subject);
+		return VT_OK;
+	}
+	VT_CHECK(v.spec && !v.range, "%s %s: flags", d->name, r->name);
+	VT_CHECK(memcmp(v.mask.raw, bits, d->size) == 0 &&
+			 memcmp(v.val.raw, bits, d->size) == 0,
+		 "%s %s: values", d->name, r->name);
+	return VT_OK;
+}
+
+/* Every field of an item one way (engine, device, outer or inner): each
+ * alone, all those taken at once, and those with one more refused. */
+static int
+check_rows(const struct vsteer_xlate_ctx *ctx,
+	   const struct vsteer_flow_item_desc *d, enum vsteer_flow_engine e,
+	   bool inner, unsigned int *taken, unsigned int *refused)
+{
+	uint8_t bits[MAX_ITEM_BYTES], all[MAX_ITEM_BYTES];
+	static struct vsteer_flow_plan plan;
+	const struct vsteer_flow_row *no = NULL;
+	struct vsteer_item_vals v;
+	struct rte_flow_error err;
+	unsigned int j, k;
+	bool ok;
+	int ret;
+
+	memset(all, 0, sizeof(all));
+	for (j = 0; j < d->n_rows; j++) {
+		if (check_row(ctx, d, &d->rows[j], e, inner, bits, &ok) !=
+		    VT_OK)
+			return VT_FAIL;
+		if (!ok) {
+			no = &d->rows[j];
+			(*refused)++;
+			continue;
+		}
+		for (k = 0; k < d->size; k++)
+			all[k] |= bits[k];
+		(*taken)++;
+	}
+	ret = check_item(ctx, d, e, inner, all, &plan, &err, &v);
+	VT_CHECK_EQ(ret, 0, "%s: every field engine %u takes (inner %u): %s",
+		    d->name, e, inner, err.message ? err.message : "");
+	VT_CHECK(memcmp(v.val.raw, all, d->size) == 0,
+		 "%s: values of every field", d->name);
+	if (no == NULL)
+		return VT_OK;
+	if (row_bits(d, no, bits) != VT_OK)
+		return VT_FAIL;
+	for (k = 0; k < d->size; k++)
+		all[k] |= bits[k];
+	ret = check_item(ctx, d, e, inner, all, &plan, &err, &v);
+	VT_CHECK(ret < 0 && plan.limit.set &&
+			 strstr(plan.limit.subject, no->name) != NULL,
+		 "%s: every field and %s, engine %u: %s", d->name, no->name, e,
+		 err.message ? err.message : "taken");
+	return VT_OK;
+}
+
+/*
+ * The generic item check follows the rows: a mask on one field is taken
+ * exactly where the row says the engine takes it (outer, inner, with and
+ * without the device's capabilities), with its values as given, and
+ * refused naming the field otherwise; a mask on every field an engine
+ * takes at once is taken, and one more field it lacks is refused naming
+ * that field.
+ */
+static int
+test_item_check_rows(void)
+{
+	const struct vsteer_xlate_ctx caps[2] = {
+		{ .egress_ok = true,
+		  .tag_ok = true,
+		  .count_ok = true,
+		  .devx_ok = true,
+		  .dv_ok = true,
+		  .verbs_esp_ok = true },
+		{ .dv_ok = true },
+	};
+	unsigned int i, e, c, in, taken = 0, refused = 0;
+
+	for (i = 0; vsteer_flow_item_desc_at(i) != NULL; i++)
+		for (e = 0; e < VSTEER_FLOW_ENGINE_N; e++)
+			for (c = 0; c < RTE_DIM(caps); c++)
+				for (in = 0; in < 2; in++)
+					if (check_rows(&caps[c],
+						       vsteer_flow_item_desc_at(
+							       i),
+						       (enum vsteer_flow_engine)
+							       e,
+						       in, &taken,
+						       &refused) != VT_OK)
+						return VT_FAIL;
+	VT_CHECK(taken > 100 && refused > 50, "%u taken, %u refused", taken,
+		 refused);
+	return VT_OK;
+}
+
 /* Every row the guide prints says how, or why not. */
 static int
 test_rows_words(void)
@@ -373,9 +512,13 @@ test_guide_table(void)
 }
 
 static const struct vt_case cases[] = {
-	VT_CASE(test_rows_cover),     VT_CASE(test_default_masks_verbs),
-	VT_CASE(test_row_conditions), VT_CASE(test_rows_words),
-	VT_CASE(test_guide_table),    { NULL, NULL },
+	VT_CASE(test_rows_cover),
+	VT_CASE(test_default_masks_verbs),
+	VT_CASE(test_row_conditions),
+	VT_CASE(test_rows_words),
+	VT_CASE(test_item_check_rows),
+	VT_CASE(test_guide_table),
+	{ NULL, NULL },
 };
 
 int

@@ -20,6 +20,7 @@
  *   vsteer_defflow.c    default flows (promiscuous, all-multicast, MACs)
  *   vsteer_flow*.c      rte_flow ops and translators
  *   vsteer_mp.c         secondary processes: the primary's answers
+ *   vsteer_pool.c       indexed object pool: the flows, their handles
  *   vsteer_glue_*.c     the device tables (rdma-core, softverbs)
  */
 

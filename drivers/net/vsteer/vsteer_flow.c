@@ -8,11 +8,17 @@
  * A flow is translated once, when it is validated or created (the same
  * walk for both, so they cannot disagree), by the translator of its engine
  * into a plan: verbs rules (vsteer_flow_verbs.c) or PRM matches for mlx5dv
- * matchers (vsteer_flow_dv.c). What the flow keeps of it is compact: its
- * device rules (the verbs spec bytes, or the matcher value sections) in
- * one allocation sized for them, a reference to a shared destination (the
- * queue list and key a QUEUE or RSS action names) and, for matcher rules,
- * to a shared template (mask and priority). Applying the flow makes the
+ * matchers (vsteer_flow_dv.c), in the port's scratch (no allocation).
+ * What the flow keeps of it is compact: its device rules (the verbs spec
+ * bytes, or the matcher value sections), a reference to a shared
+ * destination (the queue list and key a QUEUE or RSS action names) and,
+ * for matcher rules, to a shared template (mask and priority), in one
+ * 192-byte object of the port's flow pool (vsteer_pool.c) when they fit,
+ * as a simple rule's do. The application's rte_flow pointer is the
+ * object's pool handle (index and generation), so that destroy, query
+ * and dump check it in constant time, and refuse a destroyed or stale
+ * handle, without walking the flows or reading what it points at.
+ * Applying the flow makes the
  * device objects (ibv_flow, RSS contexts, matchers) and removing it
  * destroys them. Flows are applied while the port runs and removed at
  * stop, so they survive stop/start (RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP) and
@@ -38,6 +44,7 @@
  *   engine rows (vsteer_flow_engines.c) through plan->limit.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,6 +57,7 @@
 
 #include "vsteer.h"
 #include "vsteer_flow_dv.h"
+#include "vsteer_pool.h"
 
 /* Counter indexes of a verbs counters object (static attach). */
 #define VSTEER_CNT_PACKETS 0
@@ -79,16 +87,20 @@ struct rte_flow_action_handle {
  * What a QUEUE or RSS action names, shared by the flows that name the
  * same: the queue list, the key and whether hash QPs need tunnel
  * offloads. The hash QPs themselves are RSS contexts (vsteer_rss.c),
- * taken per device rule when a flow is applied.
+ * taken per device rule when a flow is applied; the destination keeps a
+ * reference to the first one its rules took, so that the rules after it
+ * (every rule of a QUEUE destination hashes nothing: one context) take
+ * it without looking it up among the port's contexts.
  */
 struct vsteer_dest {
 	TAILQ_ENTRY(vsteer_dest) next;
 	uint32_t refcnt;
-	uint32_t hash;
 	uint32_t flags;	    /* VSTEER_RSS_* */
 	uint64_t rss_types; /* for the dump */
 	uint32_t rss_level;
 	uint32_t queue_num;
+	struct vsteer_rss *rss; /* a context its rules use, referenced */
+	uint64_t rss_hf;	/* its hash fields */
 	uint8_t key[VSTEER_RSS_KEY_LEN];
 	uint16_t queues[];
 };
@@ -120,23 +132,46 @@ struct vsteer_frule {
 	uint16_t count_off; /* verbs: the COUNT spec, 0 when none */
 };
 
-struct rte_flow {
-	TAILQ_ENTRY(rte_flow) next;
-	struct vsteer_dest *dest; /* QUEUE, RSS */
-	struct vsteer_count *cnt; /* own counter, or the handle's */
-	struct rte_flow_action_handle *handle; /* indirect COUNT */
-	uint32_t tag;			       /* flow tag, 0: none */
-	uint32_t rte_priority;
+/*
+ * A flow: one object of the port's flow pool (vsteer_pool.c), whose
+ * handle is the rte_flow pointer the application holds. It keeps what
+ * applying it again after a restart needs and the device handles: the
+ * shared destination and counter, and a body of
+ *
+ *	rules[n_rules]	(struct vsteer_frule)
+ *	the own counter	(struct vsteer_count, with COUNT)
+ *	the rules' bytes	(verbs attr + specs, matcher value sections)
+ *
+ * inside the object when it fits (a simple rule: eth / ipv4 / queue is
+ * one 40-byte rule and 84 bytes of specs), else in a block of its own.
+ */
+#define VSTEER_FLOW_OBJ 184 /* with the pool's header: 192 bytes */
+
+struct vsteer_flow {
+	TAILQ_ENTRY(vsteer_flow) next; /* creation order */
+	uint64_t handle;	       /* the application's rte_flow */
+	struct vsteer_dest *dest;      /* QUEUE, RSS */
+	struct vsteer_count *cnt; /* own counter, or an indirect action's */
+	uint32_t tag;		  /* flow tag, 0: none */
+	uint16_t rte_priority;
 	uint8_t engine; /* enum vsteer_flow_engine */
 	uint8_t fate;	/* enum vsteer_fate */
 	uint8_t n_rules;
 	uint8_t applied; /* rules made on the device */
 	uint8_t egress : 1;
 	uint8_t own_cnt : 1;
-	struct vsteer_frule rules[]; /* n_rules, then their bytes */
+	uint8_t ext : 1; /* the body is a block of its own */
+	union {
+		uint64_t align;
+		uint8_t *block;	  /* ext */
+		uint8_t inl[128]; /* !ext */
+	} body;
 };
 
-TAILQ_HEAD(vsteer_flow_list, rte_flow);
+static_assert(sizeof(struct vsteer_flow) == VSTEER_FLOW_OBJ,
+	      "the flow object fills a 192-byte pool entry");
+
+TAILQ_HEAD(vsteer_flow_list, vsteer_flow);
 TAILQ_HEAD(vsteer_handle_list, rte_flow_action_handle);
 TAILQ_HEAD(vsteer_dest_list, vsteer_dest);
 TAILQ_HEAD(vsteer_tmpl_list, vsteer_tmpl);
@@ -156,6 +191,7 @@ struct vsteer_sink {
 };
 
 struct vsteer_flow_priv {
+	struct vsteer_pool pool; /* the flows */
 	struct vsteer_flow_list flows;
 	struct vsteer_handle_list handles;
 	struct vsteer_dest_list dests;
@@ -179,6 +215,12 @@ vsteer_fpriv(struct rte_eth_dev *dev)
 	fp = rte_zmalloc("vsteer_flow_priv", sizeof(*fp), 0);
 	if (fp == NULL)
 		return NULL;
+	/* 1024 flows (192 KiB) per slab: a slab unmapped costs a TLB
+	 * flush, fewer of them make destroying many rules cheaper. */
+	if (vsteer_pool_init(&fp->pool, sizeof(struct vsteer_flow), 10) != 0) {
+		rte_free(fp);
+		return NULL;
+	}
 	TAILQ_INIT(&fp->flows);
 	TAILQ_INIT(&fp->handles);
 	TAILQ_INIT(&fp->dests);
@@ -395,62 +437,67 @@ vsteer_count_query(struct vsteer_priv *priv, struct vsteer_count *c,
 
 /* --- shared destinations --- */
 
-static uint32_t
-vsteer_dest_hash(const struct vsteer_flow_plan *plan, uint32_t flags)
-{
-	uint32_t h = rte_jhash(plan->rss_key, VSTEER_RSS_KEY_LEN,
-			       plan->queue_num ^ flags << 24);
-	uint32_t i;
-
-	/* Queue by queue: rte_jhash() reads whole words, past an odd
-	 * number of 16-bit queues. */
-	for (i = 0; i < plan->queue_num; i++)
-		h = rte_jhash_1word(plan->queues[i], h);
-	return h;
-}
-
-/* The destination a QUEUE or RSS plan names (new or shared). */
+/* The destination a QUEUE or RSS plan names (new or shared). A port has
+ * few: they are compared field by field, the cheap fields first, and the
+ * one found moves to the front for the next rule. */
 static struct vsteer_dest *
 vsteer_dest_get(struct vsteer_flow_priv *fp,
 		const struct vsteer_flow_plan *plan)
 {
 	uint32_t flags =
 		plan->tunnel || plan->rss_level >= 2 ? VSTEER_RSS_TUNNEL : 0;
-	uint32_t hash = vsteer_dest_hash(plan, flags);
+	size_t qbytes = plan->queue_num * sizeof(uint16_t);
 	struct vsteer_dest *d;
 
 	TAILQ_FOREACH(d, &fp->dests, next) {
-		if (d->hash == hash && d->flags == flags &&
-		    d->queue_num == plan->queue_num &&
+		if (d->queue_num == plan->queue_num &&
+		    d->queues[0] == plan->queues[0] && d->flags == flags &&
 		    d->rss_types == plan->rss_types &&
 		    d->rss_level == plan->rss_level &&
-		    memcmp(d->key, plan->rss_key, VSTEER_RSS_KEY_LEN) == 0 &&
-		    memcmp(d->queues, plan->queues,
-			   plan->queue_num * sizeof(uint16_t)) == 0) {
+		    memcmp(d->queues, plan->queues, qbytes) == 0 &&
+		    memcmp(d->key, plan->rss_key, VSTEER_RSS_KEY_LEN) == 0) {
 			d->refcnt++;
+			if (d != TAILQ_FIRST(&fp->dests)) {
+				TAILQ_REMOVE(&fp->dests, d, next);
+				TAILQ_INSERT_HEAD(&fp->dests, d, next);
+			}
 			return d;
 		}
 	}
-	d = malloc(sizeof(*d) + plan->queue_num * sizeof(uint16_t));
+	d = malloc(sizeof(*d) + qbytes);
 	if (d == NULL)
 		return NULL;
 	d->refcnt = 1;
-	d->hash = hash;
 	d->flags = flags;
 	d->rss_types = plan->rss_types;
 	d->rss_level = plan->rss_level;
 	d->queue_num = plan->queue_num;
+	d->rss = NULL;
+	d->rss_hf = 0;
 	memcpy(d->key, plan->rss_key, VSTEER_RSS_KEY_LEN);
-	memcpy(d->queues, plan->queues, plan->queue_num * sizeof(uint16_t));
-	TAILQ_INSERT_TAIL(&fp->dests, d, next);
+	memcpy(d->queues, plan->queues, qbytes);
+	TAILQ_INSERT_HEAD(&fp->dests, d, next);
 	return d;
 }
 
+/* Drop the destination's reference to an RSS context (at stop, and when
+ * the destination goes). */
 static void
-vsteer_dest_put(struct vsteer_flow_priv *fp, struct vsteer_dest *d)
+vsteer_dest_unref_rss(struct rte_eth_dev *dev, struct vsteer_dest *d)
+{
+	if (d->rss != NULL) {
+		vsteer_rss_put(dev, d->rss);
+		d->rss = NULL;
+	}
+}
+
+static void
+vsteer_dest_put(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+		struct vsteer_dest *d)
 {
 	if (d == NULL || --d->refcnt > 0)
 		return;
+	vsteer_dest_unref_rss(dev, d);
 	TAILQ_REMOVE(&fp->dests, d, next);
 	free(d);
 }
@@ -579,9 +626,63 @@ vsteer_dv_value_unpack(const struct vsteer_tmpl *t, const uint8_t *in,
 /* --- flows: compact state --- */
 
 static inline uint8_t *
-vsteer_flow_data(struct rte_flow *flow)
+vsteer_flow_body(struct vsteer_flow *flow)
 {
-	return (uint8_t *)&flow->rules[flow->n_rules];
+	return flow->ext ? flow->body.block : flow->body.inl;
+}
+
+static inline struct vsteer_frule *
+vsteer_flow_rules(struct vsteer_flow *flow)
+{
+	return (struct vsteer_frule *)vsteer_flow_body(flow);
+}
+
+/* Where the body's parts start, for n rules (with an own counter). */
+static inline size_t
+vsteer_body_cnt_off(uint32_t n)
+{
+	return n * sizeof(struct vsteer_frule);
+}
+
+static inline size_t
+vsteer_body_data_off(uint32_t n, bool own_cnt)
+{
+	return vsteer_body_cnt_off(n) +
+	       (own_cnt ? sizeof(struct vsteer_count) : 0);
+}
+
+static inline uint8_t *
+vsteer_flow_data(struct vsteer_flow *flow)
+{
+	return vsteer_flow_body(flow) +
+	       vsteer_body_data_off(flow->n_rules, flow->own_cnt);
+}
+
+/* The indirect COUNT action the flow counts in, or NULL. */
+static inline struct rte_flow_action_handle *
+vsteer_flow_indirect(const struct vsteer_flow *flow)
+{
+	if (flow->cnt == NULL || flow->own_cnt)
+		return NULL;
+	return container_of(flow->cnt, struct rte_flow_action_handle, cnt);
+}
+
+static inline struct rte_flow *
+vsteer_flow_handle(const struct vsteer_flow *flow)
+{
+	return (struct rte_flow *)(uintptr_t)flow->handle;
+}
+
+/* The live flow of the port an application's handle names, or NULL:
+ * constant time, and nothing the handle points at is read. */
+static struct vsteer_flow *
+vsteer_flow_lookup(const struct vsteer_flow_priv *fp,
+		   const struct rte_flow *handle)
+{
+	RTE_BUILD_BUG_ON(sizeof(uintptr_t) < sizeof(uint64_t));
+	if (fp == NULL)
+		return NULL;
+	return vsteer_pool_get(&fp->pool, (uint64_t)(uintptr_t)handle);
 }
 
 static uint32_t
@@ -593,36 +694,41 @@ vsteer_plan_tag(const struct vsteer_flow_plan *plan)
 	return plan->mark ? plan->mark_id + 1 : 0;
 }
 
+/* Give back what the record holds (not the device objects). */
 static void
-vsteer_flow_free(struct vsteer_flow_priv *fp, struct rte_flow *flow)
+vsteer_flow_free(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+		 struct vsteer_flow *flow)
 {
+	struct vsteer_frule *rules = vsteer_flow_rules(flow);
 	uint32_t i;
 
-	if (flow == NULL)
-		return;
 	for (i = 0; i < flow->n_rules; i++)
-		vsteer_tmpl_put(fp, flow->rules[i].tmpl);
-	vsteer_dest_put(fp, flow->dest);
-	if (flow->own_cnt)
-		free(flow->cnt);
-	free(flow);
+		vsteer_tmpl_put(fp, rules[i].tmpl);
+	vsteer_dest_put(dev, fp, flow->dest);
+	if (flow->ext)
+		free(flow->body.block);
+	vsteer_pool_free(&fp->pool, flow->handle);
 }
 
 /*
- * The flow record of a translated plan: one allocation holding the rule
- * descriptors and their bytes, references to the shared destination and
- * templates, the flow's own counter when it has COUNT.
+ * The flow record of a translated plan: a pool object holding the rule
+ * descriptors, the own counter and the rules' bytes (in a block of their
+ * own when they do not fit), references to the shared destination and
+ * templates.
  */
-static struct rte_flow *
-vsteer_flow_record(struct vsteer_flow_priv *fp,
+static struct vsteer_flow *
+vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		   const struct vsteer_xlate_ctx *ctx,
 		   struct rte_flow_error *error)
 {
 	const struct vsteer_flow_plan *plan = &fp->plan;
 	struct vsteer_tmpl *tmpls[VSTEER_MAX_EXPAND];
-	struct rte_flow *flow = NULL;
-	size_t data = 0, off;
+	struct vsteer_flow *flow = NULL;
+	struct vsteer_frule *rules;
+	size_t body, data = 0, off;
 	uint32_t i, n = plan->n_rules;
+	uint64_t handle;
+	uint8_t *bytes;
 
 	memset(tmpls, 0, sizeof(tmpls));
 	for (i = 0; i < n; i++) {
@@ -639,26 +745,39 @@ vsteer_flow_record(struct vsteer_flow_priv *fp,
 			goto nomem;
 		data += (size_t)tmpls[i]->nsect * VSTEER_PRM_SECT_BYTES;
 	}
-	flow = calloc(1, sizeof(*flow) + n * sizeof(flow->rules[0]) + data);
+	flow = vsteer_pool_alloc(&fp->pool, &handle);
 	if (flow == NULL)
 		goto nomem;
+	flow->handle = handle;
+	body = vsteer_body_data_off(n, plan->count) + data;
+	if (body > sizeof(flow->body.inl)) {
+		flow->body.block = calloc(1, body);
+		if (flow->body.block == NULL) {
+			vsteer_pool_free(&fp->pool, handle);
+			flow = NULL;
+			goto nomem;
+		}
+		flow->ext = 1;
+	}
 	flow->n_rules = (uint8_t)n;
+	flow->own_cnt = plan->count;
 	flow->engine = (uint8_t)plan->engine;
 	flow->fate = (uint8_t)plan->fate;
 	flow->egress = plan->egress;
-	flow->rte_priority = plan->rte_priority;
+	flow->rte_priority = (uint16_t)plan->rte_priority;
 	flow->tag = vsteer_plan_tag(plan);
+	rules = vsteer_flow_rules(flow);
+	bytes = vsteer_flow_data(flow);
 	off = 0;
 	for (i = 0; i < n; i++) {
-		struct vsteer_frule *r = &flow->rules[i];
+		struct vsteer_frule *r = &rules[i];
 
 		r->hash_fields = plan->var[i].hash_fields;
 		r->off = (uint16_t)off;
 		if (plan->engine == VSTEER_FLOW_ENGINE_VERBS) {
 			r->size = plan->rules[i].size;
 			r->count_off = plan->rules[i].count_off;
-			memcpy(vsteer_flow_data(flow) + off, plan->rules[i].buf,
-			       r->size);
+			memcpy(bytes + off, plan->rules[i].buf, r->size);
 		} else {
 			r->tmpl = tmpls[i];
 			tmpls[i] = NULL;
@@ -666,8 +785,7 @@ vsteer_flow_record(struct vsteer_flow_priv *fp,
 					     VSTEER_PRM_SECT_BYTES);
 			vsteer_flow_dv_rule_match(&fp->base, plan, i,
 						  &fp->match);
-			vsteer_dv_value_pack(r->tmpl, &fp->match,
-					     vsteer_flow_data(flow) + off);
+			vsteer_dv_value_pack(r->tmpl, &fp->match, bytes + off);
 		}
 		off += r->size;
 	}
@@ -677,20 +795,21 @@ vsteer_flow_record(struct vsteer_flow_priv *fp,
 			goto nomem;
 	}
 	if (plan->count) {
-		flow->cnt = calloc(1, sizeof(*flow->cnt));
-		if (flow->cnt == NULL)
-			goto nomem;
-		flow->own_cnt = 1;
+		flow->cnt = (struct vsteer_count *)(vsteer_flow_body(flow) +
+						    vsteer_body_cnt_off(n));
 	} else if (plan->count_handle != NULL) {
-		flow->handle = (struct rte_flow_action_handle *)(uintptr_t)
-				       plan->count_handle;
-		flow->cnt = &flow->handle->cnt;
+		struct rte_flow_action_handle *h =
+			(struct rte_flow_action_handle *)(uintptr_t)
+				plan->count_handle;
+
+		flow->cnt = &h->cnt;
 	}
 	return flow;
 nomem:
 	for (i = 0; i < n; i++)
 		vsteer_tmpl_put(fp, tmpls[i]);
-	vsteer_flow_free(fp, flow);
+	if (flow != NULL)
+		vsteer_flow_free(dev, fp, flow);
 	vsteer_flow_err(error, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 			"no memory for the flow");
 	return NULL;
@@ -829,14 +948,14 @@ vsteer_flow_prepare(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 /* --- apply / remove --- */
 
 static void
-vsteer_flow_remove(struct rte_eth_dev *dev, struct rte_flow *flow)
+vsteer_flow_remove(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint32_t i;
 	int ret;
 
 	for (i = 0; i < flow->n_rules; i++) {
-		struct vsteer_frule *r = &flow->rules[i];
+		struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 
 		if (r->ibv != NULL) {
 			ret = ibv_destroy_flow(r->ibv);
@@ -857,32 +976,49 @@ vsteer_flow_remove(struct rte_eth_dev *dev, struct rte_flow *flow)
 
 /* Destination QP of rule r: an RSS context, or the sink. */
 static struct ibv_qp *
-vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct rte_flow *flow,
+vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		    struct vsteer_frule *r)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	const struct vsteer_dest *d = flow->dest;
+	struct vsteer_dest *d = flow->dest;
+	uint64_t hf;
 
 	switch (flow->fate) {
 	case VSTEER_FATE_QUEUE:
-		r->rss = vsteer_rss_get(dev, d->key, 0, d->queues, 1, d->flags);
+		hf = 0;
 		break;
 	case VSTEER_FATE_RSS:
-		r->rss = vsteer_rss_get(dev, d->key, r->hash_fields, d->queues,
-					d->queue_num, d->flags);
+		hf = r->hash_fields;
 		break;
 	default:
 		return vsteer_sink_get(priv, priv->flow_priv);
 	}
+	/* The context the destination keeps, when it hashes the same: the
+	 * one vsteer_rss_get() would find (every other input is the
+	 * destination's). */
+	if (d->rss != NULL && d->rss_hf == hf) {
+		d->rss->refcnt++;
+		r->rss = d->rss;
+		return r->rss->qp;
+	}
+	r->rss = vsteer_rss_get(dev, d->key, hf, d->queues,
+				flow->fate == VSTEER_FATE_QUEUE ? 1 :
+								  d->queue_num,
+				d->flags);
 	if (r->rss == NULL) {
 		errno = rte_errno ? rte_errno : ENOMEM;
 		return NULL;
+	}
+	if (d->rss == NULL) {
+		r->rss->refcnt++; /* the destination's own reference */
+		d->rss = r->rss;
+		d->rss_hf = hf;
 	}
 	return r->rss->qp;
 }
 
 static int
-vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
+vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		     struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
@@ -902,7 +1038,7 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 					       strerror(ret));
 	}
 	for (i = 0; i < flow->n_rules; i++) {
-		struct vsteer_frule *r = &flow->rules[i];
+		struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 
 		n = 0;
 		if (flow->fate == VSTEER_FATE_DROP) {
@@ -966,7 +1102,7 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct rte_flow *flow,
 }
 
 static int
-vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
+vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 			struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
@@ -986,7 +1122,7 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
 					       strerror(ret));
 	}
 	for (i = 0; i < flow->n_rules; i++) {
-		struct vsteer_frule *r = &flow->rules[i];
+		struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 		struct ibv_qp *qp;
 
 		qp = vsteer_flow_dest_qp(dev, flow, r);
@@ -1022,7 +1158,7 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct rte_flow *flow,
 }
 
 static int
-vsteer_flow_apply(struct rte_eth_dev *dev, struct rte_flow *flow,
+vsteer_flow_apply(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		  struct rte_flow_error *error)
 {
 	if (flow->engine == VSTEER_FLOW_ENGINE_DV)
@@ -1064,8 +1200,9 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
+	struct rte_flow_action_handle *h;
 	struct vsteer_xlate_ctx ctx;
-	struct rte_flow *flow;
+	struct vsteer_flow *flow;
 	int ret;
 
 	if (fp == NULL) {
@@ -1076,7 +1213,7 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	ret = vsteer_flow_prepare(dev, fp, attr, pattern, actions, &ctx, error);
 	if (ret < 0)
 		return NULL;
-	flow = vsteer_flow_record(fp, &ctx, error);
+	flow = vsteer_flow_record(dev, fp, &ctx, error);
 	if (flow == NULL)
 		return NULL;
 	if (priv->started) {
@@ -1085,19 +1222,23 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 			ret = rte_errno;
 			if (flow->own_cnt)
 				vsteer_count_release(priv, flow->cnt);
-			vsteer_flow_free(fp, flow);
+			vsteer_flow_free(dev, fp, flow);
 			rte_errno = ret;
 			return NULL;
 		}
 	}
-	if (flow->handle != NULL)
-		flow->handle->refcnt++;
+	h = vsteer_flow_indirect(flow);
+	if (h != NULL)
+		h->refcnt++;
 	TAILQ_INSERT_TAIL(&fp->flows, flow, next);
-	FLOW_LOG(DEBUG, "port %u: flow %p created (%s, %u rule(s))",
-		 dev->data->port_id, (void *)flow,
-		 flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
-		 flow->n_rules);
-	return flow;
+	/* The arguments cost even when the message is not logged. */
+	if (rte_log_can_log(vsteer_logtype_flow, RTE_LOG_DEBUG))
+		FLOW_LOG(DEBUG, "port %u: flow %p created (%s, %u rule(s))",
+			 dev->data->port_id, (void *)vsteer_flow_handle(flow),
+			 flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" :
+								 "verbs",
+			 flow->n_rules);
+	return vsteer_flow_handle(flow);
 }
 
 static struct rte_flow *
@@ -1119,45 +1260,35 @@ vsteer_flow_create_op(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	return flow;
 }
 
-static bool
-vsteer_flow_known(struct vsteer_flow_priv *fp, const struct rte_flow *flow)
-{
-	const struct rte_flow *f;
-
-	if (fp == NULL)
-		return false;
-	TAILQ_FOREACH(f, &fp->flows, next)
-		if (f == flow)
-			return true;
-	return false;
-}
-
 static void
-vsteer_flow_destroy_one(struct rte_eth_dev *dev, struct rte_flow *flow)
+vsteer_flow_destroy_one(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = priv->flow_priv;
+	struct rte_flow_action_handle *h = vsteer_flow_indirect(flow);
 
 	vsteer_flow_remove(dev, flow);
 	TAILQ_REMOVE(&fp->flows, flow, next);
-	if (flow->handle != NULL)
-		flow->handle->refcnt--;
+	if (h != NULL)
+		h->refcnt--;
 	else if (flow->own_cnt)
 		vsteer_count_release(priv, flow->cnt);
-	vsteer_flow_free(fp, flow);
+	vsteer_flow_free(dev, fp, flow);
 }
 
 static int
-vsteer_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
+vsteer_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *handle,
 		    struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_flow *flow;
 	int ret = 0;
 
 	vsteer_ctl_lock(priv);
-	if (!vsteer_flow_known(priv->flow_priv, flow))
+	flow = vsteer_flow_lookup(priv->flow_priv, handle);
+	if (flow == NULL)
 		ret = vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
-				      flow, "no such flow on port %u",
+				      handle, "no such flow on port %u",
 				      dev->data->port_id);
 	else
 		vsteer_flow_destroy_one(dev, flow);
@@ -1190,16 +1321,17 @@ vsteer_flow_flush_op(struct rte_eth_dev *dev, struct rte_flow_error *error)
 }
 
 static int
-vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
+vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *handle,
 		  const struct rte_flow_action *action, void *data,
 		  struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_flow *flow = vsteer_flow_lookup(priv->flow_priv, handle);
 
 	VSTEER_CTL_HELD(priv);
-	if (!vsteer_flow_known(priv->flow_priv, flow))
+	if (flow == NULL)
 		return vsteer_flow_err(error, EINVAL,
-				       RTE_FLOW_ERROR_TYPE_HANDLE, flow,
+				       RTE_FLOW_ERROR_TYPE_HANDLE, handle,
 				       "no such flow on port %u",
 				       dev->data->port_id);
 	if (action == NULL)
@@ -1288,33 +1420,36 @@ vsteer_fate_name(enum vsteer_fate fate)
 }
 
 /* What the flow holds on its own (its destination and matcher templates
- * are shared, counted once per port). */
+ * are shared, counted once per port): its pool entry and, for a body that
+ * did not fit in it, the body's block. */
 static size_t
-vsteer_flow_bytes(const struct rte_flow *flow)
+vsteer_flow_bytes(const struct vsteer_flow_priv *fp, struct vsteer_flow *flow)
 {
-	size_t n = sizeof(*flow) + flow->n_rules * sizeof(flow->rules[0]);
+	size_t n = flow->n_rules * sizeof(struct vsteer_frule);
 	uint32_t i;
 
+	if (!flow->ext)
+		return fp->pool.entry_size;
 	for (i = 0; i < flow->n_rules; i++)
-		n += flow->rules[i].size;
+		n += vsteer_flow_rules(flow)[i].size;
 	if (flow->own_cnt)
-		n += sizeof(*flow->cnt);
-	return n;
+		n += sizeof(struct vsteer_count);
+	return fp->pool.entry_size + n;
 }
 
 static void
-vsteer_flow_dump_one(struct vsteer_flow_priv *fp, struct rte_flow *flow,
+vsteer_flow_dump_one(struct vsteer_flow_priv *fp, struct vsteer_flow *flow,
 		     FILE *f)
 {
 	const struct vsteer_dest *d = flow->dest;
 	uint32_t i;
 
 	fprintf(f, "flow %p: %s, priority %u, engine %s, %s, %zu bytes\n",
-		(const void *)flow, flow->egress ? "egress" : "ingress",
-		flow->rte_priority,
+		(void *)vsteer_flow_handle(flow),
+		flow->egress ? "egress" : "ingress", flow->rte_priority,
 		flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
 		flow->applied ? "applied" : "kept (port stopped)",
-		vsteer_flow_bytes(flow));
+		vsteer_flow_bytes(fp, flow));
 	fprintf(f, "  fate %s", vsteer_fate_name(flow->fate));
 	if (d != NULL) {
 		fprintf(f, " queues");
@@ -1329,10 +1464,11 @@ vsteer_flow_dump_one(struct vsteer_flow_priv *fp, struct rte_flow *flow,
 	else if (flow->tag != 0)
 		fprintf(f, ", mark %u (tag 0x%06x)", flow->tag - 1, flow->tag);
 	if (flow->cnt != NULL)
-		fprintf(f, ", count%s", flow->handle ? " (indirect)" : "");
+		fprintf(f, ", count%s",
+			vsteer_flow_indirect(flow) ? " (indirect)" : "");
 	fprintf(f, "\n");
 	for (i = 0; i < flow->n_rules; i++) {
-		const struct vsteer_frule *r = &flow->rules[i];
+		const struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 		struct vsteer_verbs_rule rule;
 		struct vsteer_dv_match *m = &fp->match;
 
@@ -1371,25 +1507,27 @@ vsteer_flow_dump_one(struct vsteer_flow_priv *fp, struct rte_flow *flow,
 }
 
 static int
-vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
-		     struct rte_flow_error *error)
+vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *handle,
+		     FILE *file, struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
 	const struct vsteer_defflow *df;
-	struct rte_flow *f;
+	struct vsteer_flow *f;
 
 	if (fp == NULL)
 		return vsteer_flow_err(error, ENOMEM,
 				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				       "no memory for flow state");
-	if (flow != NULL) {
-		if (!vsteer_flow_known(fp, flow))
+	if (handle != NULL) {
+		f = vsteer_flow_lookup(fp, handle);
+		if (f == NULL)
 			return vsteer_flow_err(error, EINVAL,
-					       RTE_FLOW_ERROR_TYPE_HANDLE, flow,
+					       RTE_FLOW_ERROR_TYPE_HANDLE,
+					       handle,
 					       "no such flow on port %u",
 					       dev->data->port_id);
-		vsteer_flow_dump_one(fp, flow, file);
+		vsteer_flow_dump_one(fp, f, file);
 		return 0;
 	}
 	fprintf(file, "port %u: %s device %s, flow engine %s%s\n",
@@ -1400,6 +1538,9 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *file,
 		priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" :
 							     "verbs",
 		priv->isolated ? ", isolated" : "");
+	/* What the port's rules hold, and that it shrinks as they go. */
+	fprintf(file, "%u flow rule(s), flow pool %zu bytes in %u slab(s)\n",
+		fp->pool.used, vsteer_pool_bytes(&fp->pool), fp->pool.n_slabs);
 	TAILQ_FOREACH(f, &fp->flows, next)
 		vsteer_flow_dump_one(fp, f, file);
 	TAILQ_FOREACH(df, &priv->defflows, next) {
@@ -1567,7 +1708,7 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 {
 	struct vsteer_flow_priv *fp = vsteer_priv(dev)->flow_priv;
 	struct rte_flow_error error;
-	struct rte_flow *flow;
+	struct vsteer_flow *flow;
 	int ret;
 
 	VSTEER_CTL_HELD(vsteer_priv(dev));
@@ -1579,7 +1720,8 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 		if (ret != 0) {
 			ret = rte_errno;
 			FLOW_LOG(ERR, "port %u: cannot re-apply flow %p: %s",
-				 dev->data->port_id, (void *)flow,
+				 dev->data->port_id,
+				 (void *)vsteer_flow_handle(flow),
 				 error.message ? error.message : "");
 			vsteer_flow_stop(dev);
 			return -ret;
@@ -1593,13 +1735,17 @@ vsteer_flow_stop(struct rte_eth_dev *dev)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = priv->flow_priv;
-	struct rte_flow *flow;
+	struct vsteer_flow *flow;
+	struct vsteer_dest *d;
 
 	VSTEER_CTL_HELD(priv);
 	if (fp == NULL)
 		return;
 	TAILQ_FOREACH(flow, &fp->flows, next)
 		vsteer_flow_remove(dev, flow);
+	/* The contexts go with the queues' WQs. */
+	TAILQ_FOREACH(d, &fp->dests, next)
+		vsteer_dest_unref_rss(dev, d);
 	vsteer_sink_destroy(priv, &fp->sink);
 }
 
@@ -1620,10 +1766,12 @@ vsteer_flow_close(struct rte_eth_dev *dev)
 		rte_free(h);
 	}
 	vsteer_sink_destroy(priv, &fp->sink);
-	if (!TAILQ_EMPTY(&fp->tmpls) || !TAILQ_EMPTY(&fp->dests))
+	if (!TAILQ_EMPTY(&fp->tmpls) || !TAILQ_EMPTY(&fp->dests) ||
+	    fp->pool.used != 0)
 		FLOW_LOG(ERR,
-			 "port %u: matcher templates or destinations left at close",
+			 "port %u: matcher templates, destinations or flows left at close",
 			 dev->data->port_id);
+	vsteer_pool_fini(&fp->pool);
 	rte_free(fp);
 	priv->flow_priv = NULL;
 }

@@ -457,11 +457,29 @@ vsteer_flow_item_desc_at(unsigned int i)
 	return i < VSTEER_ITEM_N ? &vsteer_items[i] : NULL;
 }
 
+/* Item types below this have a direct entry: VSTEER_ITEM_* + 1, or 0. */
+#define VSTEER_ITEM_TYPES 128
+static uint8_t vsteer_item_of_type[VSTEER_ITEM_TYPES];
+
+RTE_INIT(vsteer_item_types_init)
+{
+	unsigned int i;
+
+	for (i = 0; i < VSTEER_ITEM_N; i++)
+		if ((unsigned int)vsteer_items[i].type < VSTEER_ITEM_TYPES)
+			vsteer_item_of_type[vsteer_items[i].type] =
+				(uint8_t)(i + 1);
+}
+
 const struct vsteer_flow_item_desc *
 vsteer_flow_item_desc(enum rte_flow_item_type type)
 {
 	unsigned int i;
 
+	if ((unsigned int)type < VSTEER_ITEM_TYPES) {
+		i = vsteer_item_of_type[type];
+		return i != 0 ? &vsteer_items[i - 1] : NULL;
+	}
 	for (i = 0; i < VSTEER_ITEM_N; i++)
 		if (vsteer_items[i].type == type)
 			return &vsteer_items[i];

@@ -746,6 +746,62 @@ xl_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/*
+ * The bits of each item an engine takes whatever the device (rows without
+ * a VSTEER_SUP_IF_* condition), outer and inner: an item whose mask has
+ * no other bit and no range needs no walk of its rows. The rows of an
+ * item share no bit (test_flow_fields checks it); an item whose rows did
+ * would always take the walk.
+ */
+static uint8_t xl_plain[VSTEER_ITEM_N][VSTEER_FLOW_ENGINE_N][2]
+		       [sizeof(union vsteer_item_buf)];
+static bool xl_plain_ok[VSTEER_ITEM_N];
+
+RTE_INIT(xl_plain_init)
+{
+	uint8_t seen[sizeof(union vsteer_item_buf)];
+	unsigned int it, r, e, in, i;
+
+	for (it = 0; it < VSTEER_ITEM_N; it++) {
+		const struct vsteer_flow_item_desc *d =
+			vsteer_flow_item_desc_at(it);
+		bool ok = d != NULL && d->size <= sizeof(seen);
+
+		memset(seen, 0, sizeof(seen));
+		for (r = 0; ok && r < d->n_rows; r++) {
+			const struct vsteer_flow_row *row = &d->rows[r];
+			const uint8_t *bits = row->bits;
+
+			if (row->off + row->len > d->size) {
+				ok = false;
+				break;
+			}
+			for (i = 0; i < row->len; i++) {
+				uint8_t b = bits != NULL ? bits[row->off + i] :
+							   0xff;
+
+				if (seen[row->off + i] & b)
+					ok = false;
+				seen[row->off + i] |= b;
+				for (e = 0; e < VSTEER_FLOW_ENGINE_N; e++) {
+					uint16_t sup = row->sup[e];
+
+					if (sup & VSTEER_SUP_IF_ALL)
+						continue;
+					for (in = 0; in < 2; in++)
+						if (sup &
+						    (in ? VSTEER_SUP_INNER :
+							  VSTEER_SUP_OUTER))
+							xl_plain[it][e][in]
+								[row->off + i] |=
+								b;
+				}
+			}
+		}
+		xl_plain_ok[it] = ok;
+	}
+}
+
 int
 vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
 		       const struct vsteer_flow_item_desc *d,
@@ -771,6 +827,42 @@ vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
 		return 0; /* any header of this type, whatever its fields */
 	v->spec = true;
 	mask = item->mask != NULL ? item->mask : d->def_mask;
+	/* Every masked bit in a field the engine takes, no range: what the
+	 * walk below would conclude, without it (a word at a time). */
+	if (last == NULL && xl_plain_ok[d->id]) {
+		const uint8_t *plain = xl_plain[d->id][plan->engine][inner];
+		uint64_t other = 0, m, sp, pl;
+
+		for (i = 0; i + sizeof(m) <= d->size; i += sizeof(m)) {
+			memcpy(&m, mask + i, sizeof(m));
+			memcpy(&sp, spec + i, sizeof(sp));
+			memcpy(&pl, plain + i, sizeof(pl));
+			other |= m & ~pl;
+			memcpy(v->mask.raw + i, &m, sizeof(m));
+			m &= sp;
+			memcpy(v->val.raw + i, &m, sizeof(m));
+		}
+		if (i + sizeof(uint32_t) <= d->size) {
+			uint32_t m4, s4, p4;
+
+			memcpy(&m4, mask + i, sizeof(m4));
+			memcpy(&s4, spec + i, sizeof(s4));
+			memcpy(&p4, plain + i, sizeof(p4));
+			other |= m4 & ~p4;
+			memcpy(v->mask.raw + i, &m4, sizeof(m4));
+			m4 &= s4;
+			memcpy(v->val.raw + i, &m4, sizeof(m4));
+			i += sizeof(m4);
+		}
+		for (; i < d->size; i++) {
+			other |= mask[i] & (uint8_t)~plain[i];
+			v->mask.raw[i] = mask[i];
+			v->val.raw[i] = spec[i] & mask[i];
+		}
+		if (other == 0)
+			return 0;
+		memset(v->val.raw, 0, d->size);
+	}
 	memcpy(v->mask.raw, mask, d->size);
 	memcpy(rest, mask, d->size);
 	for (r = 0; r < d->n_rows; r++) {
