@@ -231,6 +231,22 @@ def rules_made(ovs):
         len(ovs_parse.offload_destroys(text))
 
 
+def wait_rules_settled(ovs):
+    """Until OVS's offload thread has nothing queued and logged no rule
+    for half a second (it works on its own: a flow whose actions changed
+    is offloaded again some time after), or OFFLOAD_WAIT passed."""
+    deadline = time.monotonic() + OFFLOAD_WAIT
+    last = None
+    while time.monotonic() < deadline:
+        stats = ovs_parse.offload_stats(
+            ovs.appctl("dpctl/offload-stats-show"))
+        now = (stats["enqueued"], rules_made(ovs))
+        if now == last and now[0] == 0:
+            return
+        last = now
+        time.sleep(0.5)
+
+
 def wait_offloaded(ovs, traffic, out, partial_rules=0):
     """Keep traffic going until the IPv4 flow of every port is offloaded
     (the offload thread works asynchronously) with its final actions and
@@ -248,6 +264,7 @@ def wait_offloaded(ovs, traffic, out, partial_rules=0):
                 if a["ok"] and not a["transfer"]]
         if (len(done) == len(out) and len(made) >= partial_rules) or \
                 time.monotonic() > deadline:
+            wait_rules_settled(ovs)
             return flows
         time.sleep(0.2)
 
@@ -347,6 +364,7 @@ def reconfigure(ovs, ports, settings, want, when):
     """Change the ports' configuration; wait until OVS applied it, and
     check it created or destroyed no rte_flow rule meanwhile: the rules
     the driver keeps are the ones under test."""
+    wait_rules_settled(ovs)
     before = rules_made(ovs)
     mark = set_interfaces(ovs, ports, *settings)
     ovs.wait_configured(ports, mark, **want)
