@@ -73,6 +73,7 @@ class Topology:
         self.host = ["vso%s%d" % (self.tag, i) for i in range(pairs)]
         self.peer = ["vsq%s%d" % (self.tag, i) for i in range(pairs)]
         self.peer_mac = []
+        self.neighbours = []
 
     def __enter__(self):
         e2e.at_cleanup(self.close)
@@ -111,11 +112,38 @@ class Topology:
         """A permanent neighbour entry: no ARP on the wire."""
         e2e.sh("ip", "-n", self.ns[i], "neigh", "replace", addr, "lladdr",
                mac, "dev", self.peer[i], "nud", "permanent")
+        self.neighbours.append((i, addr, mac))
 
-    def ping(self, i, pings, timeout=1.0):
+    def set_peer_mtu(self, i, mtu):
+        e2e.sh("ip", "-n", self.ns[i], "link", "set", self.peer[i], "mtu",
+               str(mtu))
+
+    def set_peer_link(self, i, state):
+        """Take the peer end of pair i "down" or "up": its partner, the
+        PMD's end, loses or regains its carrier."""
+        e2e.sh("ip", "-n", self.ns[i], "link", "set", self.peer[i], state)
+        if state == "up":
+            # Taking an interface down flushes its neighbours, permanent
+            # ones too (neigh_ifdown()): put them back, or the next ping
+            # would ARP.
+            for j, addr, mac in self.neighbours:
+                if j == i:
+                    e2e.sh("ip", "-n", self.ns[i], "neigh", "replace", addr,
+                           "lladdr", mac, "dev", self.peer[i], "nud",
+                           "permanent")
+
+    def host_mtu(self, i):
+        """The MTU of the PMD's end of pair i, as the kernel has it."""
+        out = e2e.sh("ip", "-n", self.ovs_ns, "-o", "link", "show", "dev",
+                     self.host[i]).stdout
+        return int(out.split(" mtu ", 1)[1].split()[0])
+
+    def ping(self, i, pings, timeout=1.0, size=None, results=False):
         """Echo requests from namespace i: pings is a list of (src, dst,
-        count); returns the number of replies of each, in order."""
-        req = {"pings": [{"src": s, "dst": d, "count": c}
+        count); returns the number of replies of each, in order, or with
+        results=True peer.py's result of each ({"sent", "replies",
+        "sizes"}). size: the IP length of every request, sent with DF."""
+        req = {"pings": [{"src": s, "dst": d, "count": c, "size": size}
                          for s, d, c in pings], "timeout": timeout}
         n = sum(c for _, _, c in pings)
         res = subprocess.run(["ip", "netns", "exec", self.ns[i], e2e.PYTHON,
@@ -126,7 +154,8 @@ class Topology:
             raise RuntimeError("ping from %s failed (%d): %s"
                                % (self.ns[i], res.returncode,
                                   res.stderr.strip()))
-        return [r["replies"] for r in json.loads(res.stdout)["results"]]
+        out = json.loads(res.stdout)["results"]
+        return out if results else [r["replies"] for r in out]
 
 
 def pmd_core():
@@ -327,6 +356,32 @@ class Ovs:
         except OSError:
             return ""
 
+    def log_mark(self):
+        """A position in the log, for log_since()."""
+        return len(self.log())
+
+    def log_since(self, mark):
+        return self.log()[mark:]
+
+    def problems_since(self, mark):
+        """The log's WARN and ERR lines after mark, for a failure message;
+        not the rule refusals (the rule report has them) nor what dpctl
+        commands say of system datapaths this test does not use."""
+        out = []
+        for line in self.log_since(mark).splitlines():
+            m = ovs_parse.LOG_LINE.match(line)
+            if m is None or m.group(2) not in ("WARN", "ERR") or \
+                    m.group(1) == "netdev_offload_dpdk" or \
+                    "enumerate system datapaths" in m.group(3):
+                continue
+            out.append("%s|%s|%s" % m.groups())
+        return out
+
+    def dpif_ports(self):
+        """dpif/show, parsed: the datapath's ports and their
+        configuration (ovs_parse.dpif_show)."""
+        return ovs_parse.dpif_show(self.appctl("dpif/show"))
+
     def rows(self, table, record, *columns):
         out = self.vsctl("--format=json", "--columns=" + ",".join(columns),
                          "list", table, record)
@@ -359,6 +414,51 @@ class Ovs:
                 raise AssertionError("port %s not up within %gs: %s"
                                      % (name, timeout, row))
             time.sleep(0.1)
+
+    def wait_configured(self, ports, mark, timeout=20, **want):
+        """After a change to the ports' configuration (at log position
+        mark): wait until OVS applied it, each port in the datapath with
+        every key of want (dpif/show names: configured_rx_queues=4,
+        mtu=1600, lsc_interrupt_mode="true") and its Interface row without
+        error, with an ofport, its link up. Fails with what OVS shows and
+        logged otherwise."""
+        deadline = time.monotonic() + timeout
+        while True:
+            # A port OVS could not reconfigure leaves the datapath at once
+            # (dpif-netdev's reconfigure_datapath()): no point waiting.
+            failed = [p for p in ports if "Failed to set interface %s new "
+                      "configuration" % p in self.log_since(mark)]
+            dp = self.dpif_ports()
+            rows = {p: self.rows("Interface", p, "error", "ofport",
+                                 "link_state") for p in ports}
+            bad = {}
+            for p in ports:
+                conf = dp.get(p, {}).get("config")
+                row = rows[p]
+                if conf is None:
+                    bad[p] = "not in the datapath (dpif/show)"
+                elif any(conf.get(k) != v for k, v in want.items()):
+                    bad[p] = "dpif/show: %s" % ", ".join(
+                        "%s=%s" % (k, conf.get(k)) for k in sorted(want))
+                elif row["error"] or not isinstance(row["ofport"], int) or \
+                        row["ofport"] <= 0 or row["link_state"] != "up":
+                    bad[p] = "Interface row: %s" % row
+            if not bad:
+                return
+            if failed or time.monotonic() > deadline:
+                raise AssertionError(
+                    "OVS did not apply %s to %s%s: %s; its log since:\n"
+                    "    %s" % (" ".join("%s=%s" % kv for kv in
+                                         sorted(want.items())) or
+                               "the change", ", ".join(ports),
+                               " (it failed to reconfigure %s)"
+                               % ", ".join(failed) if failed else
+                               " within %gs" % timeout,
+                               "; ".join("%s %s" % kv for kv in
+                                         sorted(bad.items())),
+                               "\n    ".join(self.problems_since(mark)
+                                             or ["(no WARN or ERR line)"])))
+            time.sleep(0.2)
 
     def statistics(self, port):
         """The interface's statistics column: OVS's counters and the

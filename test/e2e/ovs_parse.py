@@ -98,6 +98,30 @@ def dump_flows(text):
     return flows
 
 
+_DPIF_PORT = re.compile(r"^\s+(\S+) (\d+)/(\d+): \((\w+)(?::\s*(.*))?\)$")
+
+
+def dpif_show(text):
+    """dpif/show: one dict per port, by name, with "ofport", "odp_port",
+    "type" and "config", the key=value pairs OVS prints after the type
+    (for a dpdk port configured_rx_queues, mtu, lsc_interrupt_mode, ...;
+    numbers as ints)."""
+    ports = {}
+    for line in text.splitlines():
+        m = _DPIF_PORT.match(line)
+        if m is None:
+            continue
+        config = {}
+        for kv in (m.group(5) or "").split(","):
+            key, sep, val = kv.strip().partition("=")
+            if sep:
+                config[key] = int(val) if val.isdigit() else val
+        ports[m.group(1)] = {"ofport": int(m.group(2)),
+                             "odp_port": int(m.group(3)),
+                             "type": m.group(4), "config": config}
+    return ports
+
+
 def ovsdb_value(v):
     """An OVSDB JSON datum as Python: maps to dicts, sets to lists."""
     if isinstance(v, list) and len(v) == 2 and v[0] == "map":
@@ -124,6 +148,8 @@ _CREATED = re.compile(r"^(\S+): rte_flow (0x[0-9a-f]+) .*?flow create (\d+) "
 _FAILED = re.compile(r"^(\S+): rte_flow creation failed: (-?\d+) "
                      r"\((.*)\)\.$")
 _FAILED_FLOW = re.compile(r"^(\S+): Failed flow: .*?flow create (\d+) (.*)$")
+_DESTROYED = re.compile(r"^([^/\s]+)/\S+: rte_flow (0x[0-9a-f]+) flow destroy "
+                        r"(\d+) ")
 _DRIVER = re.compile(r"vsteer_flow_create\(\): port (\d+): flow "
                      r"(0x[0-9a-f]+) created \((.*)\)$")
 
@@ -177,6 +203,22 @@ def offload_log(text):
         a["transfer"] = " transfer " in " %s " % a["rule"].split(
             " pattern ")[0]
     return attempts
+
+
+def offload_destroys(text):
+    """The rte_flow rules OVS destroyed, from its log (module
+    netdev_offload_dpdk at level dbg), in log order: dicts with "netdev",
+    "port_id" and "handle"."""
+    out = []
+    for line in text.splitlines():
+        m = LOG_LINE.match(line)
+        if m is None or m.group(1) != "netdev_offload_dpdk":
+            continue
+        d = _DESTROYED.match(m.group(3))
+        if d:
+            out.append({"netdev": d.group(1), "handle": d.group(2),
+                        "port_id": int(d.group(3))})
+    return out
 
 
 def rule_shape(rule):

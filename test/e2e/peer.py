@@ -9,13 +9,18 @@
                             our own outgoing copies) until "expect" of them
                             came or "timeout" seconds passed, and print
                             {"sent", "send_errors", "received": [hex]}.
-  peer.py --ping            read {"pings": [{"src", "dst", "count"}],
-                            "timeout"} on stdin, send ICMP echo requests
-                            from each src address to its dst one at a time
-                            (the namespace's kernel routes them, the other
-                            end's kernel answers), wait up to "timeout"
-                            seconds for each reply, and print {"results":
-                            [{"sent", "replies"}]} in the same order.
+  peer.py --ping            read {"pings": [{"src", "dst", "count",
+                            "size"}], "timeout"} on stdin, send ICMP echo
+                            requests from each src address to its dst one
+                            at a time (the namespace's kernel routes them,
+                            the other end's kernel answers), wait up to
+                            "timeout" seconds for each reply, and print
+                            {"results": [{"sent", "replies", "sizes"}]} in
+                            the same order. "size" (optional) is the IP
+                            length of each request, sent with DF and never
+                            fragmented (a request beyond the route's MTU
+                            is not sent and gets no reply); "sizes" are
+                            the IP lengths of the replies that came.
 
 The tests and the demo build their frames with scapy and hand them over
 (vsteer_e2e.VethNs.exchange). Only the interface named is used, so
@@ -141,6 +146,11 @@ def json_mode():
 ICMP_ECHO_REPLY = 0
 ICMP_ECHO_REQUEST = 8
 PING_PAYLOAD = bytes(range(56))  # ping(8)'s default size
+IP_ICMP_HEADERS = 20 + 8
+# <linux/in.h>: IP_MTU_DISCOVER's "do": DF on every packet, and a send
+# beyond the path MTU fails (EMSGSIZE) instead of being fragmented.
+IP_MTU_DISCOVER = 10
+IP_PMTUDISC_DO = 2
 
 
 def inet_checksum(data):
@@ -152,22 +162,29 @@ def inet_checksum(data):
     return ~total & 0xffff
 
 
-def ping_one(s, ident, seq, dst, timeout):
-    """One echo request to dst; True when its reply came within timeout."""
+def ping_one(s, ident, seq, dst, timeout, payload=PING_PAYLOAD):
+    """One echo request to dst; the IP length of its reply when it came
+    within timeout, else None (also when the kernel refused to send it:
+    too big for the route's MTU with DF)."""
     hdr = struct.pack("!BBHHH", ICMP_ECHO_REQUEST, 0, 0, ident, seq)
-    csum = inet_checksum(hdr + PING_PAYLOAD)
-    s.sendto(struct.pack("!BBHHH", ICMP_ECHO_REQUEST, 0, csum, ident, seq)
-             + PING_PAYLOAD, (dst, 0))
+    csum = inet_checksum(hdr + payload)
+    try:
+        s.sendto(struct.pack("!BBHHH", ICMP_ECHO_REQUEST, 0, csum, ident,
+                             seq) + payload, (dst, 0))
+    except OSError as exc:
+        if exc.errno != errno.EMSGSIZE:
+            raise
+        return None
     deadline = time.monotonic() + timeout
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
-            return False
+            return None
         s.settimeout(left)
         try:
             data, addr = s.recvfrom(65536)
         except socket.timeout:
-            return False
+            return None
         # A raw IPv4 socket hands over the IP header too.
         ihl = (data[0] & 0x0f) * 4
         if len(data) < ihl + 8 or addr[0] != dst:
@@ -175,7 +192,7 @@ def ping_one(s, ident, seq, dst, timeout):
         kind, _, _, r_ident, r_seq = struct.unpack("!BBHHH",
                                                    data[ihl:ihl + 8])
         if kind == ICMP_ECHO_REPLY and r_ident == ident and r_seq == seq:
-            return True
+            return len(data)
 
 
 def ping_mode():
@@ -189,12 +206,23 @@ def ping_mode():
         s = socket.socket(socket.AF_INET, socket.SOCK_RAW,
                           socket.IPPROTO_ICMP)
         s.bind((p["src"], 0))
-        replies = 0
+        payload = PING_PAYLOAD
+        if p.get("size") is not None:
+            size = int(p["size"])
+            if size < IP_ICMP_HEADERS:
+                raise ValueError("ping size %d: less than the headers"
+                                 % size)
+            payload = bytes(i & 0xff for i in range(size - IP_ICMP_HEADERS))
+            s.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
+        sizes = []
         for _ in range(int(p["count"])):
             seq = (seq + 1) & 0xffff
-            replies += ping_one(s, ident, seq, p["dst"], timeout)
+            got = ping_one(s, ident, seq, p["dst"], timeout, payload)
+            if got is not None:
+                sizes.append(got)
         s.close()
-        results.append({"sent": int(p["count"]), "replies": replies})
+        results.append({"sent": int(p["count"]), "replies": len(sizes),
+                        "sizes": sizes})
     json.dump({"results": results}, sys.stdout)
     return 0
 

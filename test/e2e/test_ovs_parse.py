@@ -63,6 +63,18 @@ IFACE_JSON = ('{"data":[[["set",[]],1,"up",["map",[["rx_packets",40],'
               '"down",["map",[]]]],'
               '"headings":["error","ofport","link_state","statistics"]}')
 
+DPIF_SHOW = """\
+netdev@ovs-netdev: hit:6 missed:2
+  vsb1ec27c:
+    p0 1/2: (dpdk: configured_rx_queues=4, configured_rxq_descriptors=2048, \
+configured_tx_queues=2, configured_txq_descriptors=2048, \
+lsc_interrupt_mode=false, mtu=1500, requested_rx_queues=4, \
+requested_rxq_descriptors=2048, requested_tx_queues=2, \
+requested_txq_descriptors=2048, rx_csum_offload=true, tx_tso_offload=false)
+    p1 2/3: (dpdk: configured_rx_queues=2, lsc_interrupt_mode=true, mtu=1600)
+    vsb1ec27c 65534/1: (tap)
+"""
+
 T = "2026-11-25T15:34:47.523Z|000%02d|"
 LOG = "\n".join([
     T % 1 + "dpif_netdev(pmd-c01/id:9)|DBG|flow_add: ufid:69fad24e",
@@ -89,6 +101,8 @@ LOG = "\n".join([
     "create 1 ingress priority 0 group 0 pattern eth src is "
     "a2:7c:0e:10:93:e5 dst is ea:1d:93:1e:c9:17 type is 0x0800 has_vlan is 0"
     " / ipv4 fragment_offset is 0x0 / end actions mark id 8 / rss / end",
+    T % 11 + "netdev_offload_dpdk(hw_offload6)|DBG|p0/p0: rte_flow "
+    "0x13a98aec0 flow destroy 0 ufid 5685c04d-dbae-4cde-b565-27930975addc",
     # A created rule the driver did not log (its log level left alone).
     T % 10 + "netdev_offload_dpdk(hw_offload6)|DBG|p1: rte_flow 0x2000   "
     "flow create 1 ingress priority 0 group 0 pattern eth / end actions "
@@ -180,6 +194,31 @@ def test_offload_log():
           "created rule without a driver line: %r" % a[3])
 
 
+def test_dpif_show():
+    ports = parse.dpif_show(DPIF_SHOW)
+    check(sorted(ports) == ["p0", "p1", "vsb1ec27c"],
+          "dpif/show ports: %r" % sorted(ports))
+    p0 = ports.get("p0", {})
+    check(p0.get("ofport") == 1 and p0.get("odp_port") == 2 and
+          p0.get("type") == "dpdk", "dpif/show p0: %r" % p0)
+    c = p0.get("config", {})
+    check(c.get("configured_rx_queues") == 4 and c.get("mtu") == 1500 and
+          c.get("lsc_interrupt_mode") == "false" and
+          c.get("tx_tso_offload") == "false" and len(c) == 12,
+          "dpif/show p0 configuration: %r" % c)
+    c = ports.get("p1", {}).get("config", {})
+    check(c == {"configured_rx_queues": 2, "lsc_interrupt_mode": "true",
+                "mtu": 1600}, "dpif/show p1 configuration: %r" % c)
+    check(ports.get("vsb1ec27c", {}).get("type") == "tap" and
+          ports["vsb1ec27c"]["config"] == {}, "bridge port without options")
+
+
+def test_offload_destroys():
+    d = parse.offload_destroys(LOG)
+    check(d == [{"netdev": "p0", "handle": "0x13a98aec0", "port_id": 0}],
+          "destroyed rules: %r" % d)
+
+
 def test_rule_shape():
     check(parse.rule_shape("eth src is ea:1d:93:1e:c9:17 dst is "
                            "a2:7c:0e:10:93:e5 / end actions mark id 17 / "
@@ -192,7 +231,8 @@ def test_rule_shape():
 
 def main():
     for t in (test_offload_stats, test_pmd_stats, test_dump_flows,
-              test_ovsdb_rows, test_offload_log, test_rule_shape):
+              test_ovsdb_rows, test_offload_log, test_dpif_show,
+              test_offload_destroys, test_rule_shape):
         t()
     print("%s" % ("PASS" if failures == 0 else "%d failed" % failures))
     return 1 if failures else 0

@@ -17,9 +17,10 @@ Python 3 standard library and scapy only. A test is a script:
         e2e.run(main)
 
 run() parses --pmd/--testpmd, skips (exit 77) without root, ip or testpmd,
-turns AssertionError into a failure with testpmd's transcript printed,
-and always cleans up: network namespace, veth pair, testpmd process and
-its EAL runtime directory.
+turns AssertionError into a failure with testpmd's transcript printed
+(HardError into exit 99, for the tests meson expects to fail), and always
+cleans up: network namespace, veth pair, testpmd process and its EAL
+runtime directory.
 """
 
 import argparse
@@ -75,6 +76,15 @@ signal.signal(signal.SIGHUP, _on_signal)
 
 class Skip(Exception):
     """Raised to skip a test: the environment cannot run it."""
+
+
+HARD_ERROR = 99
+
+
+class HardError(Exception):
+    """A failure that is not the one an expected-failure test (meson's
+    should_fail) expects: exit status 99, which meson reports as an
+    error whatever should_fail says."""
 
 
 def log(msg):
@@ -772,6 +782,11 @@ def run(main, tools=("ip",), options=None, testpmd=True):
     except Skip as exc:
         print("SKIP: %s" % exc, flush=True)
         sys.exit(SKIP)
+    except HardError as exc:
+        _failed = True
+        traceback.print_exc(file=sys.stdout)
+        print("ERROR: %s" % exc, flush=True)
+        sys.exit(HARD_ERROR)
     except (AssertionError, RuntimeError, OSError,
             subprocess.TimeoutExpired) as exc:
         _failed = True
