@@ -261,6 +261,9 @@ now_ns(void)
 	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
+/* Rx queues port B has now (NQ but in rxq_shrink()). */
+static uint16_t nq_b = NQ;
+
 static int
 send_a(struct rte_mbuf *m)
 {
@@ -294,7 +297,7 @@ xfer(struct rte_mbuf *m, struct rte_mbuf **out)
 		return -3;
 	deadline = now_ns() + POLL_NS;
 	for (round = 0; round < POLL_ROUNDS && extra < POLL_EXTRA; round++) {
-		for (q = 0; q < NQ; q++) {
+		for (q = 0; q < nq_b; q++) {
 			k = rte_eth_rx_burst(pb, q, r, RTE_DIM(r));
 			for (i = 0; i < k; i++) {
 				if (n++ == 0) {
@@ -337,7 +340,7 @@ drain(void)
 	int round;
 
 	for (round = 0; round < 8; round++) {
-		for (q = 0; q < NQ; q++) {
+		for (q = 0; q < nq_b; q++) {
 			k = rte_eth_rx_burst(pb, q, m, RTE_DIM(m));
 			rte_pktmbuf_free_bulk(m, k);
 			total += k;
@@ -578,6 +581,8 @@ port_up(uint16_t port, uint16_t nq, uint64_t rss_hf)
 	ret = rte_eth_dev_configure(port, nq, 1, &conf);
 	if (ret != 0)
 		return ret;
+	if (port == pb)
+		nq_b = nq;
 	for (q = 0; q < nq; q++) {
 		ret = rte_eth_rx_queue_setup(port, q, 128, 0, NULL, pool);
 		if (ret != 0)
@@ -1509,6 +1514,99 @@ lifecycle(void)
 	return VT_OK;
 }
 PER_ENGINE(lifecycle)
+
+/*
+ * Rules kept over Rx queues that a later rte_eth_dev_configure() takes
+ * away (Open vSwitch lowering n_rxq): the port starts, an RSS rule
+ * spreads over the listed queues that are left, a QUEUE rule whose queue
+ * is gone is kept but not applied (its frames follow the default RSS,
+ * its counter stands still) until the queue comes back.
+ */
+static int
+rxq_shrink(void)
+{
+	static const uint16_t qs[NQ] = { 0, 1, 2, 3 };
+	static const uint16_t left[2] = { 0, 1 };
+	const uint32_t dst_rss = IP(10, 40, 0, 1), dst_q = IP(10, 40, 0, 2);
+	const struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_DEFAULT,
+		.types = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		.queue_num = NQ,
+		.queue = qs,
+	};
+	const struct rte_flow_action act_rss[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const uint64_t hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP;
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *fr, *fq;
+	uint8_t key[sizeof(key_b)];
+	struct pkt k[8], kq;
+	struct pat_ip pi, pq;
+	unsigned int i, n;
+	char *buf = NULL;
+	size_t len = 0;
+	struct act_q a;
+	FILE *fp;
+	int ret;
+
+	memcpy(key, key_b, sizeof(key));
+	fr = flow_new(pb, &attr_in, pat_ipv4(&pi, 0, dst_rss), act_rss);
+	fq = flow_new(pb, &attr_in, pat_ipv4(&pq, 0, dst_q),
+		      act_queue(&a, 3, RTE_FLOW_ACTION_TYPE_COUNT, NULL));
+	VT_CHECK(fr != NULL && fq != NULL, "rules over 4 queues");
+	/* Frames the 4-queue rule puts on queues 2 and 3. */
+	for (i = 0, n = 0; n < RTE_DIM(k) && i < 4096; i++) {
+		k[n] = udp(IP(10, 1, 0, 0) + i, dst_rss, (uint16_t)(2000 + i),
+			   53, 90);
+		if (rss_queue(key, qs, NQ, &k[n], true) >= 2)
+			n++;
+	}
+	VT_CHECK_EQ(n, RTE_DIM(k), "frames for queues 2 and 3");
+	for (i = 0; i < n; i++)
+		VT_CHECK_EQ(xfer_pkt(&k[i]),
+			    rss_queue(key, qs, NQ, &k[i], true),
+			    "4 queues: frame %u", i);
+	kq = udp_not_on(IP(10, 2, 0, 1), dst_q, 7, 3);
+	VT_CHECK_EQ(xfer_pkt(&kq), 3, "QUEUE 3 with 4 queues");
+
+	VT_CHECK_EQ(port_up(pb, 2, hf), 0, "start with 2 queues");
+	VT_CHECK_EQ(read_rss_b(), 0, "RSS of port B");
+	for (i = 0; i < n; i++)
+		VT_CHECK_EQ(xfer_pkt(&k[i]),
+			    rss_queue(key, left, 2, &k[i], true),
+			    "2 queues: frame %u", i);
+	VT_CHECK_EQ(xfer_pkt(&kq), default_queue(&kq),
+		    "QUEUE 3 with 2 queues: default RSS");
+	VT_CHECK_EQ(count_query(pb, fq, 0, &qc), 0, "query the kept rule");
+	VT_CHECK_EQ(qc.hits, 1, "not applied: not counting");
+	fp = open_memstream(&buf, &len);
+	VT_CHECK(fp != NULL, "memstream");
+	ret = rte_flow_dev_dump(pb, NULL, fp, &err);
+	fclose(fp);
+	VT_CHECK(ret == 0 && buf != NULL &&
+			 strstr(buf, "queues 0 1 2 3 (2 of them configured)") !=
+				 NULL &&
+			 strstr(buf, "kept, not applied: none of its queues") !=
+				 NULL,
+		 "dump:\n%s", buf != NULL ? buf : "");
+	free(buf);
+
+	VT_CHECK_EQ(port_up(pb, NQ, hf), 0, "start with 4 queues again");
+	VT_CHECK_EQ(read_rss_b(), 0, "RSS of port B");
+	for (i = 0; i < n; i++)
+		VT_CHECK_EQ(xfer_pkt(&k[i]),
+			    rss_queue(key, qs, NQ, &k[i], true),
+			    "4 queues again: frame %u", i);
+	VT_CHECK_EQ(xfer_pkt(&kq), 3, "QUEUE 3 applied again");
+	VT_CHECK_EQ(count_query(pb, fq, 0, &qc), 0, "query");
+	VT_CHECK_EQ(qc.hits, 2, "counting again");
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(rxq_shrink)
 
 /* VXLAN VNI + inner IPv4 destination to a queue. */
 static int
@@ -3992,6 +4090,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(count_shared_verbs),
 	VT_CASE(priorities_verbs),
 	VT_CASE(lifecycle_verbs),
+	VT_CASE(rxq_shrink_verbs),
 	VT_CASE(vxlan_verbs),
 	VT_CASE(passthru_verbs),
 	VT_CASE(errors_verbs),
@@ -4019,6 +4118,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(count_shared_dv),
 	VT_CASE(priorities_dv),
 	VT_CASE(lifecycle_dv),
+	VT_CASE(rxq_shrink_dv),
 	VT_CASE(vxlan_dv),
 	VT_CASE(errors_dv),
 	VT_CASE(dump_dv),

@@ -160,7 +160,8 @@ struct vsteer_flow {
 	uint8_t applied; /* rules made on the device */
 	uint8_t egress : 1;
 	uint8_t own_cnt : 1;
-	uint8_t ext : 1; /* the body is a block of its own */
+	uint8_t ext : 1;      /* the body is a block of its own */
+	uint8_t no_queue : 1; /* kept, not applied: none of its queues */
 	union {
 		uint64_t align;
 		uint8_t *block;	  /* ext */
@@ -974,13 +975,45 @@ vsteer_flow_remove(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 	flow->applied = 0;
 }
 
+/*
+ * The queues a flow's destination lists that the port has now, into live
+ * (when not NULL); returns how many. Rules are kept across
+ * rte_eth_dev_configure(), which may leave fewer Rx queues than a kept
+ * rule lists (Open vSwitch lowering n_rxq keeps the rules it made over
+ * the old count): such a rule goes to the listed queues that are left,
+ * as a redirection table does, and one with none left is kept but not
+ * applied until they come back. Rules made now are checked against the
+ * queues there are (vsteer_flow_xlate.c), so only kept rules shrink.
+ */
+static uint32_t
+vsteer_flow_live_queues(const struct rte_eth_dev *dev,
+			const struct vsteer_flow *flow, uint16_t *live,
+			uint32_t *listed)
+{
+	const struct vsteer_dest *d = flow->dest;
+	uint32_t n = flow->fate == VSTEER_FATE_QUEUE ? 1 : d->queue_num;
+	uint32_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (d->queues[i] >= dev->data->nb_rx_queues)
+			continue;
+		if (live != NULL)
+			live[k] = d->queues[i];
+		k++;
+	}
+	*listed = n;
+	return k;
+}
+
 /* Destination QP of rule r: an RSS context, or the sink. */
 static struct ibv_qp *
 vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		    struct vsteer_frule *r)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	uint16_t live[RTE_MAX_QUEUES_PER_PORT];
 	struct vsteer_dest *d = flow->dest;
+	uint32_t n, listed;
 	uint64_t hf;
 
 	switch (flow->fate) {
@@ -1001,10 +1034,13 @@ vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		r->rss = d->rss;
 		return r->rss->qp;
 	}
-	r->rss = vsteer_rss_get(dev, d->key, hf, d->queues,
-				flow->fate == VSTEER_FATE_QUEUE ? 1 :
-								  d->queue_num,
-				d->flags);
+	n = vsteer_flow_live_queues(dev, flow, live, &listed);
+	if (n == 0) {
+		errno = ENXIO; /* vsteer_flow_start() does not get here */
+		return NULL;
+	}
+	r->rss = vsteer_rss_get(dev, d->key, hf, n == listed ? d->queues : live,
+				n, d->flags);
 	if (r->rss == NULL) {
 		errno = rte_errno ? rte_errno : ENOMEM;
 		return NULL;
@@ -1438,23 +1474,31 @@ vsteer_flow_bytes(const struct vsteer_flow_priv *fp, struct vsteer_flow *flow)
 }
 
 static void
-vsteer_flow_dump_one(struct vsteer_flow_priv *fp, struct vsteer_flow *flow,
-		     FILE *f)
+vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+		     struct vsteer_flow *flow, FILE *f)
 {
 	const struct vsteer_dest *d = flow->dest;
-	uint32_t i;
+	uint32_t i, live = 0, listed = 0;
 
+	if (d != NULL)
+		live = vsteer_flow_live_queues(dev, flow, NULL, &listed);
 	fprintf(f, "flow %p: %s, priority %u, engine %s, %s, %zu bytes\n",
 		(void *)vsteer_flow_handle(flow),
 		flow->egress ? "egress" : "ingress", flow->rte_priority,
 		flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
-		flow->applied ? "applied" : "kept (port stopped)",
+		flow->applied ?
+			"applied" :
+		flow->no_queue ?
+			"kept, not applied: none of its queues is configured" :
+			"kept (port stopped)",
 		vsteer_flow_bytes(fp, flow));
 	fprintf(f, "  fate %s", vsteer_fate_name(flow->fate));
 	if (d != NULL) {
 		fprintf(f, " queues");
 		for (i = 0; i < d->queue_num; i++)
 			fprintf(f, " %u", d->queues[i]);
+		if (live != 0 && live < listed)
+			fprintf(f, " (%u of them configured)", live);
 		if (flow->fate == VSTEER_FATE_RSS)
 			fprintf(f, " types 0x%" PRIx64 " level %u",
 				d->rss_types, d->rss_level);
@@ -1527,7 +1571,7 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *handle,
 					       handle,
 					       "no such flow on port %u",
 					       dev->data->port_id);
-		vsteer_flow_dump_one(fp, f, file);
+		vsteer_flow_dump_one(dev, fp, f, file);
 		return 0;
 	}
 	fprintf(file, "port %u: %s device %s, flow engine %s%s\n",
@@ -1542,7 +1586,7 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *handle,
 	fprintf(file, "%u flow rule(s), flow pool %zu bytes in %u slab(s)\n",
 		fp->pool.used, vsteer_pool_bytes(&fp->pool), fp->pool.n_slabs);
 	TAILQ_FOREACH(f, &fp->flows, next)
-		vsteer_flow_dump_one(fp, f, file);
+		vsteer_flow_dump_one(dev, fp, f, file);
 	TAILQ_FOREACH(df, &priv->defflows, next) {
 		struct vsteer_verbs_rule rule;
 
@@ -1707,6 +1751,7 @@ int
 vsteer_flow_start(struct rte_eth_dev *dev)
 {
 	struct vsteer_flow_priv *fp = vsteer_priv(dev)->flow_priv;
+	uint32_t listed, shrunk = 0, parked = 0;
 	struct rte_flow_error error;
 	struct vsteer_flow *flow;
 	int ret;
@@ -1715,6 +1760,18 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 	if (fp == NULL)
 		return 0;
 	TAILQ_FOREACH(flow, &fp->flows, next) {
+		flow->no_queue = 0;
+		if (flow->dest != NULL) {
+			ret = (int)vsteer_flow_live_queues(dev, flow, NULL,
+							   &listed);
+			if (ret == 0) {
+				flow->no_queue = 1;
+				parked++;
+				continue;
+			}
+			if ((uint32_t)ret < listed)
+				shrunk++;
+		}
 		memset(&error, 0, sizeof(error));
 		ret = vsteer_flow_apply(dev, flow, &error);
 		if (ret != 0) {
@@ -1727,6 +1784,11 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 			return -ret;
 		}
 	}
+	if (shrunk != 0 || parked != 0)
+		FLOW_LOG(NOTICE,
+			 "port %u: %u kept rules list Rx queues beyond the %u configured: %u go to the listed queues left, %u are not applied (none left) until the queues come back",
+			 dev->data->port_id, shrunk + parked,
+			 dev->data->nb_rx_queues, shrunk, parked);
 	return 0;
 }
 
