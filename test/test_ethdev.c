@@ -1399,7 +1399,10 @@ through(struct rte_mbuf *m)
  * (the configured one), limited by what the device takes, refused cleanly
  * beyond; frames up to it go through, jumbo ones included.
  */
-static uint8_t jumbo_scratch[9100];
+/* The largest MTU softverbs' links take (an mlx5 netdev's) and its frame. */
+#define JUMBO_MTU 9978
+#define JUMBO_FRAME (JUMBO_MTU + RTE_ETHER_HDR_LEN)
+static uint8_t jumbo_scratch[JUMBO_FRAME];
 
 static int
 test_mtu_on_device(void)
@@ -1408,13 +1411,13 @@ test_mtu_on_device(void)
 	struct rte_eth_dev_info info;
 	struct rte_mbuf *m, *r;
 	uint16_t mtu = 0;
-	uint8_t ref[9014];
+	uint8_t ref[JUMBO_FRAME];
 	int ret;
 
 	VT_CHECK_EQ(ports_default(), 0, "ports");
 	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
-	VT_CHECK_EQ(info.max_mtu, 9000, "the link's largest MTU");
-	VT_CHECK_EQ(info.max_rx_pktlen, 9000 + VSTEER_FRAME_OVERHEAD,
+	VT_CHECK_EQ(info.max_mtu, JUMBO_MTU, "the link's largest MTU");
+	VT_CHECK_EQ(info.max_rx_pktlen, JUMBO_MTU + VSTEER_FRAME_OVERHEAD,
 		    "max_rx_pktlen");
 	VT_CHECK_EQ(dev_mtu(p0), RTE_ETHER_MTU, "configured 1500 applied");
 
@@ -1434,11 +1437,18 @@ test_mtu_on_device(void)
 		 "intact");
 	rte_pktmbuf_free(r);
 	/* Beyond the device: refused, nothing changed. */
-	VT_CHECK(rte_eth_dev_set_mtu(p0, 9001) < 0, "9001 refused");
+	VT_CHECK(rte_eth_dev_set_mtu(p0, JUMBO_MTU + 1) < 0, "beyond refused");
 	VT_CHECK_EQ(dev_mtu(p0), 1600, "device unchanged");
 	/* Beyond the Rx buffers (no scatter): refused before the device. */
 	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 3000), -EINVAL, "Rx buffers");
 	VT_CHECK_EQ(dev_mtu(p1), 1600, "device unchanged");
+	/* Stopped, the port takes it (the queues may be set up again before
+	 * the start, as Open vSwitch does) and refuses to start until they
+	 * are. */
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 3000), 0, "MTU 3000, stopped");
+	VT_CHECK_EQ(dev_mtu(p1), 3000, "on the device");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), -EINVAL, "start, Rx buffers");
 
 	/* The configured MTU goes to the device at start. */
 	port_up_mtu = 1400;
@@ -1447,11 +1457,11 @@ test_mtu_on_device(void)
 	VT_CHECK_EQ(ret, 0, "MTU 1400 configured");
 	VT_CHECK_EQ(dev_mtu(p0), 1400, "applied at start");
 
-	/* Jumbo frames: 9000 on both ends, scattered on receive. */
+	/* Jumbo frames: the largest MTU on both ends, scattered on receive. */
 	jumbo = rte_pktmbuf_pool_create("jumbo", 63, 0, 0,
-					9100 + RTE_PKTMBUF_HEADROOM, 0);
+					JUMBO_FRAME + RTE_PKTMBUF_HEADROOM, 0);
 	VT_CHECK(jumbo != NULL, "jumbo pool");
-	port_up_mtu = 9000;
+	port_up_mtu = JUMBO_MTU;
 	ret = port_up(p0, 1, 0, 64, NULL, RTE_ETH_RX_OFFLOAD_SCATTER, 0);
 	if (ret == 0)
 		ret = port_up(p1, 1, 0, 64, NULL, RTE_ETH_RX_OFFLOAD_SCATTER,
@@ -1459,16 +1469,17 @@ test_mtu_on_device(void)
 	port_up_mtu = 0;
 	VT_CHECK_EQ(ret, 0, "jumbo ports, scatter");
 	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
-	VT_CHECK_EQ(dev_mtu(p0), 9000, "jumbo on the device");
-	m = udp_frame(jumbo, &mac1, 1, 2, 3, 4, 9014, 5);
+	VT_CHECK_EQ(dev_mtu(p0), JUMBO_MTU, "jumbo on the device");
+	m = udp_frame(jumbo, &mac1, 1, 2, 3, 4, JUMBO_FRAME, 5);
 	VT_CHECK(m != NULL, "alloc");
-	memcpy(ref, rte_pktmbuf_mtod(m, void *), 9014);
+	memcpy(ref, rte_pktmbuf_mtod(m, void *), JUMBO_FRAME);
 	r = through(m);
-	VT_CHECK(r != NULL, "a 9014-byte frame");
-	VT_CHECK_EQ(r->pkt_len, 9014, "length");
-	VT_CHECK(rte_pktmbuf_read(r, 0, 9014, jumbo_scratch) != NULL &&
-			 memcmp(rte_pktmbuf_read(r, 0, 9014, jumbo_scratch),
-				ref, 9014) == 0,
+	VT_CHECK(r != NULL, "a %u-byte frame", JUMBO_FRAME);
+	VT_CHECK_EQ(r->pkt_len, JUMBO_FRAME, "length");
+	VT_CHECK(rte_pktmbuf_read(r, 0, JUMBO_FRAME, jumbo_scratch) != NULL &&
+			 memcmp(rte_pktmbuf_read(r, 0, JUMBO_FRAME,
+						 jumbo_scratch),
+				ref, JUMBO_FRAME) == 0,
 		 "intact");
 	rte_pktmbuf_free(r);
 	VT_CHECK_EQ(ports_default(), 0, "back to 1500");

@@ -91,7 +91,7 @@ int softverbs_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6]);
 /*
  * MTU of a port's wire (L3 bytes): the interface's for "if:", the link
  * end's for "mem:"; max_mtu is the largest the wire takes (the
- * interface's own maximum, within what the device's rings hold: 9000).
+ * interface's own maximum, within what the device's rings hold: 9978, as an mlx5 netdev).
  */
 int softverbs_port_mtu(struct ibv_context *ctx, uint8_t port, unsigned int *mtu,
 		       unsigned int *max_mtu);

@@ -44,7 +44,7 @@ struct sv_wire {
 #define SV_MEM_NAME_MAX 63
 #define SV_MEM_MTU 1500u
 #define SV_MEM_MTU_MIN 68u
-#define SV_MEM_MTU_MAX 9000u
+#define SV_MEM_MTU_MAX 9978u /* an mlx5 netdev's largest */
 #define SV_ETH_HLEN 14u
 #define SV_MEM_BUF_ALIGN 2048u /* slot buffers grow in these */
 #define SV_MEM_LINKQ 16u       /* link states kept per end */

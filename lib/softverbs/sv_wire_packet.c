@@ -10,7 +10,7 @@
  * allocations, no waste); the rx ring is 8 MiB, the tx ring 4 MiB. The
  * frame size follows the largest MTU the wire has seen, at least 1500:
  * 2 KiB frames up to MTU 1500 (4096 rx / 2048 tx frames), 10 KiB frames
- * for MTU 9000 (768 rx / 384 tx frames). Raising the MTU past what the
+ * for jumbo MTUs up to the largest, 9978 (768 rx / 384 tx frames). Raising the MTU past what the
  * frames hold (through the wire, or on the interface behind its back)
  * rebuilds both rings; frames in flight at that moment are lost, as on a
  * NIC that resets its queues.
@@ -65,7 +65,7 @@
 #define SV_PKT_RX_BYTES (8u << 20)
 #define SV_PKT_TX_BYTES (4u << 20)
 #define SV_PKT_MTU_MIN 68u
-#define SV_PKT_MTU_MAX 9000u
+#define SV_PKT_MTU_MAX 9978u  /* an mlx5 netdev's largest */
 #define SV_PKT_MTU_RING 1500u /* rings hold at least this MTU */
 #define SV_PKT_VLAN_HLEN 4u
 #define SV_PKT_VNET_LEN ((unsigned int)sizeof(struct virtio_net_hdr))

@@ -7,7 +7,7 @@ after), a value beyond the device's maximum is refused and changes
 nothing, and a jumbo MTU configured at start (--max-pkt-len) is on the
 interface once the port runs. testpmd's port info shows what the
 interface says: link speed and duplex (ethtool of the veth), the largest
-frame (max MTU 9000 + 22), the device's firmware version."""
+frame (max MTU 9978 + 22), the device's firmware version."""
 
 import vsteer_e2e as e2e
 
@@ -31,8 +31,8 @@ def main(args):
             e2e.check_eq(info["speed"], "10 Gbps", "link speed")
             e2e.check_eq(info["duplex"], "full-duplex", "duplex")
             e2e.check_eq(info["firmware"], "softverbs-1", "firmware")
-            e2e.check_eq(info["max_rx_pktlen"], 9000 + 22,
-                         "largest frame (jumbo MTU 9000)")
+            e2e.check_eq(info["max_rx_pktlen"], 9978 + 22,
+                         "largest frame (jumbo MTU 9978)")
             e2e.check_eq(info["mtu"], 1500, "MTU")
             e2e.check_eq(net.host_mtu(), 1500, "interface MTU")
 
@@ -62,10 +62,10 @@ def main(args):
             e2e.check_eq((stats["rx_packets"], stats["tx_packets"]), (1, 1),
                          "counted once each way")
 
-            out = tp.cmd("port config mtu 0 9001")
+            out = tp.cmd("port config mtu 0 9979")
             # ethdev refuses it against the device's max_mtu, named.
-            e2e.check("max MTU (9000)" in out,
-                      "MTU 9001 not refused with the limit: %r" % out)
+            e2e.check("max MTU (9978)" in out,
+                      "MTU 9979 not refused with the limit: %r" % out)
             e2e.check_eq(net.host_mtu(), 1600, "interface MTU unchanged")
             e2e.check_eq(tp.quit(), 0, "testpmd exit status")
 

@@ -393,6 +393,32 @@ vsteer_dev_stop_op(struct rte_eth_dev *dev)
 	return ret;
 }
 
+/*
+ * Rx queues set up for a smaller MTU would drop the larger frames: a
+ * running port refuses such an MTU, a stopped one takes it and refuses to
+ * start until the queues are set up again (what Open vSwitch does after
+ * an MTU change: configure, MTU, queues with the new mempool, start).
+ */
+static int
+vsteer_rxq_fit_mtu(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	uint32_t frame = vsteer_rx_frame_max(dev, mtu);
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq != NULL && frame > rxq->sges_n * rxq->seg_room) {
+			DRV_LOG(ERR,
+				"port %u: MTU %u: Rx queue %u takes %u-byte frames; set it up again",
+				dev->data->port_id, mtu, i,
+				rxq->sges_n * rxq->seg_room);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int
 vsteer_dev_start(struct rte_eth_dev *dev)
 {
@@ -419,6 +445,9 @@ vsteer_dev_start(struct rte_eth_dev *dev)
 	}
 	/* The configured MTU, on the device as on a NIC: the queues are
 	 * sized for it. */
+	ret = vsteer_rxq_fit_mtu(dev, dev->data->mtu);
+	if (ret != 0)
+		return ret;
 	ret = vsteer_mtu_apply(dev, dev->data->mtu, true);
 	if (ret != 0)
 		return ret;
@@ -1157,8 +1186,7 @@ static int
 vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	uint32_t frame = vsteer_rx_frame_max(dev, mtu);
-	uint16_t i;
+	int ret;
 
 	VSTEER_CTL_HELD(priv);
 	if (mtu < priv->min_mtu || mtu > priv->max_mtu) {
@@ -1166,17 +1194,10 @@ vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 			dev->data->port_id, mtu, priv->min_mtu, priv->max_mtu);
 		return -EINVAL;
 	}
-	/* Queues set up for a smaller MTU would drop the larger frames. */
-	for (i = 0; i < dev->data->nb_rx_queues; i++) {
-		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
-
-		if (rxq != NULL && frame > rxq->sges_n * rxq->seg_room) {
-			DRV_LOG(ERR,
-				"port %u: MTU %u: Rx queue %u takes %u-byte frames; set it up again",
-				dev->data->port_id, mtu, i,
-				rxq->sges_n * rxq->seg_room);
-			return -EINVAL;
-		}
+	if (priv->started) {
+		ret = vsteer_rxq_fit_mtu(dev, mtu);
+		if (ret != 0)
+			return ret;
 	}
 	/* Applied at once, started or not: the device is the port. */
 	return vsteer_mtu_apply(dev, mtu, false);
