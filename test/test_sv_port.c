@@ -388,6 +388,57 @@ test_port_mtu(void)
 	return VT_OK;
 }
 
+/*
+ * The pump pulls SV_RX_BATCH frames per ready receive WQ (up to
+ * SV_RX_BATCH_WQS of them), so that frames spread by RSS over several
+ * queues still come to each in bursts of about SV_RX_BATCH; WQ state
+ * changes keep the count of ready WQs.
+ */
+static int
+test_pump_batch(void)
+{
+	static const struct vt_svenv_cfg cfg4 = {
+		.link_prefix = "svpump",
+		.rss_key = rss_key,
+		.nq = 4,
+		.nbuf = 16,
+		.rx_cqe = 64,
+		.tx_wr = 64,
+		.tx_slots = 16,
+	};
+	struct ibv_wq_attr ma = { .attr_mask = IBV_WQ_ATTR_STATE };
+	static uint8_t f[64];
+	struct sv_port *port;
+	struct vt_svenv e;
+	unsigned int i;
+
+	VT_CHECK_EQ(vt_svenv_up(&e, &cfg4), 0, "fixture");
+	port = &sv_ctx(e.ctx[1])->dev->port;
+	VT_CHECK_EQ(port->rx_wqs_ready, 4, "4 WQs ready");
+	frame(f, 0, 0, sizeof(f));
+	for (i = 0; i < 300; i++)
+		VT_CHECK_EQ(vt_svenv_xmit(&e, 0, f, sizeof(f)), 0, "tx %u", i);
+	VT_CHECK_EQ(sv_port_pump(port), 4 * SV_RX_BATCH, "a pump, 4 WQs");
+	ma.wq_state = IBV_WQS_RESET;
+	VT_CHECK_EQ(ibv_modify_wq(e.q[0].wq, &ma), 0, "RDY -> RESET");
+	ma.wq_state = IBV_WQS_ERR;
+	VT_CHECK_EQ(ibv_modify_wq(e.q[1].wq, &ma), 0, "RDY -> ERR");
+	VT_CHECK_EQ(port->rx_wqs_ready, 2, "2 WQs ready");
+	VT_CHECK_EQ(sv_port_pump(port), 2 * SV_RX_BATCH, "a pump, 2 WQs");
+	ma.wq_state = IBV_WQS_RESET;
+	VT_CHECK_EQ(ibv_modify_wq(e.q[1].wq, &ma), 0, "ERR -> RESET");
+	VT_CHECK_EQ(port->rx_wqs_ready, 2, "still 2");
+	ma.wq_state = IBV_WQS_RDY;
+	VT_CHECK_EQ(ibv_modify_wq(e.q[0].wq, &ma), 0, "RESET -> RDY");
+	VT_CHECK_EQ(ibv_modify_wq(e.q[0].wq, &ma), 0, "RDY -> RDY");
+	VT_CHECK_EQ(port->rx_wqs_ready, 3, "3 WQs ready");
+	VT_CHECK_EQ(sv_port_pump(port), 3 * SV_RX_BATCH, "a pump, 3 WQs");
+	VT_CHECK_EQ(sv_port_pump(port), 300 - 9 * SV_RX_BATCH, "the rest");
+	VT_CHECK_EQ(sv_port_pump(port), 0, "nothing left");
+	VT_CHECK_EQ(vt_svenv_down(&e), 0, "teardown");
+	return VT_OK;
+}
+
 /* Link of an in-memory port: up with both ends, no speed of its own;
  * query_port answers as the mlx5 kernel does without a known speed. */
 static int
@@ -412,11 +463,9 @@ test_port_link(void)
 }
 
 static const struct vt_case cases[] = {
-	VT_CASE(test_wq_vlan_strip),
-	VT_CASE(test_wq_flags_refused),
-	VT_CASE(test_port_mtu),
-	VT_CASE(test_port_link),
-	{ 0 },
+	VT_CASE(test_wq_vlan_strip), VT_CASE(test_wq_flags_refused),
+	VT_CASE(test_port_mtu),	     VT_CASE(test_port_link),
+	VT_CASE(test_pump_batch),    { 0 },
 };
 
 int

@@ -72,8 +72,9 @@
 /* Steering level of the mlx5 multicast table: after every priority
  * (MLX5_IB_FLOW_MCAST_PRIO is the last bypass priority). */
 #define SV_LEVEL_MCAST (((uint64_t)SV_MAX_PRIO + 1) << 1)
-#define SV_RX_BATCH 32	 /* frames pulled per pump */
-#define SV_ASYNC_QLEN 64 /* async events queued per context */
+#define SV_RX_BATCH 32	  /* frames pulled per pump and ready WQ */
+#define SV_RX_BATCH_WQS 4 /* ... up to this many WQs */
+#define SV_ASYNC_QLEN 64  /* async events queued per context */
 /* IBV_RX_HASH_* fields a hash QP may select (rss_caps). */
 #define SV_RX_HASH_FIELDS                                                     \
 	(IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 | \
@@ -158,6 +159,10 @@ struct sv_port {
 	 * rings and their CQs have one producer at a time. A spinlock: held
 	 * for one batch at most. */
 	pthread_spinlock_t pump_lock;
+	/* Receive WQs in IBV_WQS_RDY (under pump_lock): the pump pulls
+	 * SV_RX_BATCH frames per queue, so that frames spread by RSS over
+	 * several queues still reach each in bursts of about SV_RX_BATCH. */
+	unsigned int rx_wqs_ready;
 	/* Rule tables: classification readers vs flow create/destroy. */
 	pthread_rwlock_t rules_lock;
 	void *steer; /* rule tables and their memory, sv_steer.c */

@@ -464,6 +464,10 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		wq->head = 0;
 		wq->tail = 0;
 	}
+	if (wq->wq.state == IBV_WQS_RDY && next != IBV_WQS_RDY)
+		sv_wq_port(wq)->rx_wqs_ready--;
+	else if (wq->wq.state != IBV_WQS_RDY && next == IBV_WQS_RDY)
+		sv_wq_port(wq)->rx_wqs_ready++;
 	wq->wq.state = next;
 	if (next == IBV_WQS_ERR)
 		sv_wq_flush_locked(wq);
@@ -486,6 +490,11 @@ sv_destroy_wq(struct ibv_wq *ibwq)
 	/* Still an entry of an indirection table. */
 	if (atomic_load(&wq->usecnt) > 0)
 		return EBUSY;
+	if (wq->wq.state == IBV_WQS_RDY) {
+		pthread_spin_lock(&sv_wq_port(wq)->pump_lock);
+		sv_wq_port(wq)->rx_wqs_ready--;
+		pthread_spin_unlock(&sv_wq_port(wq)->pump_lock);
+	}
 	atomic_fetch_sub(&wq->cq->usecnt, 1);
 	atomic_fetch_sub(&wq->pd->usecnt, 1);
 	pthread_mutex_lock(&ctx->lock);
