@@ -45,12 +45,17 @@
 #            [-n rules] [-m masks]
 #        sections: fwd, flows, classify, wire, xdp (default: all)
 #        VSTEER_BUILD_DIR picks the build directory (default: build).
+#        FWD_MEM: the fwd testpmds' EAL memory options (default
+#        "--no-huge -m 1024"; "--socket-mem 1024" where huge pages are
+#        reserved: both drivers of a run get the same).
 set -eu
 
 DUR=5
 WARM=2
 REPEATS=3
 SECTIONS=fwd,flows,classify,wire,xdp
+FWD_MEM=${FWD_MEM:---no-huge -m 1024}
+read -r -a fwd_mem <<<"$FWD_MEM"
 RULES=1000
 MASKS=8
 
@@ -221,7 +226,7 @@ fwd_run() {
 	rm -f "$work/tp.in"
 	mkfifo "$work/tp.in"
 	timeout -s INT $((4 * DUR + 300)) stdbuf -oL \
-		dpdk-testpmd --no-huge -m 1024 --no-pci \
+		dpdk-testpmd "${fwd_mem[@]}" --no-pci \
 		--log-level=lib.eal:warning --lcores "0@$CPU0,1@$CPU1" \
 		--main-lcore 0 --file-prefix "vbench-fwd-$tag" "${extra[@]}" \
 		"${vdevs[@]}" -- -i --forward-mode=io --nb-cores=1 \
