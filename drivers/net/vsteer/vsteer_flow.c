@@ -160,8 +160,7 @@ struct vsteer_flow {
 	uint8_t applied; /* rules made on the device */
 	uint8_t egress : 1;
 	uint8_t own_cnt : 1;
-	uint8_t ext : 1;      /* the body is a block of its own */
-	uint8_t no_queue : 1; /* kept, not applied: none of its queues */
+	uint8_t ext : 1; /* the body is a block of its own */
 	union {
 		uint64_t align;
 		uint8_t *block;	  /* ext */
@@ -1488,7 +1487,7 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
 		flow->applied ?
 			"applied" :
-		flow->no_queue ?
+		d != NULL && live == 0 ?
 			"kept, not applied: none of its queues is configured" :
 			"kept (port stopped)",
 		vsteer_flow_bytes(fp, flow));
@@ -1760,12 +1759,10 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 	if (fp == NULL)
 		return 0;
 	TAILQ_FOREACH(flow, &fp->flows, next) {
-		flow->no_queue = 0;
 		if (flow->dest != NULL) {
 			ret = (int)vsteer_flow_live_queues(dev, flow, NULL,
 							   &listed);
 			if (ret == 0) {
-				flow->no_queue = 1;
 				parked++;
 				continue;
 			}
