@@ -36,204 +36,18 @@
 #include "sv_offload.h"
 #include "sv_wire.h"
 #include "vt_test.h"
-
-#define ETYPE_TEST 0x88b5 /* IEEE local experimental */
-#define MARK_LEN 8
-#define COLL_MAX 8192
-
-static uint8_t marker[MARK_LEN]; /* "SVWT" + our pid */
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Offset of the test payload (marker) in a frame, or -1. */
-static int
-payload_off(const uint8_t *f, uint32_t len)
-{
-	uint32_t off = 12;
-	int tags;
-
-	for (tags = 0; tags <= 2 && off + 2 <= len; tags++) {
-		uint16_t type = (uint16_t)(f[off] << 8 | f[off + 1]);
-
-		if (type == ETYPE_TEST)
-			return off + 2 + MARK_LEN <= len ? (int)(off + 2) : -1;
-		if (type != 0x8100 && type != 0x88a8)
-			return -1;
-		off += 4;
-	}
-	return -1;
-}
-
-/*
- * A test frame: dst, src, ntags (tpid, tci) pairs, our ethertype, the
- * marker, a 32-bit sequence number and filler that depends on it.
- */
-static uint32_t
-build(uint8_t *buf, const uint8_t dst[6], const uint8_t src[6],
-      const uint16_t *tags, unsigned int ntags, uint32_t seq, uint32_t len)
-{
-	uint32_t off = 12, i;
-
-	memcpy(buf, dst, 6);
-	memcpy(buf + 6, src, 6);
-	for (i = 0; i < ntags; i++) {
-		buf[off++] = tags[2 * i] >> 8;
-		buf[off++] = tags[2 * i] & 0xff;
-		buf[off++] = tags[2 * i + 1] >> 8;
-		buf[off++] = tags[2 * i + 1] & 0xff;
-	}
-	buf[off++] = ETYPE_TEST >> 8;
-	buf[off++] = ETYPE_TEST & 0xff;
-	memcpy(buf + off, marker, MARK_LEN);
-	off += MARK_LEN;
-	buf[off++] = seq >> 24;
-	buf[off++] = seq >> 16;
-	buf[off++] = seq >> 8;
-	buf[off++] = seq;
-	for (i = off; i < len; i++)
-		buf[i] = (uint8_t)(seq * 7 + i);
-	return len > off ? len : off;
-}
+#include "vt_wire.h"
 
 static uint32_t
 frame_seq(const uint8_t *f, uint32_t len)
 {
-	int off = payload_off(f, len);
+	int off = vt_payload_off(f, len);
 
-	if (off < 0 || (uint32_t)off + MARK_LEN + 4 > len)
+	if (off < 0 || (uint32_t)off + VT_MARK_LEN + 4 > len)
 		return UINT32_MAX;
-	f += off + MARK_LEN;
+	f += off + VT_MARK_LEN;
 	return (uint32_t)f[0] << 24 | f[1] << 16 | f[2] << 8 | f[3];
 }
-
-/* Frames received, copied; only ours (by marker) when filter is set. */
-struct coll {
-	bool filter;
-	unsigned int n;
-	unsigned int other;
-	uint8_t *f[COLL_MAX];
-	uint32_t len[COLL_MAX];
-};
-
-static void
-coll_cb(void *arg, const uint8_t *frame, uint32_t len)
-{
-	struct coll *c = arg;
-	int off = payload_off(frame, len);
-
-	if (c->filter &&
-	    (off < 0 || memcmp(frame + off, marker, MARK_LEN) != 0)) {
-		c->other++;
-		return;
-	}
-	if (c->n == COLL_MAX)
-		return;
-	c->f[c->n] = malloc(len);
-	if (c->f[c->n] == NULL)
-		return;
-	memcpy(c->f[c->n], frame, len);
-	c->len[c->n] = len;
-	c->n++;
-}
-
-static struct coll *
-coll_new(bool filter)
-{
-	struct coll *c = calloc(1, sizeof(*c));
-
-	if (c != NULL)
-		c->filter = filter;
-	return c;
-}
-
-static void
-coll_reset(struct coll *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->n; i++)
-		free(c->f[i]);
-	c->n = 0;
-	c->other = 0;
-}
-
-static void
-coll_free(struct coll *c)
-{
-	if (c == NULL)
-		return;
-	coll_reset(c);
-	free(c);
-}
-
-/* Poll until want frames are collected or timeout_ms passed. */
-static unsigned int
-coll_wait(struct sv_wire *w, struct coll *c, unsigned int want, int timeout_ms)
-{
-	int64_t end = now_ms() + timeout_ms;
-	unsigned int polls = 0;
-
-	while (c->n < want && polls < 10000000) {
-		if (sv_wire_rx(w, 64, coll_cb, c) == 0) {
-			if (now_ms() > end)
-				break;
-			usleep(polls < 100 ? 10 : 1000);
-		}
-		polls++;
-	}
-	return c->n;
-}
-
-/* Send one frame gathered from three pieces (some may be empty). */
-static unsigned int
-send3(struct sv_wire *w, const uint8_t *f, uint32_t len)
-{
-	struct iovec iov[3];
-	unsigned int first[2] = { 0, 3 };
-	uint32_t a = len / 3, b = (2 * len) / 3;
-
-	iov[0].iov_base = (void *)(uintptr_t)f;
-	iov[0].iov_len = a;
-	iov[1].iov_base = (void *)(uintptr_t)(f + a);
-	iov[1].iov_len = b - a;
-	iov[2].iov_base = (void *)(uintptr_t)(f + b);
-	iov[2].iov_len = len - b;
-	return sv_wire_tx(w, iov, first, 1);
-}
-
-/* Send n frames of frames[i] (len[i] bytes) in one call, two pieces each. */
-static unsigned int
-send_batch(struct sv_wire *w, uint8_t *const *frames, const uint32_t *len,
-	   unsigned int n)
-{
-	struct iovec *iov = calloc(2 * n, sizeof(*iov));
-	unsigned int *first = calloc(n + 1, sizeof(*first));
-	unsigned int i, sent = 0;
-
-	if (iov != NULL && first != NULL) {
-		for (i = 0; i < n; i++) {
-			first[i] = 2 * i;
-			iov[2 * i].iov_base = frames[i];
-			iov[2 * i].iov_len = 14;
-			iov[2 * i + 1].iov_base = frames[i] + 14;
-			iov[2 * i + 1].iov_len = len[i] - 14;
-		}
-		first[n] = 2 * n;
-		sent = sv_wire_tx(w, iov, first, n);
-	}
-	free(iov);
-	free(first);
-	return sent;
-}
-
-static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 /* ---------------------------------------------------------------- mem */
 
@@ -323,7 +137,7 @@ test_mem_frames(void)
 	struct sv_wire_stats st;
 	struct sv_wire *w[2];
 	uint8_t mac[2][6];
-	struct coll *c = coll_new(false);
+	struct vt_coll *c = vt_coll_new(false);
 	unsigned int i, d;
 	int rc = VT_FAIL;
 
@@ -333,21 +147,25 @@ test_mem_frames(void)
 	for (d = 0; d < 2; d++) {
 		unsigned int nf = d == 0 ? 200 : 77;
 
-		VT_CHECK_EQ(sv_wire_rx(w[1 - d], 64, coll_cb, c), 0, "empty");
+		VT_CHECK_EQ(sv_wire_rx(w[1 - d], 64, vt_coll_cb, c), 0,
+			    "empty");
 		for (i = 0; i < nf; i++) {
-			len[i] = build(buf[i], mac[1 - d], mac[d], NULL, 0,
-				       i + 1000 * d, 14 + (i * 37 + d) % 1501);
-			VT_CHECK_EQ(send3(w[d], buf[i], len[i]), 1, "tx %u", i);
+			len[i] = vt_build(buf[i], mac[1 - d], mac[d], NULL, 0,
+					  i + 1000 * d,
+					  14 + (i * 37 + d) % 1501);
+			VT_CHECK_EQ(vt_send3(w[d], buf[i], len[i]), 1, "tx %u",
+				    i);
 		}
-		coll_reset(c);
-		VT_CHECK_EQ(coll_wait(w[1 - d], c, nf, 1000), nf, "rx count");
+		vt_coll_reset(c);
+		VT_CHECK_EQ(vt_coll_wait(w[1 - d], c, nf, 1000), nf,
+			    "rx count");
 		for (i = 0; i < nf; i++)
 			VT_CHECK(c->len[i] == len[i] &&
 					 memcmp(c->f[i], buf[i], len[i]) == 0,
 				 "frame %u (dir %u) intact and in order", i, d);
-		VT_CHECK_EQ(sv_wire_rx(w[1 - d], 64, coll_cb, c), 0,
+		VT_CHECK_EQ(sv_wire_rx(w[1 - d], 64, vt_coll_cb, c), 0,
 			    "nothing more");
-		VT_CHECK_EQ(sv_wire_rx(w[d], 64, coll_cb, c), 0,
+		VT_CHECK_EQ(sv_wire_rx(w[d], 64, vt_coll_cb, c), 0,
 			    "nothing back to the sender");
 		sv_wire_get_stats(w[d], &st);
 		VT_CHECK_EQ(st.tx_frames, nf, "tx_frames");
@@ -358,7 +176,7 @@ test_mem_frames(void)
 	rc = VT_OK;
 	sv_wire_close(w[0]);
 	sv_wire_close(w[1]);
-	coll_free(c);
+	vt_coll_free(c);
 	return rc;
 }
 
@@ -374,7 +192,7 @@ test_mem_batch(void)
 	uint32_t len[N];
 	struct sv_wire *a, *b;
 	uint8_t ma[6], mb[6];
-	struct coll *c = coll_new(false);
+	struct vt_coll *c = vt_coll_new(false);
 	unsigned int i, got, calls = 0;
 
 	VT_CHECK(c != NULL, "alloc");
@@ -382,11 +200,11 @@ test_mem_batch(void)
 	VT_CHECK_EQ(sv_wire_open("mem:batch", &b, NULL, mb), 0, "b");
 	for (i = 0; i < N; i++) {
 		frames[i] = buf[i];
-		len[i] = build(buf[i], mb, ma, NULL, 0, i, 60 + i % 190);
+		len[i] = vt_build(buf[i], mb, ma, NULL, 0, i, 60 + i % 190);
 	}
-	VT_CHECK_EQ(send_batch(a, frames, len, N), N, "batch accepted");
+	VT_CHECK_EQ(vt_send_batch(a, frames, len, N), N, "batch accepted");
 	while (calls < 1000) {
-		got = sv_wire_rx(b, 7, coll_cb, c);
+		got = sv_wire_rx(b, 7, vt_coll_cb, c);
 		calls++;
 		VT_CHECK(got <= 7, "rx returned %u > max", got);
 		if (got == 0)
@@ -399,10 +217,10 @@ test_mem_batch(void)
 		VT_CHECK(c->len[i] == len[i] &&
 				 memcmp(c->f[i], buf[i], len[i]) == 0,
 			 "frame %u", i);
-	VT_CHECK_EQ(sv_wire_rx(b, 0, coll_cb, c), 0, "max 0");
+	VT_CHECK_EQ(sv_wire_rx(b, 0, vt_coll_cb, c), 0, "max 0");
 	sv_wire_close(a);
 	sv_wire_close(b);
-	coll_free(c);
+	vt_coll_free(c);
 	return VT_OK;
 }
 
@@ -421,7 +239,7 @@ test_mem_ring_full(void)
 	struct sv_wire_stats st;
 	struct sv_wire *a, *b;
 	uint8_t ma[6], mb[6];
-	struct coll *c = coll_new(false);
+	struct vt_coll *c = vt_coll_new(false);
 	unsigned int i, acc = 0;
 
 	VT_CHECK(c != NULL, "alloc");
@@ -429,25 +247,26 @@ test_mem_ring_full(void)
 	VT_CHECK_EQ(sv_wire_open("mem:full", &b, NULL, mb), 0, "b");
 	for (i = 0; i < N; i++) {
 		frames[i] = buf[i];
-		len[i] = build(buf[i], mb, ma, NULL, 0, i, 64);
+		len[i] = vt_build(buf[i], mb, ma, NULL, 0, i, 64);
 	}
 	for (i = 0; i < N; i += B)
-		acc += send_batch(a, frames + i, len + i, B);
+		acc += vt_send_batch(a, frames + i, len + i, B);
 	VT_CHECK(acc >= 1024 && acc < N, "ring is bounded: %u accepted", acc);
 	sv_wire_get_stats(a, &st);
 	VT_CHECK_EQ(st.tx_frames, acc, "tx_frames");
 	VT_CHECK_EQ(st.tx_errors, N - acc, "drops counted as tx_errors");
-	VT_CHECK_EQ(coll_wait(b, c, N, 100), acc, "what was accepted arrives");
+	VT_CHECK_EQ(vt_coll_wait(b, c, N, 100), acc,
+		    "what was accepted arrives");
 	for (i = 0; i < acc; i++)
 		VT_CHECK(c->len[i] == 64 && memcmp(c->f[i], buf[i], 64) == 0,
 			 "frame %u: the first ones are kept", i);
-	coll_reset(c);
-	VT_CHECK_EQ(send3(a, buf[7], 64), 1, "room again");
-	VT_CHECK_EQ(coll_wait(b, c, 1, 100), 1, "and it arrives");
+	vt_coll_reset(c);
+	VT_CHECK_EQ(vt_send3(a, buf[7], 64), 1, "room again");
+	VT_CHECK_EQ(vt_coll_wait(b, c, 1, 100), 1, "and it arrives");
 	VT_CHECK(memcmp(c->f[0], buf[7], 64) == 0, "intact");
 	sv_wire_close(a);
 	sv_wire_close(b);
-	coll_free(c);
+	vt_coll_free(c);
 	return VT_OK;
 }
 
@@ -459,22 +278,22 @@ test_mem_limits(void)
 	struct sv_wire_stats st;
 	struct sv_wire *a, *b;
 	uint8_t ma[6], mb[6];
-	struct coll *c = coll_new(false);
+	struct vt_coll *c = vt_coll_new(false);
 	uint32_t len;
 
 	VT_CHECK(c != NULL, "alloc");
 	VT_CHECK_EQ(sv_wire_open("mem:limits", &a, NULL, ma), 0, "a");
 	VT_CHECK_EQ(sv_wire_open("mem:limits", &b, NULL, mb), 0, "b");
-	len = build(buf, mb, ma, NULL, 0, 1, 1500 + 14 + 8 + 1);
-	VT_CHECK_EQ(send3(a, buf, len), 0, "over MTU 1500");
-	VT_CHECK_EQ(send3(a, buf, 13), 0, "runt");
-	len = build(buf, mb, ma, NULL, 0, 2, 1500 + 14);
-	VT_CHECK_EQ(send3(a, buf, len), 1, "MTU 1500 frame");
+	len = vt_build(buf, mb, ma, NULL, 0, 1, 1500 + 14 + 8 + 1);
+	VT_CHECK_EQ(vt_send3(a, buf, len), 0, "over MTU 1500");
+	VT_CHECK_EQ(vt_send3(a, buf, 13), 0, "runt");
+	len = vt_build(buf, mb, ma, NULL, 0, 2, 1500 + 14);
+	VT_CHECK_EQ(vt_send3(a, buf, len), 1, "MTU 1500 frame");
 	VT_CHECK_EQ(sv_wire_set_mtu(a, 9979), EINVAL, "over the largest");
 	VT_CHECK_EQ(sv_wire_set_mtu(a, 9978), 0, "jumbo, the largest");
-	len = build(buf, mb, ma, NULL, 0, 3, 9978 + 14);
-	VT_CHECK_EQ(send3(a, buf, len), 1, "MTU 9978 frame");
-	VT_CHECK_EQ(coll_wait(b, c, 2, 100), 2, "both arrive");
+	len = vt_build(buf, mb, ma, NULL, 0, 3, 9978 + 14);
+	VT_CHECK_EQ(vt_send3(a, buf, len), 1, "MTU 9978 frame");
+	VT_CHECK_EQ(vt_coll_wait(b, c, 2, 100), 2, "both arrive");
 	VT_CHECK(c->len[1] == len && memcmp(c->f[1], buf, len) == 0,
 		 "jumbo intact");
 	sv_wire_get_stats(a, &st);
@@ -482,22 +301,22 @@ test_mem_limits(void)
 
 	/* Peer gone: link down, frames dropped; its successor does not get
 	 * what was queued for the previous holder. */
-	len = build(buf, mb, ma, NULL, 0, 4, 100);
-	VT_CHECK_EQ(send3(a, buf, len), 1, "queued for b");
+	len = vt_build(buf, mb, ma, NULL, 0, 4, 100);
+	VT_CHECK_EQ(vt_send3(a, buf, len), 1, "queued for b");
 	sv_wire_close(b);
-	VT_CHECK_EQ(send3(a, buf, len), 0, "no peer");
+	VT_CHECK_EQ(vt_send3(a, buf, len), 0, "no peer");
 	sv_wire_get_stats(a, &st);
 	VT_CHECK_EQ(st.tx_errors, 3, "counted");
 	VT_CHECK_EQ(sv_wire_open("mem:limits", &b, NULL, mb), 0, "b again");
-	coll_reset(c);
-	VT_CHECK_EQ(sv_wire_rx(b, 64, coll_cb, c), 0, "stale frame gone");
-	len = build(buf, mb, ma, NULL, 0, 5, 100);
-	VT_CHECK_EQ(send3(a, buf, len), 1, "new frame");
-	VT_CHECK_EQ(coll_wait(b, c, 1, 100), 1, "arrives");
+	vt_coll_reset(c);
+	VT_CHECK_EQ(sv_wire_rx(b, 64, vt_coll_cb, c), 0, "stale frame gone");
+	len = vt_build(buf, mb, ma, NULL, 0, 5, 100);
+	VT_CHECK_EQ(vt_send3(a, buf, len), 1, "new frame");
+	VT_CHECK_EQ(vt_coll_wait(b, c, 1, 100), 1, "arrives");
 	VT_CHECK_EQ(frame_seq(c->f[0], c->len[0]), 5, "the new one");
 	sv_wire_close(a);
 	sv_wire_close(b);
-	coll_free(c);
+	vt_coll_free(c);
 	return VT_OK;
 }
 
@@ -524,10 +343,10 @@ sender_main(void *arg)
 	for (seq = 0; seq < s->total; seq += 16) {
 		for (i = 0; i < 16; i++) {
 			frames[i] = buf[i];
-			len[i] = build(buf[i], dst, src, NULL, 0, seq + i,
-				       60 + (seq + i) % 20);
+			len[i] = vt_build(buf[i], dst, src, NULL, 0, seq + i,
+					  60 + (seq + i) % 20);
 		}
-		s->accepted += send_batch(s->w, frames, len, 16);
+		s->accepted += vt_send_batch(s->w, frames, len, 16);
 	}
 	atomic_store(&s->done, true);
 	return NULL;
@@ -581,8 +400,8 @@ test_mem_threads(void)
 		VT_CHECK_EQ(pthread_create(&t[i], NULL, sender_main, &s[i]), 0,
 			    "thread");
 	}
-	end = now_ms() + 10000;
-	while (now_ms() < end) {
+	end = vt_now_ms() + 10000;
+	while (vt_now_ms() < end) {
 		if (sv_wire_rx(b, 32, order_cb, &o) != 0)
 			continue;
 		if (atomic_load(&s[0].done) && atomic_load(&s[1].done) &&
@@ -612,182 +431,8 @@ test_mem_threads(void)
 
 /* ------------------------------------------------------------- packet */
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 static int
-sh(const char *fmt, ...)
-{
-	char cmd[256];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "  '%s' failed (%d)\n", cmd, rc);
-	return rc;
-}
-
-static void
-disable_ipv6(const char *ifname)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
-		 ifname);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return; /* no IPv6 at all: no IPv6 noise either */
-	if (write(fd, "1", 1) != 1)
-		fprintf(stderr, "  cannot disable IPv6 on %s\n", ifname);
-	close(fd);
-}
-
-static int
-if_mac_mtu(const char *ifname, uint8_t mac[6], int *mtu)
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), rc = -1;
-
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0) {
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-		if (ioctl(fd, SIOCGIFMTU, &ifr) == 0) {
-			*mtu = ifr.ifr_mtu;
-			rc = 0;
-		}
-	}
-	close(fd);
-	return rc;
-}
-
-/* The interface's promiscuity count (ip -d link), or -1. */
-static int
-promiscuity(const char *ifname)
-{
-	char cmd[96], line[512], *p;
-	int count = -1;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "ip -d link show %s", ifname);
-	f = popen(cmd, "r");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		p = strstr(line, "promiscuity ");
-		if (p != NULL)
-			count = atoi(p + strlen("promiscuity "));
-	}
-	pclose(f);
-	return count;
-}
-
-static bool
-wait_link(struct sv_wire *w, bool up, int timeout_ms)
-{
-	int64_t end = now_ms() + timeout_ms;
-
-	while (sv_wire_link_up(w) != up) {
-		if (now_ms() > end)
-			return false;
-		usleep(10000);
-	}
-	return true;
-}
-
-typedef int (*veth_body)(const char *a, const char *b);
-
-/*
- * Run body in a child with a fresh veth pair a/b, up, without IPv6. The
- * child makes its own network namespace when it can: the pair then goes
- * with it even if it crashes; otherwise the pair is deleted here after
- * the child, whatever it returned.
- */
-static int
-run_on_veth(veth_body body)
-{
-	char a[IFNAMSIZ], b[IFNAMSIZ], in_netns = 0;
-	int status, p[2];
-	pid_t pid;
-
-	VT_SKIP_IF(geteuid() != 0, "needs root for veth and AF_PACKET");
-	VT_SKIP_IF(system("ip -V >/dev/null 2>&1") != 0, "needs ip(8)");
-	snprintf(a, sizeof(a), "vtw%da", (int)getpid());
-	snprintf(b, sizeof(b), "vtw%db", (int)getpid());
-	VT_CHECK(pipe(p) == 0, "pipe");
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	VT_CHECK(pid >= 0, "fork");
-	if (pid == 0) {
-		int rc = VT_FAIL;
-		char ns;
-
-		close(p[0]);
-		alarm(30); /* whatever happens, the child ends */
-		ns = unshare(CLONE_NEWNET) == 0;
-		if (write(p[1], &ns, 1) != 1)
-			_exit(VT_FAIL);
-		close(p[1]);
-		if (sh("ip link add %s type veth peer name %s", a, b) == 0) {
-			disable_ipv6(a);
-			disable_ipv6(b);
-			if (sh("ip link set %s up", a) == 0 &&
-			    sh("ip link set %s up", b) == 0)
-				rc = body(a, b);
-			sh("ip link del %s", a);
-		}
-		fflush(stdout);
-		fflush(stderr);
-		_exit(rc);
-	}
-	close(p[1]);
-	if (read(p[0], &in_netns, 1) != 1)
-		in_netns = 0;
-	close(p[0]);
-	VT_CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
-	if (!in_netns)
-		sh("ip link del %s >/dev/null 2>&1 || true", a);
-	VT_CHECK(WIFEXITED(status), "child killed by signal %d",
-		 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	return WEXITSTATUS(status);
-}
-
-/* Send a frame out of ifname through the stack (a plain packet socket,
- * the qdisc and the taps), as other software on the host would. */
-static int
-raw_send(const char *ifname, const uint8_t *f, uint32_t len)
-{
-	struct sockaddr_ll sll;
-	int fd = socket(AF_PACKET, SOCK_RAW, 0);
-	ssize_t n = -1;
-
-	if (fd < 0)
-		return -1;
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_ifindex = (int)if_nametoindex(ifname);
-	sll.sll_halen = 6;
-	memcpy(sll.sll_addr, f, 6);
-	n = sendto(fd, f, len, 0, (struct sockaddr *)&sll, sizeof(sll));
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-struct pair {
-	struct sv_wire *w[2];
-	uint8_t mac[2][6];
-	struct coll *c[2];
-};
-
-static int
-pair_open(struct pair *pr, const char *a, const char *b)
+pair_open(struct vt_pair *pr, const char *a, const char *b)
 {
 	char spec[IFNAMSIZ + 4];
 	const char *n[2] = { a, b };
@@ -802,57 +447,21 @@ pair_open(struct pair *pr, const char *a, const char *b)
 		VT_CHECK_EQ(sv_wire_open(spec, &pr->w[i], &end, pr->mac[i]), 0,
 			    "open %s", spec);
 		VT_CHECK_EQ(end, 0, "end of an interface wire");
-		VT_CHECK(if_mac_mtu(n[i], mac, &mtu) == 0, "ifreq");
+		VT_CHECK(vt_if_mac_mtu(n[i], mac, &mtu) == 0, "ifreq");
 		VT_CHECK(memcmp(mac, pr->mac[i], 6) == 0,
 			 "the interface's MAC");
 		VT_CHECK_EQ(sv_wire_mtu(pr->w[i]), mtu, "the interface's MTU");
-		pr->c[i] = coll_new(true);
+		pr->c[i] = vt_coll_new(true);
 		VT_CHECK(pr->c[i] != NULL, "alloc");
 	}
 	VT_CHECK(memcmp(pr->mac[0], pr->mac[1], 6) != 0, "MACs differ");
 	for (i = 0; i < 2; i++)
-		VT_CHECK(wait_link(pr->w[i], true, 3000), "link %u up", i);
+		VT_CHECK(vt_wait_link(pr->w[i], true, 3000), "link %u up", i);
 	return VT_OK;
-}
-
-static void
-pair_close(struct pair *pr)
-{
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		sv_wire_close(pr->w[i]);
-		coll_free(pr->c[i]);
-	}
 }
 
 /* Room for the largest frame: MTU 9978, two VLAN tags. */
 #define PKT_BUF 10000
-
-/* Send frames from d to 1-d, one call each, and check they arrive as
- * sent and that the sender does not see its own. */
-static int
-pkt_exchange(struct pair *pr, unsigned int d, uint8_t (*buf)[PKT_BUF],
-	     const uint32_t *len, unsigned int n)
-{
-	struct coll *c = pr->c[1 - d];
-	unsigned int i;
-
-	coll_reset(c);
-	coll_reset(pr->c[d]);
-	for (i = 0; i < n; i++)
-		VT_CHECK_EQ(send3(pr->w[d], buf[i], len[i]), 1, "tx %u", i);
-	VT_CHECK_EQ(coll_wait(pr->w[1 - d], c, n, 2000), n,
-		    "received (%u other frames)", c->other);
-	for (i = 0; i < n; i++)
-		VT_CHECK(c->len[i] == len[i] &&
-				 memcmp(c->f[i], buf[i], len[i]) == 0,
-			 "frame %u byte-exact (got %u bytes, sent %u)", i,
-			 c->len[i], len[i]);
-	coll_wait(pr->w[d], pr->c[d], 1, 50);
-	VT_CHECK_EQ(pr->c[d]->n, 0, "sender sees none of its own frames");
-	return VT_OK;
-}
 
 static int
 pkt_frames(const char *an, const char *bn)
@@ -863,35 +472,37 @@ pkt_frames(const char *an, const char *bn)
 	const uint16_t q[2] = { 0x8100, 0x6064 }; /* PCP 3 VID 100 */
 	const uint16_t qinq[4] = { 0x88a8, 0x0123, 0x8100, 0x0456 };
 	struct sv_wire_stats st;
-	struct pair pr;
+	struct vt_pair pr;
 	unsigned int i, d;
 	int rc;
 
 	rc = pair_open(&pr, an, bn);
 	if (rc != VT_OK)
 		return rc;
-	VT_CHECK_EQ(promiscuity(an), 1,
+	VT_CHECK_EQ(vt_promiscuity(an), 1,
 		    "wire a made its interface promiscuous");
-	VT_CHECK_EQ(promiscuity(bn), 1,
+	VT_CHECK_EQ(vt_promiscuity(bn), 1,
 		    "wire b made its interface promiscuous");
 	for (d = 0; d < 2; d++) {
 		for (i = 0; i < 20; i++)
-			len[i] = build(buf[i], pr.mac[1 - d], pr.mac[d], NULL,
-				       0, i, 60 + (i * 97) % (1514 - 60 + 1));
-		len[20] = build(buf[20], pr.mac[1 - d], pr.mac[d], NULL, 0, 20,
-				1514);
+			len[i] = vt_build(buf[i], pr.mac[1 - d], pr.mac[d],
+					  NULL, 0, i,
+					  60 + (i * 97) % (1514 - 60 + 1));
+		len[20] = vt_build(buf[20], pr.mac[1 - d], pr.mac[d], NULL, 0,
+				   20, 1514);
 		/* A broadcast frame too: the device does its own filtering. */
-		len[21] = build(buf[21], bcast, pr.mac[d], NULL, 0, 21, 100);
-		rc = pkt_exchange(&pr, d, buf, len, 22);
+		len[21] = vt_build(buf[21], vt_bcast, pr.mac[d], NULL, 0, 21,
+				   100);
+		rc = vt_pair_exchange(&pr, d, buf[0], sizeof(buf[0]), len, 22);
 		if (rc != VT_OK)
 			goto out;
 	}
 
 	/* VLAN tags the kernel strips come back in place. */
-	len[0] = build(buf[0], pr.mac[1], pr.mac[0], q, 1, 100, 200);
-	len[1] = build(buf[1], pr.mac[1], pr.mac[0], qinq, 2, 101, 300);
-	len[2] = build(buf[2], pr.mac[1], pr.mac[0], q, 1, 102, 1518);
-	rc = pkt_exchange(&pr, 0, buf, len, 3);
+	len[0] = vt_build(buf[0], pr.mac[1], pr.mac[0], q, 1, 100, 200);
+	len[1] = vt_build(buf[1], pr.mac[1], pr.mac[0], qinq, 2, 101, 300);
+	len[2] = vt_build(buf[2], pr.mac[1], pr.mac[0], q, 1, 102, 1518);
+	rc = vt_pair_exchange(&pr, 0, buf[0], sizeof(buf[0]), len, 3);
 	if (rc != VT_OK)
 		goto out;
 	VT_CHECK(pr.c[1]->f[0][12] == 0x81 && pr.c[1]->f[0][13] == 0x00 &&
@@ -902,34 +513,35 @@ pkt_frames(const char *an, const char *bn)
 
 	/* Frames leaving a by another path are outgoing on a: the wire
 	 * reports only what comes in, as a NIC would. */
-	len[0] = build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 500, 80);
-	VT_CHECK(raw_send(an, buf[0], len[0]) == 0, "send through the stack");
-	coll_reset(pr.c[0]);
-	coll_reset(pr.c[1]);
-	VT_CHECK_EQ(coll_wait(pr.w[1], pr.c[1], 1, 2000), 1, "b gets it");
+	len[0] = vt_build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 500, 80);
+	VT_CHECK(vt_raw_send(an, buf[0], len[0]) == 0,
+		 "send through the stack");
+	vt_coll_reset(pr.c[0]);
+	vt_coll_reset(pr.c[1]);
+	VT_CHECK_EQ(vt_coll_wait(pr.w[1], pr.c[1], 1, 2000), 1, "b gets it");
 	VT_CHECK(memcmp(pr.c[1]->f[0], buf[0], len[0]) == 0, "intact");
-	coll_wait(pr.w[0], pr.c[0], 1, 50);
+	vt_coll_wait(pr.w[0], pr.c[0], 1, 50);
 	VT_CHECK_EQ(pr.c[0]->n, 0, "a does not see its outgoing frame");
 
 	/* Limits: a runt and a frame over the MTU plus header and one tag
 	 * (what the veth peer forwards, is_skb_forwardable) are refused. */
 	sv_wire_get_stats(pr.w[0], &st);
 	VT_CHECK_EQ(st.tx_errors, 0, "no errors yet");
-	VT_CHECK_EQ(send3(pr.w[0], buf[0], 12), 0, "runt");
-	len[3] = build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 103, 1519);
-	VT_CHECK_EQ(send3(pr.w[0], buf[3], len[3]), 0, "over the MTU");
+	VT_CHECK_EQ(vt_send3(pr.w[0], buf[0], 12), 0, "runt");
+	len[3] = vt_build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 103, 1519);
+	VT_CHECK_EQ(vt_send3(pr.w[0], buf[3], len[3]), 0, "over the MTU");
 	sv_wire_get_stats(pr.w[0], &st);
 	VT_CHECK_EQ(st.tx_errors, 2, "counted");
 
 	/* A batch of 256 frames, one call, one kick. */
 	for (i = 0; i < 256; i++) {
 		frames[i] = buf[i];
-		len[i] = build(buf[i], pr.mac[0], pr.mac[1], NULL, 0, 1000 + i,
-			       60 + (i * 13) % 1000);
+		len[i] = vt_build(buf[i], pr.mac[0], pr.mac[1], NULL, 0,
+				  1000 + i, 60 + (i * 13) % 1000);
 	}
-	coll_reset(pr.c[0]);
-	VT_CHECK_EQ(send_batch(pr.w[1], frames, len, 256), 256, "batch tx");
-	VT_CHECK_EQ(coll_wait(pr.w[0], pr.c[0], 256, 2000), 256,
+	vt_coll_reset(pr.c[0]);
+	VT_CHECK_EQ(vt_send_batch(pr.w[1], frames, len, 256), 256, "batch tx");
+	VT_CHECK_EQ(vt_coll_wait(pr.w[0], pr.c[0], 256, 2000), 256,
 		    "batch rx (%u other frames)", pr.c[0]->other);
 	for (i = 0; i < 256; i++)
 		VT_CHECK(pr.c[0]->len[i] == len[i] &&
@@ -944,9 +556,10 @@ pkt_frames(const char *an, const char *bn)
 	VT_CHECK_EQ(st.rx_kernel_drops, 0, "no kernel drops");
 	rc = VT_OK;
 out:
-	pair_close(&pr);
+	vt_pair_close(&pr);
 	if (rc == VT_OK)
-		VT_CHECK_EQ(promiscuity(an), 0, "closing undoes promiscuity");
+		VT_CHECK_EQ(vt_promiscuity(an), 0,
+			    "closing undoes vt_promiscuity");
 	return rc;
 }
 
@@ -958,7 +571,7 @@ pkt_mtu_link(const char *an, const char *bn)
 	static uint32_t len[4];
 	const uint16_t q[2] = { 0x8100, 0x0007 };
 	struct sv_wire_stats st;
-	struct pair pr;
+	struct vt_pair pr;
 	uint8_t mac[6];
 	int rc, mtu = 0;
 
@@ -970,46 +583,46 @@ pkt_mtu_link(const char *an, const char *bn)
 	VT_CHECK_EQ(sv_wire_set_mtu(pr.w[0], 9978), 0, "MTU 9978 on a");
 	VT_CHECK_EQ(sv_wire_set_mtu(pr.w[1], 9978), 0, "MTU 9978 on b");
 	VT_CHECK_EQ(sv_wire_mtu(pr.w[0]), 9978, "reads back");
-	VT_CHECK(if_mac_mtu(an, mac, &mtu) == 0 && mtu == 9978,
+	VT_CHECK(vt_if_mac_mtu(an, mac, &mtu) == 0 && mtu == 9978,
 		 "the interface's MTU changed");
-	VT_CHECK(wait_link(pr.w[0], true, 3000), "link up");
-	VT_CHECK(wait_link(pr.w[1], true, 3000), "link up");
-	len[0] = build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 1, 9978 + 14);
-	len[1] = build(buf[1], pr.mac[1], pr.mac[0], q, 1, 2, 9978 + 18);
-	len[2] = build(buf[2], pr.mac[1], pr.mac[0], NULL, 0, 3, 64);
-	rc = pkt_exchange(&pr, 0, buf, len, 3);
+	VT_CHECK(vt_wait_link(pr.w[0], true, 3000), "link up");
+	VT_CHECK(vt_wait_link(pr.w[1], true, 3000), "link up");
+	len[0] = vt_build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 1, 9978 + 14);
+	len[1] = vt_build(buf[1], pr.mac[1], pr.mac[0], q, 1, 2, 9978 + 18);
+	len[2] = vt_build(buf[2], pr.mac[1], pr.mac[0], NULL, 0, 3, 64);
+	rc = vt_pair_exchange(&pr, 0, buf[0], sizeof(buf[0]), len, 3);
 	if (rc != VT_OK)
 		goto out;
-	rc = pkt_exchange(&pr, 1, buf, len, 1);
+	rc = vt_pair_exchange(&pr, 1, buf[0], sizeof(buf[0]), len, 1);
 	if (rc != VT_OK)
 		goto out;
 
 	/* Peer down: no carrier on our side either. */
-	VT_CHECK_EQ(sh("ip link set %s down", bn), 0, "b down");
-	VT_CHECK(wait_link(pr.w[1], false, 3000), "b is down");
-	VT_CHECK(wait_link(pr.w[0], false, 3000), "a has no carrier");
-	VT_CHECK_EQ(sh("ip link set %s up", bn), 0, "b up");
-	VT_CHECK(wait_link(pr.w[0], true, 3000), "a up again");
-	VT_CHECK(wait_link(pr.w[1], true, 3000), "b up again");
+	VT_CHECK_EQ(vt_sh("ip link set %s down", bn), 0, "b down");
+	VT_CHECK(vt_wait_link(pr.w[1], false, 3000), "b is down");
+	VT_CHECK(vt_wait_link(pr.w[0], false, 3000), "a has no carrier");
+	VT_CHECK_EQ(vt_sh("ip link set %s up", bn), 0, "b up");
+	VT_CHECK(vt_wait_link(pr.w[0], true, 3000), "a up again");
+	VT_CHECK(vt_wait_link(pr.w[1], true, 3000), "b up again");
 
 	/* Our interface down: frames are refused and counted, and none of
 	 * them is left in the ring to go out later. */
-	VT_CHECK_EQ(sh("ip link set %s down", an), 0, "a down");
-	len[3] = build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 66, 100);
-	VT_CHECK_EQ(send3(pr.w[0], buf[3], len[3]), 0, "tx while down");
-	VT_CHECK_EQ(send3(pr.w[0], buf[3], len[3]), 0, "tx while down");
+	VT_CHECK_EQ(vt_sh("ip link set %s down", an), 0, "a down");
+	len[3] = vt_build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 66, 100);
+	VT_CHECK_EQ(vt_send3(pr.w[0], buf[3], len[3]), 0, "tx while down");
+	VT_CHECK_EQ(vt_send3(pr.w[0], buf[3], len[3]), 0, "tx while down");
 	sv_wire_get_stats(pr.w[0], &st);
 	VT_CHECK_EQ(st.tx_errors, 2, "counted");
-	VT_CHECK_EQ(sh("ip link set %s up", an), 0, "a up");
-	VT_CHECK(wait_link(pr.w[0], true, 3000), "a up again");
-	rc = pkt_exchange(&pr, 0, buf, len, 1);
+	VT_CHECK_EQ(vt_sh("ip link set %s up", an), 0, "a up");
+	VT_CHECK(vt_wait_link(pr.w[0], true, 3000), "a up again");
+	rc = vt_pair_exchange(&pr, 0, buf[0], sizeof(buf[0]), len, 1);
 	if (rc != VT_OK)
 		goto out;
-	coll_wait(pr.w[1], pr.c[1], 2, 100);
+	vt_coll_wait(pr.w[1], pr.c[1], 2, 100);
 	VT_CHECK_EQ(pr.c[1]->n, 1, "no stale frame went out");
 	rc = VT_OK;
 out:
-	pair_close(&pr);
+	vt_pair_close(&pr);
 	return rc;
 }
 
@@ -1027,7 +640,7 @@ pkt_drops_errors(const char *an, const char *bn)
 	char spec[IFNAMSIZ + 8];
 	struct sv_wire_stats st;
 	struct sv_wire *w;
-	struct pair pr;
+	struct vt_pair pr;
 	unsigned int i, sent = 0, got = 0, polls = 0, n;
 	pid_t pid;
 	int rc, status;
@@ -1037,16 +650,16 @@ pkt_drops_errors(const char *an, const char *bn)
 		return rc;
 	for (i = 0; i < B; i++) {
 		frames[i] = buf[i];
-		len[i] = build(buf[i], pr.mac[1], pr.mac[0], NULL, 0, i, 64);
+		len[i] = vt_build(buf[i], pr.mac[1], pr.mac[0], NULL, 0, i, 64);
 	}
 	for (i = 0; i < N; i += B)
-		sent += send_batch(pr.w[0], frames, len, B);
+		sent += vt_send_batch(pr.w[0], frames, len, B);
 	VT_CHECK_EQ(sent, N, "all sent");
 	pr.c[1]->filter = true;
 	do {
-		n = sv_wire_rx(pr.w[1], 256, coll_cb, pr.c[1]);
+		n = sv_wire_rx(pr.w[1], 256, vt_coll_cb, pr.c[1]);
 		got += n;
-		coll_reset(pr.c[1]);
+		vt_coll_reset(pr.c[1]);
 	} while (n != 0 && polls++ < 1000);
 	sv_wire_get_stats(pr.w[1], &st);
 	VT_CHECK(st.rx_kernel_drops > 0, "the kernel's drops are reported");
@@ -1071,7 +684,7 @@ pkt_drops_errors(const char *an, const char *bn)
 	VT_CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
 	VT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		 "EPERM without privileges (status %d)", status);
-	pair_close(&pr);
+	vt_pair_close(&pr);
 	return VT_OK;
 }
 
@@ -1346,7 +959,7 @@ pkt_offloads(const char *an, const char *bn)
 
 	snprintf(spec, sizeof(spec), "if:%s", an);
 	VT_CHECK_EQ(sv_wire_open(spec, &w, NULL, NULL), 0, "open");
-	VT_CHECK(wait_link(w, true, 3000), "link up");
+	VT_CHECK(vt_wait_link(w, true, 3000), "link up");
 	/* A small TCP segment, checksum left to the device. */
 	len = l4_frame(f, false, true, 300, 5, 0x18);
 	memset(&vh, 0, sizeof(vh));
@@ -1393,25 +1006,25 @@ pkt_offloads(const char *an, const char *bn)
 static int
 test_pkt_offloads(void)
 {
-	return run_on_veth(pkt_offloads);
+	return vt_run_on_veth(pkt_offloads, 30);
 }
 
 static int
 test_pkt_frames(void)
 {
-	return run_on_veth(pkt_frames);
+	return vt_run_on_veth(pkt_frames, 30);
 }
 
 static int
 test_pkt_mtu_link(void)
 {
-	return run_on_veth(pkt_mtu_link);
+	return vt_run_on_veth(pkt_mtu_link, 30);
 }
 
 static int
 test_pkt_drops_errors(void)
 {
-	return run_on_veth(pkt_drops_errors);
+	return vt_run_on_veth(pkt_drops_errors, 30);
 }
 
 static const struct vt_case cases[] = {
@@ -1433,12 +1046,6 @@ static const struct vt_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	uint32_t pid = (uint32_t)getpid();
-
-	memcpy(marker, "SVWT", 4);
-	marker[4] = pid >> 24;
-	marker[5] = pid >> 16;
-	marker[6] = pid >> 8;
-	marker[7] = pid;
+	vt_marker_init();
 	return vt_main(argc, argv, cases);
 }

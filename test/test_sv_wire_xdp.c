@@ -117,15 +117,8 @@ xdp_open(const char *ifname, struct sv_wire **w, uint8_t mac[6])
 	return rc;
 }
 
-/* w[0]: the AF_XDP wire on a; w[1]: the AF_PACKET wire on b. */
-struct xpair {
-	struct sv_wire *w[2];
-	uint8_t mac[2][6];
-	struct vt_coll *c[2];
-};
-
 static int
-xpair_open(struct xpair *pr, const char *a, const char *b)
+xpair_open(struct vt_pair *pr, const char *a, const char *b)
 {
 	char spec[IFNAMSIZ + 4];
 	uint8_t mac[6];
@@ -146,44 +139,6 @@ xpair_open(struct xpair *pr, const char *a, const char *b)
 	}
 	for (i = 0; i < 2; i++)
 		VT_CHECK(vt_wait_link(pr->w[i], true, 3000), "link %u up", i);
-	return VT_OK;
-}
-
-static void
-xpair_close(struct xpair *pr)
-{
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		sv_wire_close(pr->w[i]);
-		pr->w[i] = NULL;
-		vt_coll_free(pr->c[i]);
-		pr->c[i] = NULL;
-	}
-}
-
-/* Send frames from d to 1-d, one call each, and check they arrive as
- * sent and that the sender does not see its own. */
-static int
-xpair_exchange(struct xpair *pr, unsigned int d, uint8_t (*buf)[4096],
-	       const uint32_t *len, unsigned int n)
-{
-	struct vt_coll *c = pr->c[1 - d];
-	unsigned int i;
-
-	vt_coll_reset(c);
-	vt_coll_reset(pr->c[d]);
-	for (i = 0; i < n; i++)
-		VT_CHECK_EQ(vt_send3(pr->w[d], buf[i], len[i]), 1, "tx %u", i);
-	VT_CHECK_EQ(vt_coll_wait(pr->w[1 - d], c, n, 2000), n,
-		    "received (%u other frames)", c->other);
-	for (i = 0; i < n; i++)
-		VT_CHECK(c->len[i] == len[i] &&
-				 memcmp(c->f[i], buf[i], len[i]) == 0,
-			 "frame %u byte-exact (got %u bytes, sent %u)", i,
-			 c->len[i], len[i]);
-	vt_coll_wait(pr->w[d], pr->c[d], 1, 50);
-	VT_CHECK_EQ(pr->c[d]->n, 0, "sender sees none of its own frames");
 	return VT_OK;
 }
 
@@ -285,7 +240,7 @@ xdp_frames(const char *an, const char *bn)
 	const uint16_t q[2] = { 0x8100, 0x6064 }; /* PCP 3 VID 100 */
 	const uint16_t qinq[4] = { 0x88a8, 0x0123, 0x8100, 0x0456 };
 	struct sv_wire_stats st;
-	struct xpair pr;
+	struct vt_pair pr;
 	unsigned int i, d;
 	int rc, fd;
 
@@ -305,7 +260,7 @@ xdp_frames(const char *an, const char *bn)
 		/* Broadcast too: the device does its own filtering. */
 		len[21] = vt_build(buf[21], vt_bcast, pr.mac[d], NULL, 0, 21,
 				   100);
-		rc = xpair_exchange(&pr, d, buf, len, 22);
+		rc = vt_pair_exchange(&pr, d, buf[0], sizeof(buf[0]), len, 22);
 		if (rc != VT_OK)
 			goto out;
 	}
@@ -318,7 +273,7 @@ xdp_frames(const char *an, const char *bn)
 				  101, 300);
 		len[2] = vt_build(buf[2], pr.mac[1 - d], pr.mac[d], q, 1, 102,
 				  1518);
-		rc = xpair_exchange(&pr, d, buf, len, 3);
+		rc = vt_pair_exchange(&pr, d, buf[0], sizeof(buf[0]), len, 3);
 		if (rc != VT_OK)
 			goto out;
 	}
@@ -359,7 +314,7 @@ xdp_frames(const char *an, const char *bn)
 	for (i = 0; i < 10; i++)
 		len[i] = vt_build(buf[i], pr.mac[0], pr.mac[1], NULL, 0,
 				  600 + i, 90);
-	rc = xpair_exchange(&pr, 1, buf, len, 10);
+	rc = vt_pair_exchange(&pr, 1, buf[0], sizeof(buf[0]), len, 10);
 	if (rc != VT_OK) {
 		close(fd);
 		goto out;
@@ -424,7 +379,7 @@ xdp_frames(const char *an, const char *bn)
 	close(fd);
 	rc = VT_OK;
 out:
-	xpair_close(&pr);
+	vt_pair_close(&pr);
 	return rc;
 }
 
@@ -437,7 +392,7 @@ xdp_mtu_link(const char *an, const char *bn)
 	const uint16_t q[2] = { 0x8100, 0x0007 };
 	struct sv_wire_stats st;
 	struct sv_wire_link link;
-	struct xpair pr;
+	struct vt_pair pr;
 	uint8_t mac[6];
 	int rc, mtu = 0;
 
@@ -469,12 +424,12 @@ xdp_mtu_link(const char *an, const char *bn)
 	len[0] = vt_build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 1, 3014);
 	len[1] = vt_build(buf[1], pr.mac[1], pr.mac[0], q, 1, 2, 3018);
 	len[2] = vt_build(buf[2], pr.mac[1], pr.mac[0], NULL, 0, 3, 64);
-	rc = xpair_exchange(&pr, 0, buf, len, 3);
+	rc = vt_pair_exchange(&pr, 0, buf[0], sizeof(buf[0]), len, 3);
 	if (rc != VT_OK)
 		goto out;
 	len[0] = vt_build(buf[0], pr.mac[0], pr.mac[1], NULL, 0, 4, 3014);
 	len[1] = vt_build(buf[1], pr.mac[0], pr.mac[1], q, 1, 5, 3018);
-	rc = xpair_exchange(&pr, 1, buf, len, 2);
+	rc = vt_pair_exchange(&pr, 1, buf[0], sizeof(buf[0]), len, 2);
 	if (rc != VT_OK)
 		goto out;
 	len[3] = vt_build(buf[3], pr.mac[1], pr.mac[0], NULL, 0, 6, 3015);
@@ -509,7 +464,7 @@ xdp_mtu_link(const char *an, const char *bn)
 	VT_CHECK(vt_wait_link(pr.w[0], true, 3000), "a up again");
 	VT_CHECK_EQ(xdp_mode(an), XDP_NATIVE, "program still there");
 	len[0] = vt_build(buf[0], pr.mac[1], pr.mac[0], NULL, 0, 67, 100);
-	rc = xpair_exchange(&pr, 0, buf, len, 1);
+	rc = vt_pair_exchange(&pr, 0, buf[0], sizeof(buf[0]), len, 1);
 	if (rc != VT_OK)
 		goto out;
 	vt_coll_wait(pr.w[1], pr.c[1], 2, 100);
@@ -517,7 +472,7 @@ xdp_mtu_link(const char *an, const char *bn)
 	/* And receiving works after the interface came back. */
 	len[0] = vt_build(buf[0], pr.mac[0], pr.mac[1], NULL, 0, 68, 100);
 	len[1] = vt_build(buf[1], pr.mac[0], pr.mac[1], q, 1, 69, 1000);
-	rc = xpair_exchange(&pr, 1, buf, len, 2);
+	rc = vt_pair_exchange(&pr, 1, buf[0], sizeof(buf[0]), len, 2);
 	if (rc != VT_OK)
 		goto out;
 	sv_wire_get_stats(pr.w[0], &st);
@@ -525,7 +480,7 @@ xdp_mtu_link(const char *an, const char *bn)
 	VT_CHECK_EQ(st.tx_errors, 5, "tx_errors");
 	rc = VT_OK;
 out:
-	xpair_close(&pr);
+	vt_pair_close(&pr);
 	return rc;
 }
 
@@ -541,7 +496,7 @@ xdp_drops(const char *an, const char *bn)
 	uint8_t *frames[B];
 	uint32_t len[B];
 	struct sv_wire_stats st;
-	struct xpair pr;
+	struct vt_pair pr;
 	unsigned int i, sent = 0, got = 0, polls = 0, n;
 	int rc;
 
@@ -571,7 +526,7 @@ xdp_drops(const char *an, const char *bn)
 	vt_coll_reset(pr.c[0]);
 	VT_CHECK_EQ(vt_send_batch(pr.w[1], frames, len, 16), 16, "tx");
 	VT_CHECK_EQ(vt_coll_wait(pr.w[0], pr.c[0], 16, 2000), 16, "rx again");
-	xpair_close(&pr);
+	vt_pair_close(&pr);
 	return VT_OK;
 }
 
@@ -584,7 +539,7 @@ xdp_generic(const char *an, const char *bn)
 	static uint8_t buf[8][4096];
 	static uint32_t len[8];
 	char mn[IFNAMSIZ];
-	struct xpair pr;
+	struct vt_pair pr;
 	unsigned int i, d;
 	int rc;
 
@@ -604,13 +559,13 @@ xdp_generic(const char *an, const char *bn)
 			len[i] = vt_build(buf[i], pr.mac[1 - d], pr.mac[d],
 					  NULL, 0, 10 * d + i,
 					  60 + (i * 197) % 1455);
-		rc = xpair_exchange(&pr, d, buf, len, 8);
+		rc = vt_pair_exchange(&pr, d, buf[0], sizeof(buf[0]), len, 8);
 		if (rc != VT_OK)
 			goto out;
 	}
 	rc = VT_OK;
 out:
-	xpair_close(&pr);
+	vt_pair_close(&pr);
 	if (rc == VT_OK)
 		VT_CHECK_EQ(xdp_mode(mn), XDP_NONE, "program gone");
 	return rc;

@@ -424,4 +424,51 @@ vt_raw_send(const char *ifname, const uint8_t *f, uint32_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/* Two wires of a veth pair, each with a collector of our frames. */
+struct vt_pair {
+	struct sv_wire *w[2];
+	uint8_t mac[2][6];
+	struct vt_coll *c[2];
+};
+
+static inline void
+vt_pair_close(struct vt_pair *pr)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		sv_wire_close(pr->w[i]);
+		pr->w[i] = NULL;
+		vt_coll_free(pr->c[i]);
+		pr->c[i] = NULL;
+	}
+}
+
+/* Send n frames (frame i at buf + i * stride) from d to 1-d, one call
+ * each, and check they arrive as sent and that the sender does not see
+ * its own. */
+static inline int
+vt_pair_exchange(struct vt_pair *pr, unsigned int d, const uint8_t *buf,
+		 size_t stride, const uint32_t *len, unsigned int n)
+{
+	struct vt_coll *c = pr->c[1 - d];
+	unsigned int i;
+
+	vt_coll_reset(c);
+	vt_coll_reset(pr->c[d]);
+	for (i = 0; i < n; i++)
+		VT_CHECK_EQ(vt_send3(pr->w[d], buf + i * stride, len[i]), 1,
+			    "tx %u", i);
+	VT_CHECK_EQ(vt_coll_wait(pr->w[1 - d], c, n, 2000), n,
+		    "received (%u other frames)", c->other);
+	for (i = 0; i < n; i++)
+		VT_CHECK(c->len[i] == len[i] &&
+				 memcmp(c->f[i], buf + i * stride, len[i]) == 0,
+			 "frame %u byte-exact (got %u bytes, sent %u)", i,
+			 c->len[i], len[i]);
+	vt_coll_wait(pr->w[d], pr->c[d], 1, 50);
+	VT_CHECK_EQ(pr->c[d]->n, 0, "sender sees none of its own frames");
+	return VT_OK;
+}
+
 #endif /* VT_WIRE_H */
