@@ -185,10 +185,11 @@ struct vsteer_rxq {
 	uint16_t nb_desc;
 	unsigned int socket;
 	uint64_t offloads;
-	uint32_t csum : 1;  /* report checksum flags */
-	uint32_t tag : 1;   /* CQ reads flow tags */
-	uint32_t strip : 1; /* VLAN stripping (WQ flag) */
-	uint32_t cvlan : 1; /* CQ reads the stripped TCI */
+	uint32_t csum : 1; /* report checksum flags */
+	uint32_t tag : 1;  /* CQ reads flow tags */
+	/* VLAN stripping (WQ flag); only where the device strips, whose CQs
+	 * then read the stripped TCI. */
+	uint32_t strip : 1;
 	uint32_t ptype : 1; /* set mbuf packet types */
 	uint32_t unposted;  /* WQEs the device refused, not posted since */
 	struct vsteer_rx_cqe *ahead; /* wqe_n, a ring of read-ahead CQEs */
@@ -451,8 +452,6 @@ int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf);
 void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
-/* Longest frame the port sends at its MTU (data->mtu). */
-uint32_t vsteer_tx_frame_max(const struct rte_eth_dev *dev);
 int vsteer_txq_start(struct vsteer_txq *txq);
 void vsteer_txq_stop(struct vsteer_txq *txq);
 /* Reset a QP that failed a WR and bring it back to RTS: the WRs it still
@@ -482,6 +481,9 @@ uint16_t vsteer_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n);
 /* Reap Tx completions: count what went out or failed, free what they
  * cover; returns WRs reclaimed. */
 uint32_t vsteer_tx_complete(struct vsteer_txq *txq);
+/* Free the mbufs of the next n WRs in flight, counting them as sent or
+ * as not sent (completion errors). */
+void vsteer_tx_retire(struct vsteer_txq *txq, uint32_t n, int sent);
 /* Fast-path queue status (rte_eth_rx_queue_count, descriptor status):
  * same thread as the bursts. */
 uint32_t vsteer_rx_queue_count(void *rxq);

@@ -423,7 +423,6 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 		goto err;
 	}
 	rxq->tag = priv->tag_ok;
-	rxq->cvlan = priv->vlan_strip_ok;
 	rxq->ahead_head = 0;
 	rxq->ahead_n = 0;
 	rxq->unposted = rxq->wqe_n;

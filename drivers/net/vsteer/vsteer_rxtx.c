@@ -334,7 +334,7 @@ vsteer_rx_read(const struct vsteer_rxq *rxq, struct ibv_cq_ex *cq,
 			c->wc_flags = ibv_wc_read_wc_flags(cq);
 		if (rxq->tag)
 			c->tag = ibv_wc_read_flow_tag(cq);
-		if (rxq->strip && rxq->cvlan)
+		if (rxq->strip)
 			c->cvlan = ibv_wc_read_cvlan(cq);
 	}
 }
@@ -481,7 +481,7 @@ vsteer_wc_status(enum ibv_wc_status st)
 
 /* Free the mbufs of slots [tail, tail + n), counting them as sent (or as
  * not sent): in bulk, at most two runs of the ring. */
-static void
+void
 vsteer_tx_retire(struct vsteer_txq *txq, uint32_t n, int sent)
 {
 	while (n > 0) {
@@ -527,10 +527,13 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 		/* Completions come in order and every failed WR has its
 		 * own: the unsignalled WRs before this one went out. */
 		before = id - txq->tail;
-		if (before != 0)
-			vsteer_tx_retire(txq, before, 1);
-		done += before;
-		if (unlikely(st != IBV_WC_SUCCESS)) {
+		done += before + 1;
+		if (likely(st == IBV_WC_SUCCESS)) {
+			/* This one went out too: one retire for all. */
+			vsteer_tx_retire(txq, before + 1, 1);
+		} else {
+			if (before != 0)
+				vsteer_tx_retire(txq, before, 1);
 			/* The QP is in error now: the WRs after this one
 			 * complete flushed, or go with the reset. */
 			if (!txq->qp_err && st != IBV_WC_WR_FLUSH_ERR) {
@@ -547,9 +550,8 @@ vsteer_tx_complete(struct vsteer_txq *txq)
 				txq->warned = 1;
 			}
 			txq->qp_err = 1;
+			vsteer_tx_retire(txq, 1, 0);
 		}
-		vsteer_tx_retire(txq, 1, st == IBV_WC_SUCCESS);
-		done++;
 next:
 		ret = ibv_next_poll(cq);
 	} while (ret == 0);

@@ -50,13 +50,6 @@ vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx)
 	dev->data->tx_queues[idx] = NULL;
 }
 
-/* Longest frame the port sends at its MTU. */
-uint32_t
-vsteer_tx_frame_max(const struct rte_eth_dev *dev)
-{
-	return (uint32_t)dev->data->mtu + VSTEER_TX_OVERHEAD;
-}
-
 int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf)
@@ -93,7 +86,6 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	txq->elts_n = elts_n;
 	txq->elts_mask = elts_n - 1;
 	txq->max_sge = max_sge;
-	txq->max_frame = vsteer_tx_frame_max(dev);
 	txq->port_id = dev->data->port_id;
 	txq->queue_id = idx;
 	txq->nb_desc = desc;
@@ -152,20 +144,10 @@ vsteer_txq_to_rts(struct vsteer_txq *txq)
 }
 
 /* The WRs from tail to head will not complete: count them as not sent. */
-static uint32_t
+static void
 vsteer_txq_discard(struct vsteer_txq *txq)
 {
-	uint32_t n = 0;
-
-	while (txq->tail != txq->head) {
-		struct rte_mbuf **slot = &txq->elts[txq->tail & txq->elts_mask];
-
-		rte_pktmbuf_free(*slot);
-		*slot = NULL;
-		txq->tail++;
-		n++;
-	}
-	return n;
+	vsteer_tx_retire(txq, txq->head - txq->tail, 0);
 }
 
 int
@@ -173,7 +155,6 @@ vsteer_txq_recover(struct vsteer_txq *txq)
 {
 	struct vsteer_priv *priv = txq->priv;
 	struct ibv_qp_attr mod;
-	uint32_t lost;
 	int ret;
 
 	/* Reset discards what the QP still holds: the WRs after the failed
@@ -184,8 +165,7 @@ vsteer_txq_recover(struct vsteer_txq *txq)
 	mod.qp_state = IBV_QPS_RESET;
 	ret = priv->glue->modify_qp(txq->qp, &mod, IBV_QP_STATE);
 	if (ret == 0) {
-		lost = vsteer_txq_discard(txq);
-		txq->stats.comp_errors += lost;
+		vsteer_txq_discard(txq);
 		ret = vsteer_txq_to_rts(txq);
 	}
 	if (ret != 0) {
@@ -235,7 +215,7 @@ vsteer_txq_halt(struct vsteer_txq *txq)
 	if (ret != 0)
 		TX_LOG(ERR, "port %u: Tx queue %u: QP to RESET: %s",
 		       txq->port_id, txq->queue_id, strerror(ret));
-	txq->stats.comp_errors += vsteer_txq_discard(txq);
+	vsteer_txq_discard(txq);
 	txq->head = 0;
 	txq->tail = 0;
 	txq->qp_err = 0;
@@ -357,7 +337,7 @@ vsteer_txq_stop(struct vsteer_txq *txq)
 	}
 	vsteer_qdomain_put(priv, &txq->dom);
 	/* The QP is gone with whatever it still held: not sent. */
-	txq->stats.comp_errors += vsteer_txq_discard(txq);
+	vsteer_txq_discard(txq);
 	txq->head = 0;
 	txq->tail = 0;
 	txq->qp_err = 0;
