@@ -950,7 +950,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	TAILQ_INIT(&priv->rss_list);
 	TAILQ_INIT(&priv->defflows);
 	/* The probes' hash QPs take the key too. */
-	memcpy(priv->rss_key, vsteer_rss_key_default, VSTEER_RSS_KEY_LEN);
+	memcpy(priv->rss_key, vsteer_flow_rss_key_default, VSTEER_RSS_KEY_LEN);
 	ret = vsteer_priv_init(name, priv, &a, is_mlx5dv, devx);
 	if (ret != 0)
 		goto err;

@@ -400,7 +400,6 @@ void vsteer_txq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
 extern const struct eth_dev_ops vsteer_dev_ops;
 /* The ops of a port in a secondary process: statistics, information. */
 extern const struct eth_dev_ops vsteer_dev_ops_secondary;
-extern const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN];
 /* At probe, after the device queries: MTU limits and the current MTU from
  * the device, port capabilities, the fast-path helpers. */
 void vsteer_ethdev_init(struct rte_eth_dev *dev);

@@ -21,15 +21,6 @@
 
 #include "vsteer.h"
 
-/* The historical default Toeplitz key of mlx4/mlx5, so that default
- * traffic spreads as it would on those drivers. */
-const uint8_t vsteer_rss_key_default[VSTEER_RSS_KEY_LEN] = {
-	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2,
-	0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9,
-	0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56,
-	0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
-};
-
 static void vsteer_queue_stats_fold(struct rte_eth_dev *dev);
 
 static int
@@ -69,7 +60,7 @@ vsteer_dev_configure(struct rte_eth_dev *dev)
 		}
 		memcpy(priv->rss_key, rss->rss_key, VSTEER_RSS_KEY_LEN);
 	} else {
-		memcpy(priv->rss_key, vsteer_rss_key_default,
+		memcpy(priv->rss_key, vsteer_flow_rss_key_default,
 		       VSTEER_RSS_KEY_LEN);
 	}
 	if (mq & RTE_ETH_MQ_RX_RSS_FLAG) {

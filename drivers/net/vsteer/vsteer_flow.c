@@ -52,7 +52,6 @@
 #include <string.h>
 
 #include <rte_flow_driver.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "vsteer.h"
@@ -62,8 +61,6 @@
 /* Counter indexes of a verbs counters object (static attach). */
 #define VSTEER_CNT_PACKETS 0
 #define VSTEER_CNT_BYTES 1
-
-#define VSTEER_TAG_FLAG 0xffffffu /* FLAG's tag; MARK id n is tag n + 1 */
 
 /* A counter: a verbs ibv_counters object and/or a DevX flow counter. A
  * flow's own counter has one of them; an indirect COUNT action gets each
@@ -685,15 +682,6 @@ vsteer_flow_lookup(const struct vsteer_flow_priv *fp,
 	return vsteer_pool_get(&fp->pool, (uint64_t)(uintptr_t)handle);
 }
 
-static uint32_t
-vsteer_plan_tag(const struct vsteer_flow_plan *plan)
-{
-	/* 0 means "no tag" in a completion: MARK id n travels as n + 1. */
-	if (plan->flag)
-		return VSTEER_TAG_FLAG;
-	return plan->mark ? plan->mark_id + 1 : 0;
-}
-
 /* Give back what the record holds (not the device objects). */
 static void
 vsteer_flow_free(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
@@ -765,7 +753,7 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	flow->fate = (uint8_t)plan->fate;
 	flow->egress = plan->egress;
 	flow->rte_priority = (uint16_t)plan->rte_priority;
-	flow->tag = vsteer_plan_tag(plan);
+	flow->tag = vsteer_flow_plan_tag(plan);
 	rules = vsteer_flow_rules(flow);
 	bytes = vsteer_flow_data(flow);
 	off = 0;

@@ -528,17 +528,7 @@ vsteer_flow_engine_name(enum vsteer_flow_engine eng)
 static bool
 vsteer_row_caps_ok(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
 {
-	if ((sup & VSTEER_SUP_IF_VERBS_ESP) && !ctx->verbs_esp_ok)
-		return false;
-	if ((sup & VSTEER_SUP_IF_COUNT) && !ctx->count_ok)
-		return false;
-	if ((sup & VSTEER_SUP_IF_DEVX) && !ctx->devx_ok)
-		return false;
-	if ((sup & VSTEER_SUP_IF_TAG) && !ctx->tag_ok)
-		return false;
-	if ((sup & VSTEER_SUP_IF_EGRESS) && !ctx->egress_ok)
-		return false;
-	return true;
+	return vsteer_flow_cap_missing(sup, ctx) == NULL;
 }
 
 bool

@@ -63,7 +63,6 @@
 
 #define XL_UDP_PORT_VXLAN 4789
 #define XL_UDP_PORT_MPLS 6635
-#define XL_TAG_FLAG 0xffffffu /* FLAG's tag; MARK id n is tag n + 1 */
 
 #define XL_ENG VSTEER_FLOW_ENGINE_VERBS
 
@@ -812,9 +811,8 @@ xl_action_spec(const struct vsteer_flow_plan *plan, enum vsteer_aspec a,
 	case VSTEER_ASPEC_TAG:
 		s->flow_tag.type = IBV_FLOW_SPEC_ACTION_TAG;
 		s->flow_tag.size = sizeof(struct ibv_flow_spec_action_tag);
-		/* Tag 0 means "no tag" in completions: MARK n is n + 1. */
-		s->flow_tag.tag_id = plan->flag ? XL_TAG_FLAG :
-						  plan->mark_id + 1;
+		/* Emitted for MARK or FLAG only: never tag 0. */
+		s->flow_tag.tag_id = vsteer_flow_plan_tag(plan);
 		break;
 	case VSTEER_ASPEC_DROP:
 		s->drop.type = IBV_FLOW_SPEC_ACTION_DROP;
@@ -1179,7 +1177,7 @@ xl_dump_fields(FILE *f, const struct ibv_flow_spec *s)
 		break;
 	case IBV_FLOW_SPEC_ACTION_TAG:
 		fprintf(f, " tag_id 0x%06x%s", s->flow_tag.tag_id,
-			s->flow_tag.tag_id == XL_TAG_FLAG ? " (FLAG)" : "");
+			s->flow_tag.tag_id == VSTEER_TAG_FLAG ? " (FLAG)" : "");
 		break;
 	case IBV_FLOW_SPEC_ACTION_COUNT:
 		fprintf(f, " counters %p", (void *)s->flow_count.counters);

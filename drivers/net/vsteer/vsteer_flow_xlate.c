@@ -49,7 +49,6 @@
 
 #define XL_MARK_MAX 0xfffff0u /* MARK ids above are reserved */
 
-/* Usual default Toeplitz key of mlx4/mlx5 (and of the Linux drivers). */
 const uint8_t vsteer_flow_rss_key_default[VSTEER_RSS_KEY_LEN] = {
 	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2,
 	0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9,
@@ -110,9 +109,8 @@ vsteer_flow_limit(struct vsteer_flow_plan *plan, struct rte_flow_error *error,
 			       vsteer_flow_engine_name(plan->engine), l->what);
 }
 
-/* Why a device lacks what a row's VSTEER_SUP_IF_* bit asks for. */
-static const char *
-xl_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
+const char *
+vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
 {
 	if ((sup & VSTEER_SUP_IF_VERBS_ESP) && !ctx->verbs_esp_ok)
 		return "the device refuses IBV_FLOW_SPEC_ESP";
@@ -164,7 +162,7 @@ vsteer_flow_row_limit(struct vsteer_flow_plan *plan,
 					 "%s %s", verb,
 					 inner ? "after a tunnel item" :
 						 "in the outer headers");
-	cap = xl_cap_missing(sup, ctx);
+	cap = vsteer_flow_cap_missing(sup, ctx);
 	return vsteer_flow_limit(plan, error, type, cause, subject, "%s: %s",
 				 verb, cap != NULL ? cap : "not offered");
 }
@@ -451,23 +449,20 @@ xl_act_rss(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
 		return vsteer_flow_err(
 			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"RSS action: level 2 (inner) not supported by the device");
-	if (rss->key_len == 0) {
-		memcpy(plan->rss_key,
-		       ctx->rss_key_default != NULL ?
-			       ctx->rss_key_default :
-			       vsteer_flow_rss_key_default,
-		       VSTEER_RSS_KEY_LEN);
-	} else if (rss->key_len != VSTEER_RSS_KEY_LEN) {
-		return vsteer_flow_err(
-			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-			"RSS action: key length %u not supported, must be 0 (default key) or %u",
-			rss->key_len, VSTEER_RSS_KEY_LEN);
-	} else if (rss->key == NULL) {
-		return vsteer_flow_err(error, EINVAL,
-				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				       "RSS action: key length %u with no key",
-				       rss->key_len);
-	} else {
+	/* key_len 0: the port's default key, which vsteer_flow_plan_init()
+	 * put in the plan. */
+	if (rss->key_len != 0) {
+		if (rss->key_len != VSTEER_RSS_KEY_LEN)
+			return vsteer_flow_err(
+				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+				act,
+				"RSS action: key length %u not supported, must be 0 (default key) or %u",
+				rss->key_len, VSTEER_RSS_KEY_LEN);
+		if (rss->key == NULL)
+			return vsteer_flow_err(
+				error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+				act, "RSS action: key length %u with no key",
+				rss->key_len);
 		memcpy(plan->rss_key, rss->key, VSTEER_RSS_KEY_LEN);
 	}
 	if (rss->queue_num == 0 || rss->queue == NULL)

@@ -181,6 +181,10 @@ const struct vsteer_flow_row *vsteer_flow_attr_row(const char *name);
 
 /* The engine's name in messages: "verbs", "the mlx5dv matcher". */
 const char *vsteer_flow_engine_name(enum vsteer_flow_engine eng);
+/* Why a device lacks what a row's VSTEER_SUP_IF_* bits ask for; NULL:
+ * it has all of it. */
+const char *
+vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx);
 /* Does eng take row on this device (inner: after a tunnel item)? */
 bool vsteer_flow_row_ok(const struct vsteer_flow_row *row,
 			enum vsteer_flow_engine eng,
@@ -287,6 +291,19 @@ struct vsteer_flow_plan {
 	struct vsteer_verbs_rule rules[VSTEER_MAX_EXPAND];
 };
 
+/* Flow tag values (24 bits): 0 none (a completion's "no tag"), FLAG, else
+ * MARK id + 1. */
+#define VSTEER_TAG_FLAG 0xffffffu
+
+/* The flow tag a plan's MARK or FLAG asks for. */
+static inline uint32_t
+vsteer_flow_plan_tag(const struct vsteer_flow_plan *plan)
+{
+	if (plan->flag)
+		return VSTEER_TAG_FLAG;
+	return plan->mark ? plan->mark_id + 1 : 0;
+}
+
 /* --- common steps (vsteer_flow_xlate.c) --- */
 
 /* Start a plan: what every translation resets. */
@@ -376,7 +393,9 @@ uint32_t vsteer_flow_user_levels(const struct vsteer_xlate_ctx *ctx);
 uint32_t vsteer_flow_verbs_prio(const struct vsteer_xlate_ctx *ctx,
 				uint32_t rte_prio, enum vsteer_subprio sub);
 
-/* The usual 40-byte default Toeplitz key. */
+/* The historical default Toeplitz key of mlx4/mlx5 (and of the Linux
+ * drivers): a port's key until the application sets one, so that default
+ * traffic spreads as it would on those drivers. */
 extern const uint8_t vsteer_flow_rss_key_default[VSTEER_RSS_KEY_LEN];
 
 /* rte_flow_error_set() with a printf-formatted message, for every flow

@@ -35,9 +35,6 @@
 
 #include "vsteer.h"
 
-/* Flow tag values (host order, 24 bits): 0 none, FLAG, else MARK id + 1. */
-#define VSTEER_TAG_FLAG 0xffffffu
-
 /* Completions handled together: one bulk allocation each. */
 #define VSTEER_RX_CHUNK 32
 
