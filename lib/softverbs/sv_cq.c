@@ -486,7 +486,7 @@ sv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
 	/* create_cq(): the PD given must be a parent domain. */
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
 		if (attr->parent_domain == NULL ||
-		    !sv_pd_of(attr->parent_domain)->parent ||
+		    sv_pd_of(attr->parent_domain)->over == NULL ||
 		    attr->parent_domain->context != context) {
 			errno = EINVAL;
 			return NULL;

@@ -738,7 +738,7 @@ sv_dealloc_pd(struct ibv_pd *ibpd)
 	 * (mlx5_dealloc_parent_domain(): refcount > 1 is EBUSY). */
 	if (atomic_load(&pd->usecnt) > 0)
 		return EBUSY;
-	if (pd->parent) {
+	if (pd->over != NULL) {
 		atomic_fetch_sub(&pd->over->usecnt, 1);
 		if (pd->td != NULL)
 			atomic_fetch_sub(&pd->td->usecnt, 1);
@@ -833,7 +833,6 @@ sv_alloc_parent_domain(struct ibv_context *context,
 		errno = ENOMEM;
 		return NULL;
 	}
-	pd->parent = true;
 	pd->over = over;
 	pd->prot = over->prot;
 	pd->pd.context = attr->pd->context;

@@ -549,6 +549,7 @@ sv_mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
 {
 	struct sv_dv_counter *c;
 	uint32_t op;
+	int rc;
 
 	if (context == NULL || in == NULL || out == NULL) {
 		errno = EINVAL;
@@ -559,8 +560,9 @@ sv_mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
 		return NULL;
 	}
 	/* devx_get_uid() comes before the command's class. */
-	if (sv_dv_devx_ok(context) != 0) {
-		errno = sv_dv_devx_ok(context);
+	rc = sv_dv_devx_ok(context);
+	if (rc != 0) {
+		errno = rc;
 		return NULL;
 	}
 	op = sv_dv_opcode(in, inlen);
@@ -676,6 +678,7 @@ sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 			   size_t inlen, void *out, size_t outlen)
 {
 	uint32_t op;
+	int rc;
 
 	(void)out;
 	(void)outlen;
@@ -683,8 +686,9 @@ sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 		return EINVAL;
 	if (!sv_dv_ctx_ok(context))
 		return EOPNOTSUPP;
-	if (sv_dv_devx_ok(context) != 0)
-		return sv_dv_devx_ok(context);
+	rc = sv_dv_devx_ok(context);
+	if (rc != 0)
+		return rc;
 	op = sv_dv_opcode(in, inlen);
 	if (op == 0)
 		return EINVAL;

@@ -114,7 +114,6 @@ struct sv_rule {
 	 * flow_is_multicast_only() / raw_fs_is_multicast()). */
 	bool mcast;
 	/* Owned by sv_steer.c and sv_table.c. */
-	uint8_t nval_; /* value words after the struct */
 	uint8_t hdr_;  /* bytes of the creator's object before the rule */
 	uint64_t seq_; /* creation order in its direction, from 1 */
 	void *grp_;    /* its group (NORMAL rules) */
@@ -135,7 +134,6 @@ struct sv_arena {
 	struct sv_slab *all;				/* slabs in use */
 	struct sv_slab *spare; /* one empty slab kept */
 	size_t bytes;	       /* slabs and arrays held */
-	size_t objs;	       /* objects handed out */
 };
 void sv_arena_init(struct sv_arena *a);
 /* Unmaps every slab, objects still handed out included. */
@@ -216,9 +214,9 @@ struct sv_pd {
 	 * send QPs, CQs, parent domains over it. dealloc_pd -> EBUSY. */
 	atomic_int usecnt;
 	struct sv_pd *prot; /* the protection domain (itself when plain) */
-	struct sv_pd *over; /* parent domain: the domain it was made over */
+	struct sv_pd *over; /* parent domain: the domain it was made over;
+			     * NULL for a plain PD */
 	struct sv_td *td;   /* parent domain: its thread domain, or NULL */
-	bool parent;
 	/* IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS / _PD_CONTEXT */
 	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
 		       size_t alignment, uint64_t resource_type);
@@ -235,11 +233,11 @@ sv_pd_of(struct ibv_pd *pd)
 
 /* Objects made on pd need no lock against other threads of the
  * application: a parent domain with a thread domain
- * (mlx5_spinlock_init_pd()). */
+ * (mlx5_spinlock_init_pd()); only a parent domain has one. */
 static inline bool
 sv_pd_single_threaded(const struct sv_pd *pd)
 {
-	return pd->parent && pd->td != NULL;
+	return pd->td != NULL;
 }
 
 /* A queue's buffer, and how to give it back. */
@@ -512,9 +510,8 @@ struct sv_qp {
 	bool tunnel; /* MLX5DV_QP_CREATE_TUNNEL_OFFLOADS */
 	/* hash QP */
 	struct sv_ind *ind;
-	uint8_t hash_key[SV_RSS_KEY_LEN];
 	uint64_t hash_fields;		  /* IBV_RX_HASH_* */
-	struct sv_toeplitz_tbl *toeplitz; /* from hash_key */
+	struct sv_toeplitz_tbl *toeplitz; /* from the RSS key */
 	/* send side */
 	struct sv_cq *scq;
 	uint32_t max_send_wr, max_send_sge, max_inline;

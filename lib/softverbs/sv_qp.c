@@ -58,9 +58,8 @@ struct sv_sq {
 	struct sv_buf buf;
 	struct sv_sq_wr *wrs;
 	struct iovec *iov;
-	unsigned int *first; /* cap + 1 */
+	unsigned int *first; /* max_send_wr (at least 1) + 1 */
 	struct sv_cqe *cqes;
-	unsigned int cap;
 	uint8_t *scratch; /* frames that are copied */
 	size_t scratch_cap;
 };
@@ -104,7 +103,6 @@ sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 			errno = ENOMEM;
 			return NULL;
 		}
-		sq->cap = cap;
 		sq->cqes = sq->buf.p;
 		sq->wrs = (struct sv_sq_wr *)(void *)(sq->cqes + cap);
 		sq->iov = (struct iovec *)(void *)(sq->wrs + cap);
@@ -132,7 +130,7 @@ sv_qp_alloc(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	 * create_qp() takes a reference, not for RSS QPs) and posts without
 	 * a lock when that has a thread domain (mlx5_spinlock_init_pd()). */
 	qp->pd = pd->prot;
-	if (kind == SV_QP_RAW && pd->parent) {
+	if (kind == SV_QP_RAW && pd->over != NULL) {
 		qp->parent = pd;
 		qp->single = sv_pd_single_threaded(pd);
 		atomic_fetch_add(&pd->usecnt, 1);
@@ -223,7 +221,6 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	qp->toeplitz = tbl;
 	qp->ind = ind;
 	qp->tunnel = tunnel;
-	memcpy(qp->hash_key, h->rx_hash_key, SV_RSS_KEY_LEN);
 	qp->hash_fields = fields;
 	atomic_fetch_add(&ind->usecnt, 1);
 	return &qp->qp;

@@ -189,7 +189,6 @@ sv_arena_obj_alloc(struct sv_arena *a, size_t size)
 	s->live++;
 	if (s->free == NULL && s->bump + sz > SV_SLAB_BYTES)
 		sv_slab_unlist(a, s);
-	a->objs++;
 	return o;
 }
 
@@ -204,7 +203,6 @@ sv_arena_obj_free(struct sv_arena *a, void *o)
 	memcpy(o, &s->free, sizeof(void *));
 	s->free = o;
 	SV_POISON(o, s->size);
-	a->objs--;
 	if (--s->live == 0)
 		sv_slab_release(a, s);
 	else if (!s->listed)
@@ -277,5 +275,4 @@ sv_arena_fini(struct sv_arena *a)
 	}
 	memset(a->room, 0, sizeof(a->room));
 	a->spare = NULL;
-	a->objs = 0;
 }

@@ -214,7 +214,6 @@ sv_steer_add(struct sv_port *port, const struct sv_rule *tmpl,
 	r = (struct sv_rule *)(void *)(obj + hdr);
 	*r = *tmpl;
 	r->hdr_ = (uint8_t)hdr;
-	r->nval_ = (uint8_t)mk.nw;
 	r->seq_ = ++d->seq;
 	r->grp_ = NULL;
 	r->next_ = NULL;

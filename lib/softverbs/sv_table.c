@@ -141,7 +141,6 @@ struct sv_table {
 	struct sv_level **lv; /* by level */
 	uint32_t nlv, lvcap;
 	struct sv_htab groups;
-	uint32_t nrules;
 };
 
 /* ---- hashing ---- */
@@ -926,7 +925,6 @@ sv_table_insert(struct sv_table *t, struct sv_rule *r,
 		new_grp = true;
 	}
 	sv_grp_vals(g, value->w, val);
-	r->nval_ = (uint8_t)g->nw;
 	r->grp_ = g;
 	r->next_ = NULL;
 	sig = sv_val_sig(val, g->nw);
@@ -962,7 +960,6 @@ sv_table_insert(struct sv_table *t, struct sv_rule *r,
 	}
 	lv->nrules++;
 	lv->ops++;
-	t->nrules++;
 	sv_filter_maintain(t, lv);
 	return 0;
 undo:
@@ -1008,19 +1005,12 @@ sv_table_remove(struct sv_table *t, struct sv_rule *r)
 	r->next_ = NULL;
 	lv->nrules--;
 	lv->ops++;
-	t->nrules--;
 	if (g->ht.n == 0)
 		sv_group_del(t, g);
 	if (lv->nrules == 0)
 		sv_level_put(t, lv);
 	else
 		sv_filter_maintain(t, lv);
-}
-
-uint32_t
-sv_table_nrules(const struct sv_table *t)
-{
-	return t->nrules;
 }
 
 struct sv_table *

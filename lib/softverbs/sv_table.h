@@ -85,7 +85,6 @@ int sv_table_insert(struct sv_table *t, struct sv_rule *r,
 		    const union sv_kwords *mask, const struct sv_mask_key *mk,
 		    const union sv_kwords *value);
 void sv_table_remove(struct sv_table *t, struct sv_rule *r);
-uint32_t sv_table_nrules(const struct sv_table *t);
 
 /*
  * The walk of one frame through the table, in classification order:

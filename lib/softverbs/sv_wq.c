@@ -167,11 +167,6 @@ sv_wq_scatter(struct sv_wq *wq, const struct sv_rwqe *e, const uint8_t *frame,
 	len -= skip;
 	if (len > room)
 		return IBV_WC_LOC_LEN_ERR;
-	/* The common case: one buffer, nothing left out. */
-	if (sv_likely(skip == 0 && e->num_sge == 1)) {
-		memcpy((void *)(uintptr_t)e->sge[0].addr, frame, len);
-		return IBV_WC_SUCCESS;
-	}
 	for (i = 0, off = 0; i < e->num_sge && off < len; i++) {
 		const struct ibv_sge *s = &e->sge[i];
 		uint32_t n = len - off < s->length ? len - off : s->length;
