@@ -84,7 +84,8 @@ unsigned int sv_wire_tx(struct sv_wire *wire, const struct iovec *iov,
 
 /* MTU of the wire (L3 payload bytes, the interface's current one for
  * "if:"), the largest it takes, link state and speed. set_mtu: EINVAL out of
- * [68, max], EPERM when the interface may not be changed. */
+ * [SV_WIRE_MTU_MIN, max], EPERM when the interface may not be changed. */
+#define SV_WIRE_MTU_MIN 68u /* IPv4's minimum (ETH_MIN_MTU) */
 unsigned int sv_wire_mtu(const struct sv_wire *wire);
 unsigned int sv_wire_max_mtu(const struct sv_wire *wire);
 int sv_wire_set_mtu(struct sv_wire *wire, unsigned int mtu);
@@ -133,6 +134,8 @@ struct sv_wire_ops {
 			   const unsigned int *first, unsigned int n);
 	unsigned int (*mtu)(void *priv);
 	unsigned int (*max_mtu)(void *priv);
+	/* Gets an MTU in [SV_WIRE_MTU_MIN, max_mtu()]: sv_wire_set_mtu()
+	 * checks. */
 	int (*set_mtu)(void *priv, unsigned int mtu);
 	bool (*link_up)(void *priv);
 	void (*link_info)(void *priv, struct sv_wire_link *link);

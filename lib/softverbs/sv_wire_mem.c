@@ -43,7 +43,6 @@ struct sv_wire {
 #define SV_MEM_SLOTS 4096u /* frames per direction */
 #define SV_MEM_NAME_MAX 63
 #define SV_MEM_MTU 1500u
-#define SV_MEM_MTU_MIN 68u
 #define SV_MEM_MTU_MAX 9978u /* an mlx5 netdev's largest */
 #define SV_ETH_HLEN 14u
 #define SV_MEM_BUF_ALIGN 2048u /* slot buffers grow in these */
@@ -449,8 +448,6 @@ sv_mem_set_mtu(void *priv, unsigned int mtu)
 {
 	struct sv_mem_end *e = priv;
 
-	if (mtu < SV_MEM_MTU_MIN || mtu > SV_MEM_MTU_MAX)
-		return EINVAL;
 	atomic_store_explicit(&e->mtu, mtu, memory_order_relaxed);
 	return 0;
 }
@@ -675,6 +672,8 @@ sv_wire_max_mtu(const struct sv_wire *wire)
 int
 sv_wire_set_mtu(struct sv_wire *wire, unsigned int mtu)
 {
+	if (mtu < SV_WIRE_MTU_MIN || mtu > wire->ops->max_mtu(wire->priv))
+		return EINVAL;
 	return wire->ops->set_mtu(wire->priv, mtu);
 }
 

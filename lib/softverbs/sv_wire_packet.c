@@ -64,7 +64,6 @@
 #define SV_PKT_BLOCK (64u << 10)
 #define SV_PKT_RX_BYTES (8u << 20)
 #define SV_PKT_TX_BYTES (4u << 20)
-#define SV_PKT_MTU_MIN 68u
 #define SV_PKT_MTU_MAX 9978u  /* an mlx5 netdev's largest */
 #define SV_PKT_MTU_RING 1500u /* rings hold at least this MTU */
 #define SV_PKT_VLAN_HLEN 4u
@@ -806,12 +805,12 @@ sv_pkt_mtu(void *priv)
 	sv_pkt_ifreq(p, &ifr);
 	if (sv_pkt_ioctl(p, SIOCGIFMTU, &ifr) == 0) {
 		mtu = (unsigned int)ifr.ifr_mtu;
+		if (mtu > SV_PKT_MTU_MAX)
+			mtu = SV_PKT_MTU_MAX;
 		room = sv_pkt_ring_mtu(
 			__atomic_load_n(&p->frame_size, __ATOMIC_RELAXED));
 		if (mtu > room && sv_pkt_rings_fit(p, mtu) != 0)
 			mtu = room;
-		if (mtu > SV_PKT_MTU_MAX)
-			mtu = SV_PKT_MTU_MAX;
 		atomic_store_explicit(&p->mtu, mtu, memory_order_relaxed);
 	}
 	return atomic_load_explicit(&p->mtu, memory_order_relaxed);
@@ -830,8 +829,6 @@ sv_pkt_set_mtu(void *priv, unsigned int mtu)
 	struct ifreq ifr;
 	int rc;
 
-	if (mtu < SV_PKT_MTU_MIN || mtu > p->max_mtu)
-		return EINVAL;
 	rc = sv_pkt_rings_fit(p, mtu);
 	if (rc != 0)
 		return rc;

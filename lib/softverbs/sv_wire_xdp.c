@@ -79,7 +79,6 @@
 #define SV_XDP_TX_CHUNKS 2048u /* = tx ring = completion ring */
 #define SV_XDP_CHUNKS (SV_XDP_RX_CHUNKS + SV_XDP_TX_CHUNKS)
 #define SV_XDP_VLAN_HLEN 4u
-#define SV_XDP_MTU_MIN 68u
 /* Largest rx frame: a chunk less the kernel's headroom
  * (xsk_pool_get_rx_frame_size()), with room for two VLAN tags. */
 #define SV_XDP_MTU_MAX \
@@ -807,8 +806,6 @@ sv_xdp_set_mtu(void *priv, unsigned int mtu)
 	struct ifreq ifr;
 	int rc;
 
-	if (mtu < SV_XDP_MTU_MIN || mtu > sv_xdp_max_mtu(x))
-		return EINVAL;
 	sv_xdp_ifreq(x, &ifr);
 	ifr.ifr_mtu = (int)mtu;
 	rc = sv_xdp_ioctl(x, SIOCSIFMTU, &ifr);
