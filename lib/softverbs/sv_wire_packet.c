@@ -59,6 +59,7 @@
 #include "sv_csum.h"
 #include "sv_offload.h"
 #include "sv_wire.h"
+#include "sv_wire_if.h"
 #include "vsteer_netdev.h"
 
 #define SV_PKT_BLOCK (64u << 10)
@@ -707,15 +708,6 @@ sv_pkt_tx_free(uint32_t status)
 	       (status & TP_STATUS_WRONG_FORMAT);
 }
 
-static int64_t
-sv_pkt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static unsigned int
 sv_pkt_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 	  unsigned int n)
@@ -752,10 +744,10 @@ sv_pkt_tx(void *priv, const struct iovec *iov, const unsigned int *first,
 				sent -= back;
 				pending = 0;
 			}
-			deadline = sv_pkt_now_ns() + SV_PKT_TX_WAIT_NS;
+			deadline = sv_wire_now_ns() + SV_PKT_TX_WAIT_NS;
 			while (!sv_pkt_tx_free(
 				       sv_pkt_tx_status(p, p->tx.head)) &&
-			       sv_pkt_now_ns() < deadline)
+			       sv_wire_now_ns() < deadline)
 				sched_yield();
 			if (!sv_pkt_tx_free(sv_pkt_tx_status(p, p->tx.head)))
 				break; /* the rest count as errors */
@@ -845,13 +837,8 @@ static bool
 sv_pkt_link_up(void *priv)
 {
 	struct sv_pkt *p = priv;
-	struct ifreq ifr;
 
-	sv_pkt_ifreq(p, &ifr);
-	if (sv_pkt_ioctl(p, SIOCGIFFLAGS, &ifr) != 0)
-		return false;
-	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
-	       (IFF_UP | IFF_RUNNING);
+	return sv_wire_if_up(p->fd, p->ifname);
 }
 
 static int
@@ -939,16 +926,7 @@ sv_pkt_link_poll(void *priv, bool *states, unsigned int max)
 static void
 sv_pkt_link_info(void *priv, struct sv_wire_link *link)
 {
-	struct sv_pkt *p = priv;
-	struct vsteer_netdev_link nl;
-
-	memset(link, 0, sizeof(*link));
-	link->full_duplex = true;
-	if (vsteer_netdev_link(p->ifname, &nl) != 0)
-		return; /* no ethtool on the interface: speed unknown */
-	link->speed_mbps = nl.speed_mbps;
-	link->full_duplex = nl.full_duplex;
-	link->autoneg = nl.autoneg;
+	sv_wire_if_link_info(((struct sv_pkt *)priv)->ifname, link);
 }
 
 static void

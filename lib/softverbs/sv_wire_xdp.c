@@ -63,6 +63,7 @@
 
 #include "sv_csum.h"
 #include "sv_wire.h"
+#include "sv_wire_if.h"
 #include "vsteer_netdev.h"
 
 #ifdef SV_HAVE_XDP
@@ -672,15 +673,6 @@ sv_xdp_kick(struct sv_xdp *x, unsigned int pending)
 	return dropped;
 }
 
-static int64_t
-sv_xdp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* A free tx chunk, waiting a bounded while for completions. */
 static bool
 sv_xdp_tx_chunk(struct sv_xdp *x, unsigned int *pending, unsigned int *sent)
@@ -697,7 +689,7 @@ sv_xdp_tx_chunk(struct sv_xdp *x, unsigned int *pending, unsigned int *sent)
 		*sent -= sv_xdp_kick(x, *pending);
 		*pending = 0;
 	}
-	deadline = sv_xdp_now_ns() + SV_XDP_TX_WAIT_NS;
+	deadline = sv_wire_now_ns() + SV_XDP_TX_WAIT_NS;
 	do {
 		sv_xdp_reap(x);
 		if (x->tx_nfree != 0)
@@ -707,7 +699,7 @@ sv_xdp_tx_chunk(struct sv_xdp *x, unsigned int *pending, unsigned int *sent)
 			sendto(x->xsk_fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
 		else
 			sched_yield();
-	} while (sv_xdp_now_ns() < deadline);
+	} while (sv_wire_now_ns() < deadline);
 	return false;
 }
 
@@ -819,29 +811,15 @@ static bool
 sv_xdp_link_up(void *priv)
 {
 	struct sv_xdp *x = priv;
-	struct ifreq ifr;
 
-	sv_xdp_ifreq(x, &ifr);
-	if (sv_xdp_ioctl(x, SIOCGIFFLAGS, &ifr) != 0)
-		return false;
-	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
-	       (IFF_UP | IFF_RUNNING);
+	return sv_wire_if_up(x->ctl_fd, x->ifname);
 }
 
 /* Speed and duplex of the interface (ethtool), as the packet wire. */
 static void
 sv_xdp_link_info(void *priv, struct sv_wire_link *link)
 {
-	struct sv_xdp *x = priv;
-	struct vsteer_netdev_link nl;
-
-	memset(link, 0, sizeof(*link));
-	link->full_duplex = true;
-	if (vsteer_netdev_link(x->ifname, &nl) != 0)
-		return;
-	link->speed_mbps = nl.speed_mbps;
-	link->full_duplex = nl.full_duplex;
-	link->autoneg = nl.autoneg;
+	sv_wire_if_link_info(((struct sv_xdp *)priv)->ifname, link);
 }
 
 static void
