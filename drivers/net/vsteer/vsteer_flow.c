@@ -963,7 +963,7 @@ vsteer_flow_remove(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 }
 
 /*
- * The queues a flow's destination lists that the port has now, into live
+ * The queues a destination lists that the port has now, into live
  * (when not NULL); returns how many. Rules are kept across
  * rte_eth_dev_configure(), which may leave fewer Rx queues than a kept
  * rule lists (Open vSwitch lowering n_rxq keeps the rules it made over
@@ -973,22 +973,18 @@ vsteer_flow_remove(struct rte_eth_dev *dev, struct vsteer_flow *flow)
  * queues there are (vsteer_flow_xlate.c), so only kept rules shrink.
  */
 static uint32_t
-vsteer_flow_live_queues(const struct rte_eth_dev *dev,
-			const struct vsteer_flow *flow, uint16_t *live,
-			uint32_t *listed)
+vsteer_dest_live_queues(const struct rte_eth_dev *dev,
+			const struct vsteer_dest *d, uint16_t *live)
 {
-	const struct vsteer_dest *d = flow->dest;
-	uint32_t n = flow->fate == VSTEER_FATE_QUEUE ? 1 : d->queue_num;
 	uint32_t i, k = 0;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < d->queue_num; i++) {
 		if (d->queues[i] >= dev->data->nb_rx_queues)
 			continue;
 		if (live != NULL)
 			live[k] = d->queues[i];
 		k++;
 	}
-	*listed = n;
 	return k;
 }
 
@@ -1000,7 +996,7 @@ vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint16_t live[RTE_MAX_QUEUES_PER_PORT];
 	struct vsteer_dest *d = flow->dest;
-	uint32_t n, listed;
+	uint32_t n;
 	uint64_t hf;
 
 	switch (flow->fate) {
@@ -1021,13 +1017,14 @@ vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		r->rss = d->rss;
 		return r->rss->qp;
 	}
-	n = vsteer_flow_live_queues(dev, flow, live, &listed);
+	n = vsteer_dest_live_queues(dev, d, live);
 	if (n == 0) {
 		errno = ENXIO; /* vsteer_flow_start() does not get here */
 		return NULL;
 	}
-	r->rss = vsteer_rss_get(dev, d->key, hf, n == listed ? d->queues : live,
-				n, d->flags);
+	r->rss = vsteer_rss_get(dev, d->key, hf,
+				n == d->queue_num ? d->queues : live, n,
+				d->flags);
 	if (r->rss == NULL) {
 		errno = rte_errno ? rte_errno : ENOMEM;
 		return NULL;
@@ -1124,6 +1121,22 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 	return 0;
 }
 
+/* A verbs rule's attr and specs into buf (aligned, VSTEER_MAX_SPEC_BYTES),
+ * with its COUNT spec pointing at the flow's counters object: the record
+ * holds no pointer, so that the counters can be made at apply. */
+static void
+vsteer_frule_load(struct vsteer_flow *flow, const struct vsteer_frule *r,
+		  uint8_t *buf)
+{
+	memcpy(buf, vsteer_flow_data(flow) + r->off, r->size);
+	/* count_off is set only with COUNT, which gives the flow cnt. */
+	if (r->count_off != 0)
+		memcpy(buf + r->count_off +
+			       offsetof(struct ibv_flow_spec_counter_action,
+					counters),
+		       &flow->cnt->cs, sizeof(flow->cnt->cs));
+}
+
 static int
 vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 			struct rte_flow_error *error)
@@ -1157,13 +1170,7 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 				"cannot make the destination queue: %s",
 				strerror(ret));
 		}
-		/* An aligned copy the counters pointer is written into. */
-		memcpy(rule.buf, vsteer_flow_data(flow) + r->off, r->size);
-		if (r->count_off != 0)
-			memcpy(rule.buf + r->count_off +
-				       offsetof(struct ibv_flow_spec_counter_action,
-						counters),
-			       &flow->cnt->cs, sizeof(flow->cnt->cs));
+		vsteer_frule_load(flow, r, rule.buf);
 		errno = 0;
 		r->ibv = ibv_create_flow(qp, &rule.attr);
 		if (r->ibv == NULL) {
@@ -1465,10 +1472,10 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		     struct vsteer_flow *flow, FILE *f)
 {
 	const struct vsteer_dest *d = flow->dest;
-	uint32_t i, live = 0, listed = 0;
+	uint32_t i, live = 0;
 
 	if (d != NULL)
-		live = vsteer_flow_live_queues(dev, flow, NULL, &listed);
+		live = vsteer_dest_live_queues(dev, d, NULL);
 	fprintf(f, "flow %p: %s, priority %u, engine %s, %s, %zu bytes\n",
 		(void *)vsteer_flow_handle(flow),
 		flow->egress ? "egress" : "ingress", flow->rte_priority,
@@ -1484,7 +1491,7 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		fprintf(f, " queues");
 		for (i = 0; i < d->queue_num; i++)
 			fprintf(f, " %u", d->queues[i]);
-		if (live != 0 && live < listed)
+		if (live != 0 && live < d->queue_num)
 			fprintf(f, " (%u of them configured)", live);
 		if (flow->fate == VSTEER_FATE_RSS)
 			fprintf(f, " types 0x%" PRIx64 " level %u",
@@ -1521,13 +1528,8 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		fprintf(f, "  verbs rule %u of %u, hash fields 0x%" PRIx64 "\n",
 			i + 1, flow->n_rules, r->hash_fields);
 		memset(&rule, 0, sizeof(rule));
-		memcpy(rule.buf, vsteer_flow_data(flow) + r->off, r->size);
-		/* Show the counters object the applied rule carries. */
-		if (r->count_off != 0 && flow->cnt != NULL)
-			memcpy(rule.buf + r->count_off +
-				       offsetof(struct ibv_flow_spec_counter_action,
-						counters),
-			       &flow->cnt->cs, sizeof(flow->cnt->cs));
+		/* With the counters object the applied rule carries. */
+		vsteer_frule_load(flow, r, rule.buf);
 		rule.size = r->size;
 		rule.count_off = r->count_off;
 		rule.hash_fields = r->hash_fields;
@@ -1738,7 +1740,7 @@ int
 vsteer_flow_start(struct rte_eth_dev *dev)
 {
 	struct vsteer_flow_priv *fp = vsteer_priv(dev)->flow_priv;
-	uint32_t listed, shrunk = 0, parked = 0;
+	uint32_t shrunk = 0, parked = 0;
 	struct rte_flow_error error;
 	struct vsteer_flow *flow;
 	int ret;
@@ -1748,13 +1750,13 @@ vsteer_flow_start(struct rte_eth_dev *dev)
 		return 0;
 	TAILQ_FOREACH(flow, &fp->flows, next) {
 		if (flow->dest != NULL) {
-			ret = (int)vsteer_flow_live_queues(dev, flow, NULL,
-							   &listed);
+			ret = (int)vsteer_dest_live_queues(dev, flow->dest,
+							   NULL);
 			if (ret == 0) {
 				parked++;
 				continue;
 			}
-			if ((uint32_t)ret < listed)
+			if ((uint32_t)ret < flow->dest->queue_num)
 				shrunk++;
 		}
 		memset(&error, 0, sizeof(error));
