@@ -758,35 +758,49 @@ vsteer_txq_stats_add(struct vsteer_txq_stats *to,
 	to->comp_errors += st->comp_errors;
 }
 
+/* Slot idx of a per-queue array of saved counters (of size bytes each);
+ * NULL when the array could not be allocated: the caller then adds to the
+ * port's totals. */
+static void *
+vsteer_qstats_slot(void *saved, size_t size, uint16_t idx)
+{
+	if (saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
+		return NULL;
+	return RTE_PTR_ADD(saved, (size_t)idx * size);
+}
+
+/* Take the counters saved in slot idx into st, leaving the slot zero. */
+static void
+vsteer_qstats_take(void *saved, size_t size, uint16_t idx, void *st)
+{
+	void *slot = vsteer_qstats_slot(saved, size, idx);
+
+	if (slot == NULL)
+		return;
+	memcpy(st, slot, size);
+	memset(slot, 0, size);
+}
+
 void
 vsteer_rxq_stats_keep(struct rte_eth_dev *dev, uint16_t idx,
 		      const struct vsteer_rxq_stats *st)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_rxq_stats *s;
 
 	if (priv->rxq_saved == NULL)
-		priv->rxq_saved = rte_zmalloc("vsteer_rxq_saved",
-					      RTE_MAX_QUEUES_PER_PORT *
-						      sizeof(*priv->rxq_saved),
-					      0);
-	/* Without memory for the index, the port's totals still keep
-	 * them. */
-	if (priv->rxq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
-		vsteer_rxq_stats_add(&priv->rxq_gone, st);
-	else
-		vsteer_rxq_stats_add(&priv->rxq_saved[idx], st);
+		priv->rxq_saved =
+			rte_zmalloc("vsteer_rxq_saved",
+				    RTE_MAX_QUEUES_PER_PORT * sizeof(*s), 0);
+	s = vsteer_qstats_slot(priv->rxq_saved, sizeof(*s), idx);
+	vsteer_rxq_stats_add(s != NULL ? s : &priv->rxq_gone, st);
 }
 
 void
 vsteer_rxq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
 			 struct vsteer_rxq_stats *st)
 {
-	struct vsteer_priv *priv = vsteer_priv(dev);
-
-	if (priv->rxq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
-		return;
-	*st = priv->rxq_saved[idx];
-	memset(&priv->rxq_saved[idx], 0, sizeof(*st));
+	vsteer_qstats_take(vsteer_priv(dev)->rxq_saved, sizeof(*st), idx, st);
 }
 
 void
@@ -794,28 +808,21 @@ vsteer_txq_stats_keep(struct rte_eth_dev *dev, uint16_t idx,
 		      const struct vsteer_txq_stats *st)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_txq_stats *s;
 
 	if (priv->txq_saved == NULL)
-		priv->txq_saved = rte_zmalloc("vsteer_txq_saved",
-					      RTE_MAX_QUEUES_PER_PORT *
-						      sizeof(*priv->txq_saved),
-					      0);
-	if (priv->txq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
-		vsteer_txq_stats_add(&priv->txq_gone, st);
-	else
-		vsteer_txq_stats_add(&priv->txq_saved[idx], st);
+		priv->txq_saved =
+			rte_zmalloc("vsteer_txq_saved",
+				    RTE_MAX_QUEUES_PER_PORT * sizeof(*s), 0);
+	s = vsteer_qstats_slot(priv->txq_saved, sizeof(*s), idx);
+	vsteer_txq_stats_add(s != NULL ? s : &priv->txq_gone, st);
 }
 
 void
 vsteer_txq_stats_restore(struct rte_eth_dev *dev, uint16_t idx,
 			 struct vsteer_txq_stats *st)
 {
-	struct vsteer_priv *priv = vsteer_priv(dev);
-
-	if (priv->txq_saved == NULL || idx >= RTE_MAX_QUEUES_PER_PORT)
-		return;
-	*st = priv->txq_saved[idx];
-	memset(&priv->txq_saved[idx], 0, sizeof(*st));
+	vsteer_qstats_take(vsteer_priv(dev)->txq_saved, sizeof(*st), idx, st);
 }
 
 /* At configure: queues beyond the new counts are gone for good, their

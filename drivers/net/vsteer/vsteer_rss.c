@@ -29,6 +29,20 @@ vsteer_log2above(uint32_t v)
 	return l;
 }
 
+/* As DPDK mlx5 (mlx5_ibv_hrxq_new()): tunnel offloads through
+ * mlx5dv_create_qp(), which inner hashing needs (mlx5 refuses it without
+ * them), where the device offers them. */
+static uint32_t
+vsteer_rss_qp_flags(const struct vsteer_priv *priv, uint64_t hash_fields,
+		    uint32_t flags)
+{
+	if (hash_fields & IBV_RX_HASH_INNER)
+		flags |= VSTEER_RSS_TUNNEL;
+	if (!priv->tunnel_qp_ok)
+		flags &= ~VSTEER_RSS_TUNNEL;
+	return flags;
+}
+
 struct ibv_qp *
 vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
 		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields,
@@ -46,11 +60,8 @@ vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
 	qp_attr.rx_hash_conf.rx_hash_key_len = VSTEER_RSS_KEY_LEN;
 	qp_attr.rx_hash_conf.rx_hash_key = key;
 	qp_attr.rx_hash_conf.rx_hash_fields_mask = hash_fields;
-	/* As DPDK mlx5 (mlx5_ibv_hrxq_new()): tunnel offloads through
-	 * mlx5dv_create_qp(); mlx5 refuses inner hashing without them. */
-	if (hash_fields & IBV_RX_HASH_INNER)
-		flags |= VSTEER_RSS_TUNNEL;
-	if ((flags & VSTEER_RSS_TUNNEL) && priv->tunnel_qp_ok) {
+	flags = vsteer_rss_qp_flags(priv, hash_fields, flags);
+	if (flags & VSTEER_RSS_TUNNEL) {
 		struct mlx5dv_qp_init_attr dv_attr;
 
 		memset(&dv_attr, 0, sizeof(dv_attr));
@@ -199,10 +210,7 @@ vsteer_rss_get(struct rte_eth_dev *dev, const uint8_t key[VSTEER_RSS_KEY_LEN],
 	if (hash_fields == 0)
 		queues_n = 1;
 	/* What vsteer_hash_qp_create() will do, so that equal QPs share. */
-	if (hash_fields & IBV_RX_HASH_INNER)
-		flags |= VSTEER_RSS_TUNNEL;
-	if (!priv->tunnel_qp_ok)
-		flags &= ~VSTEER_RSS_TUNNEL;
+	flags = vsteer_rss_qp_flags(priv, hash_fields, flags);
 	TAILQ_FOREACH(rss, &priv->rss_list, next) {
 		if (rss->hash_fields == hash_fields && rss->flags == flags &&
 		    rss->queues_n == queues_n &&
