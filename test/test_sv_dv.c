@@ -264,10 +264,10 @@ compile(const struct rte_flow_item *p, struct sv_match *m)
 	if (rc != 0)
 		return rc;
 	rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.mask.buf, dm.mask.size,
-			    &m->mask);
+			    NULL, &m->mask);
 	if (rc == 0)
 		rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.value.buf,
-				    dm.value.size, &m->value);
+				    dm.value.size, &m->mask, &m->value);
 	for (i = 0; i < sizeof(m->value); i++)
 		((uint8_t *)&m->value)[i] &= ((uint8_t *)&m->mask)[i];
 	return rc;
@@ -897,83 +897,78 @@ test_fte_refusals(void)
 
 #define RESET() memset(b, 0, sizeof(b))
 	RESET();
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, &k), 0, "zero");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, NULL, &k), 0,
+		    "zero");
 	/* Sizes: shorter than the enabled sections, longer than the PRM. */
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 128, &k), EINVAL,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 128, NULL, &k), EINVAL,
 		    "inner section cut");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 192, &k), 0,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 192, NULL, &k), 0,
 		    "up to inner");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, b, 513, &k), EINVAL,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, b, 513, NULL, &k), EINVAL,
 		    "513 bytes");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x80, b, 512, &k), EINVAL,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x80, b, 512, NULL, &k), EINVAL,
 		    "criteria bit 7");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, NULL, 64, &k), EINVAL,
-		    "NULL buffer");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, NULL, 64, NULL, &k),
+		    EINVAL, "NULL buffer");
 	/* Fields softverbs does not model. */
 	vsteer_prm_set(b,
 		       VSTEER_PRM_MISC + VSTEER_PRM_MISC_OUTER_SECOND_VID_OFF,
 		       VSTEER_PRM_MISC_OUTER_SECOND_VID_LEN, 7);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "outer_second_vid");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "outer_second_vid");
 	RESET();
 	/* inner_esp_spi: misc bits 0x160..0x17f (the outer one is
 	 * modelled, the inner one is not). */
 	vsteer_prm_set(b, VSTEER_PRM_MISC + 0x160, 32, 0x1234);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "inner_esp_spi");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "inner_esp_spi");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GENEVE_VNI, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "geneve_vni");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "geneve_vni");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_MISC3, VSTEER_PRM_MISC3_ICMP_TYPE, 8);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x1f, b, 320, &k), EOPNOTSUPP,
-		    "misc3 icmp_type");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x1f, b, 320, NULL, &k),
+		    EOPNOTSUPP, "misc3 icmp_type");
 	/* ...but a disabled section is not looked at. */
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, &k), 0,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, NULL, &k), 0,
 		    "misc3 disabled");
 	RESET();
 	vsteer_prm_set(b,
 		       VSTEER_PRM_MISC2 + VSTEER_PRM_MISC2_METADATA_REG_A_OFF,
 		       32, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "metadata_reg_a");
-	/* ip_version other than 4, 6 or a full mask. */
-	RESET();
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 5);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "ip_version 5");
-	/* L4 ports that the protocol does not attribute. */
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "metadata_reg_a");
+	/* L4 ports whose protocol is masked but partly. */
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 80);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "tcp_dport without ip_protocol");
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 17);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "tcp_dport with ip_protocol UDP");
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 6);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), 0,
-		    "tcp_dport with ip_protocol TCP");
-	VT_CHECK(k.outer.dport == htons(80) && k.outer.ip_proto == 6,
-		 "dport in the key");
+	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 0x0f);
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "tcp_dport under ip_protocol mask 0x0f");
+	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 0xff);
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k), 0,
+		    "tcp_dport under a full ip_protocol mask");
+	VT_CHECK(k.outer.dport == htons(80) && k.outer.ip_proto == 0xff &&
+			 !(k.outer.present & SV_P_TCP),
+		 "dport in the key, the protocol says whose");
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_UDP_SPORT, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "TCP and UDP ports");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "TCP and UDP ports");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 47);
 	vsteer_prm_set(b,
 		       VSTEER_PRM_MISC2 +
 			       VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF,
 		       32, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "MPLS over UDP in GRE");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "MPLS over UDP in GRE");
 	/* An address mask on the low 32 bits only is the same bits for
 	 * both families (the PRM union): no layout is guessed, nothing is
 	 * refused, the key holds the union as it is. */
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0xf);
 	memset(b + VSTEER_PRM_L24_SRC_IP_OFF / 8 + 12, 0xff, 4);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), 0,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k), 0,
 		    "low 32 bits of an address");
 	VT_CHECK(k.outer.src_ip[12] == 0xff && k.outer.src_ip[15] == 0xff &&
 			 k.outer.src_ip[0] == 0,
@@ -987,7 +982,8 @@ static int
 test_fte_fields(void)
 {
 	static uint8_t b[VSTEER_PRM_MATCH_PARAM_BYTES];
-	static struct sv_key k;
+	static uint8_t mb[VSTEER_PRM_MATCH_PARAM_BYTES];
+	static struct sv_key k, km;
 	const uint8_t o = VSTEER_PRM_OUTER / 8, i = VSTEER_PRM_INNER / 8;
 	uint8_t want4[4] = { 0, 0x12, 0x34, 0x56 };
 
@@ -1024,7 +1020,12 @@ test_fte_fields(void)
 	b[64 + 31] = 0xde;
 	b[64 + 33] = 0x01;
 	b[64 + 35] = 0x02;
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x07, b, 320, &k), 0, "ok");
+	/* A value: the matcher's mask has a full ip_protocol mask. */
+	memcpy(mb, b, sizeof(mb));
+	mb[o + 16] = 0xff;
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x07, mb, 320, NULL, &km), 0,
+		    "mask");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x07, b, 320, &km, &k), 0, "ok");
 	VT_CHECK(memcmp(k.outer.dmac, mac_a, 6) == 0, "dmac");
 	VT_CHECK(memcmp(k.outer.smac, mac_b, 6) == 0, "smac");
 	VT_CHECK(k.outer.ether_type == htons(0x8847), "ethertype");
@@ -1032,14 +1033,14 @@ test_fte_fields(void)
 	VT_CHECK(k.outer.tos == 0xb9 && k.outer.ttl == 7, "tos ttl");
 	VT_CHECK(k.outer.tcp_flags == 0x12 && k.outer.tcp_ns == 1,
 		 "tcp flags, NS");
-	VT_CHECK_EQ(k.outer.present, SV_P_CVLAN | SV_P_CVLAN2 | SV_P_IPV6,
-		    "outer present");
+	VT_CHECK_EQ(k.outer.present, SV_P_CVLAN | SV_P_CVLAN2, "outer present");
+	VT_CHECK(k.outer.ip_version == 6 && k.inner.ip_version == 4,
+		 "ip_version");
 	VT_CHECK(memcmp(k.outer.src_ip, ip6_a, 16) == 0, "ipv6 src");
 	VT_CHECK(memcmp(k.inner.dst_ip + SV_IPV4_OFF, ip_a, 4) == 0,
 		 "inner ipv4 dst in the last 4 bytes");
 	VT_CHECK(k.inner.ihl == 5, "inner ihl");
-	VT_CHECK_EQ(k.inner.present,
-		    SV_P_SVLAN | SV_P_SVLAN2 | SV_P_IPFRAG | SV_P_IPV4,
+	VT_CHECK_EQ(k.inner.present, SV_P_SVLAN | SV_P_SVLAN2 | SV_P_IPFRAG,
 		    "inner present");
 	VT_CHECK(k.outer_esp_spi == htonl(0xde000001), "outer_esp_spi");
 	VT_CHECK(k.gre_c_ks_ver == htons(0xb000), "gre C K S");
@@ -1049,8 +1050,146 @@ test_fte_fields(void)
 	VT_CHECK(k.outer.flow_label == htonl(0xabcde), "outer flow label");
 	VT_CHECK(k.inner.flow_label == htonl(0x10002), "inner flow label");
 	/* The misc section is ignored when not enabled. */
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 320, &k), 0, "ok");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 320, &km, &k), 0, "ok");
 	VT_CHECK(k.gre_key == 0 && k.vni == 0, "misc disabled");
+	return VT_OK;
+}
+
+/*
+ * Masks the device takes as they are (Linux 6.1 and rdma-core 44 pass the
+ * matcher's mask to the firmware unchanged), and what it matches with
+ * them: a rule built from hand-made mask and value buffers, compiled as
+ * softverbs compiles a matcher and its rule.
+ */
+static int
+fte_rule(uint8_t crit, const uint8_t *mask, const uint8_t *value,
+	 struct sv_match *m)
+{
+	size_t i;
+	int rc;
+
+	rc = sv_fte_compile(&mlx5_caps, crit, mask, 320, NULL, &m->mask);
+	if (rc == 0)
+		rc = sv_fte_compile(&mlx5_caps, crit, value, 320, &m->mask,
+				    &m->value);
+	for (i = 0; i < sizeof(m->value); i++)
+		((uint8_t *)&m->value)[i] &= ((uint8_t *)&m->mask)[i];
+	return rc;
+}
+
+static void
+mk_tcp4(struct fb *f, uint16_t dport, uint8_t flags)
+{
+	memset(f, 0, sizeof(*f));
+	fb_eth(f, mac_a, 0x0800);
+	fb_ipv4(f, ip_b, ip_a, 6, 0, 0);
+	fb_tcp(f, 1000, dport, flags);
+	fb_end(f);
+}
+
+static int
+test_fte_as_device(void)
+{
+	static uint8_t mb[VSTEER_PRM_MATCH_PARAM_BYTES];
+	static uint8_t vb[VSTEER_PRM_MATCH_PARAM_BYTES];
+	static struct sv_match m;
+	const uint8_t outer = 1u << VSTEER_PRM_CRIT_OUTER_BIT;
+	struct fb f;
+
+	/* TCP fields without an ip_protocol match: a frame of another
+	 * protocol reads them as zero, so a non-zero value means TCP. */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 0xffff);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 80);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "tcp_dport alone");
+	mk_tcp4(&f, 80, 0x10);
+	VT_CHECK(hit(&m, &f), "TCP to port 80");
+	mk_tcp4(&f, 81, 0x10);
+	VT_CHECK(!hit(&m, &f), "TCP to port 81");
+	mk_udp4(&f, mac_a, ip_a, 80);
+	VT_CHECK(!hit(&m, &f), "UDP to port 80");
+	/* Port 0: every non-TCP frame as well, not one key match. */
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 0);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), EOPNOTSUPP, "tcp_dport 0");
+	/* The same for UDP, and for TCP flags. */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_UDP_DPORT, 0xff00);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_UDP_DPORT, 0x3500);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "udp_dport alone");
+	mk_udp4(&f, mac_a, ip_a, 0x3535);
+	VT_CHECK(hit(&m, &f), "UDP 0x3535 under 0xff00");
+	mk_tcp4(&f, 0x3535, 0x10);
+	VT_CHECK(!hit(&m, &f), "TCP 0x3535");
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_FLAGS, 0x02);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_FLAGS, 0x02);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "SYN alone");
+	mk_tcp4(&f, 80, 0x12);
+	VT_CHECK(hit(&m, &f), "SYN ACK");
+	mk_tcp4(&f, 80, 0x10);
+	VT_CHECK(!hit(&m, &f), "ACK");
+	mk_udp4(&f, mac_a, ip_a, 80);
+	VT_CHECK(!hit(&m, &f), "UDP");
+
+	/* ip_version under any mask: the version bits themselves. 4 is
+	 * 0100, 6 is 0110, no IP header 0000. */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x4);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x4);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "ip_version mask 4");
+	mk_udp4(&f, mac_a, ip_a, 53);
+	VT_CHECK(hit(&m, &f), "mask 4: IPv4");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x86dd);
+	fb_ipv6(&f, ip6_a, ip6_b, 17, 0);
+	fb_udp(&f, 1, 2);
+	fb_end(&f);
+	VT_CHECK(hit(&m, &f), "mask 4: IPv6");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x0806);
+	fb_end(&f);
+	VT_CHECK(!hit(&m, &f), "mask 4: ARP");
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x2);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x2);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "ip_version mask 2");
+	mk_udp4(&f, mac_a, ip_a, 53);
+	VT_CHECK(!hit(&m, &f), "mask 2: IPv4");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x86dd);
+	fb_ipv6(&f, ip6_a, ip6_b, 17, 0);
+	fb_udp(&f, 1, 2);
+	fb_end(&f);
+	VT_CHECK(hit(&m, &f), "mask 2: IPv6");
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0xf);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x5);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "ip_version 5");
+	VT_CHECK(!hit(&m, &f), "version 5: nothing");
+
+	/* Criteria of a section match_criteria_enable leaves off: taken,
+	 * and not matched (the rule is the other sections'). */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	memset(mb + VSTEER_PRM_L24_DMAC_OFF / 8, 0xff, 6);
+	memcpy(vb + VSTEER_PRM_L24_DMAC_OFF / 8, mac_b, 6);
+	VSTEER_PRM_SET(mb, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI,
+		       0xffffff);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI, 7);
+	VT_CHECK_EQ(fte_rule(1u << VSTEER_PRM_CRIT_MISC_BIT, mb, vb, &m), 0,
+		    "dmac in a disabled section");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 17, 0, 0);
+	fb_udp(&f, 1000, 4789);
+	fb_vxlan(&f, 7);
+	fb_eth(&f, mac_b, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 17, 0, 0);
+	fb_udp(&f, 1, 2);
+	fb_end(&f);
+	VT_CHECK(hit(&m, &f), "VNI 7 to another dmac");
 	return VT_OK;
 }
 
@@ -1279,12 +1418,6 @@ test_matcher_errors(void)
 	dm.mask.size = 32;
 	MA_FAILS(e->ctx[1], EINVAL, "mask shorter than outer_headers");
 	dm.mask.size = 320;
-	/* Partial ip_version: by version bits, not expressible. */
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION,
-		       4);
-	MA_FAILS(e->ctx[1], EOPNOTSUPP, "ip_version mask 4");
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION,
-		       0xf);
 	/* A bit no field of the PRM has (outer bit 0xc0). */
 	((uint8_t *)dm.mask.buf)[24] = 0x80;
 	MA_FAILS(e->ctx[1], EOPNOTSUPP, "reserved bits");
@@ -1685,6 +1818,13 @@ test_flow_errors(void)
 	((uint8_t *)dm.value.buf)[0] = 1;
 	FLOW_FAILS(m, 2, EINVAL, "value outside mask");
 	((uint8_t *)dm.value.buf)[0] = 0;
+	/* ... in a section the criteria leave off too (check_valid_spec()
+	 * reads the whole match). */
+	VSTEER_PRM_SET(dm.value.buf, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI,
+		       7);
+	FLOW_FAILS(m, 2, EINVAL, "value in a disabled section");
+	VSTEER_PRM_SET(dm.value.buf, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI,
+		       0);
 	dm.value.size = 16;
 	FLOW_FAILS(m, 2, EINVAL, "value shorter than criteria");
 	dm.value.size = 320;
@@ -1916,6 +2056,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_agree_esp),
 	VT_CASE(test_fte_refusals),
 	VT_CASE(test_fte_fields),
+	VT_CASE(test_fte_as_device),
 	VT_CASE(test_dv_device),
 	VT_CASE(test_matcher_errors),
 	VT_CASE(test_devx_counter),

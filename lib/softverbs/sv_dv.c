@@ -196,18 +196,6 @@ sv_mlx5dv_query_device(struct ibv_context *ctx,
 	return 0;
 }
 
-static bool
-sv_dv_ipv_mask_ok(const struct sv_dv_matcher *m, uint8_t criteria,
-		  unsigned int bit, uint32_t sect)
-{
-	uint32_t ipv;
-
-	if (!(criteria & (1u << bit)))
-		return true;
-	ipv = VSTEER_PRM_GET(m->mask, sect, VSTEER_PRM_L24_IP_VERSION);
-	return ipv == 0 || ipv == 0xf;
-}
-
 struct mlx5dv_flow_matcher *
 sv_mlx5dv_create_flow_matcher(struct ibv_context *context,
 			      struct mlx5dv_flow_matcher_attr *attr)
@@ -269,23 +257,13 @@ sv_mlx5dv_create_flow_matcher(struct ibv_context *context,
 	}
 	rc = sv_fte_compile(&sv_ctx(context)->dev->caps,
 			    attr->match_criteria_enable, mp->match_buf,
-			    mp->match_sz, &m->kmask);
+			    mp->match_sz, NULL, &m->kmask);
 	if (rc != 0) {
 		free(m);
 		errno = rc;
 		return NULL;
 	}
 	memcpy(m->mask, mp->match_buf, mp->match_sz);
-	/* A partial ip_version mask selects by version bits, which the
-	 * key's presence bits cannot express. */
-	if (!sv_dv_ipv_mask_ok(m, attr->match_criteria_enable,
-			       VSTEER_PRM_CRIT_OUTER_BIT, VSTEER_PRM_OUTER) ||
-	    !sv_dv_ipv_mask_ok(m, attr->match_criteria_enable,
-			       VSTEER_PRM_CRIT_INNER_BIT, VSTEER_PRM_INNER)) {
-		free(m);
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	m->ctx = sv_ctx(context);
 	m->priority = attr->priority;
 	m->flags = flags;
@@ -417,14 +395,17 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	/* The kernel finds no flow table for the priority. */
 	if (m->priority > dev->caps.max_priority)
 		return sv_dv_fail(ENOMEM);
-	rc = sv_fte_compile(&dev->caps, m->criteria, match_value->match_buf,
-			    match_value->match_sz, &value);
-	if (rc != 0)
-		return sv_dv_fail(rc);
-	/* A value bit the matcher's mask (zero-extended) lacks. */
+	/* A value bit the matcher's mask (zero-extended) lacks: mlx5 core's
+	 * check_valid_spec(), before anything looks at the fields. */
+	if (match_value->match_sz > sizeof(m->mask))
+		return sv_dv_fail(EINVAL);
 	if (!sv_dv_within_mask((const uint8_t *)match_value->match_buf, m->mask,
 			       match_value->match_sz))
 		return sv_dv_fail(EINVAL);
+	rc = sv_fte_compile(&dev->caps, m->criteria, match_value->match_buf,
+			    match_value->match_sz, &m->kmask, &value);
+	if (rc != 0)
+		return sv_dv_fail(rc);
 	/* A value whose fields land outside the compiled mask was read in
 	 * another layout than the mask (IPv4 vs IPv6 addresses). */
 	if (!sv_dv_within_mask((const uint8_t *)&value,

@@ -804,9 +804,10 @@ fz_check_dv_keys(const struct vsteer_dv_match *m)
 		int rm, rv;
 
 		rm = sv_fte_compile(&caps, m->criteria, m->mask.buf,
-				    m->mask.size, &km);
-		rv = sv_fte_compile(&caps, m->criteria, m->value.buf,
-				    m->value.size, &kv);
+				    m->mask.size, NULL, &km);
+		rv = rm != 0 ? rm :
+			       sv_fte_compile(&caps, m->criteria, m->value.buf,
+					      m->value.size, &km, &kv);
 		FZ_CHECK(rm == 0 && rv == 0,
 			 "dv: %s profile refuses mask (%d) or value (%d), criteria 0x%02x",
 			 p == 0 ? "generic" : "mlx5", rm, rv, m->criteria);
