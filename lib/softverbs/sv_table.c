@@ -138,6 +138,7 @@ struct sv_level {
 
 struct sv_table {
 	struct sv_arena *arena;
+	bool fte; /* entries join as mlx5 FTEs (sv_entry_joinable()) */
 	struct sv_level **lv; /* by level */
 	uint32_t nlv, lvcap;
 	struct sv_htab groups;
@@ -932,8 +933,7 @@ sv_table_insert(struct sv_table *t, struct sv_rule *r,
 	if (i >= 0) {
 		struct sv_rule *it = g->ht.slots[i].p;
 
-		/* One entry, one fate (see sv_steer.c). */
-		if (!sv_same_fate(it, r))
+		if (!sv_entry_joinable(it, r, t->fte))
 			return EEXIST;
 		while (it->next_ != NULL)
 			it = it->next_;
@@ -985,6 +985,12 @@ sv_table_remove(struct sv_table *t, struct sv_rule *r)
 	head = g->ht.slots[i].p;
 	if (head == r) {
 		if (r->next_ != NULL) {
+			/* The FTE keeps the flow context (the tag) it was
+			 * made with while any of its rules lives. */
+			if (t->fte) {
+				r->next_->act.has_tag = r->act.has_tag;
+				r->next_->act.tag = r->act.tag;
+			}
 			g->ht.slots[i].p = r->next_;
 			if (lv->filter && g->part)
 				sv_filter_rehead(&lv->ft,
@@ -1014,13 +1020,14 @@ sv_table_remove(struct sv_table *t, struct sv_rule *r)
 }
 
 struct sv_table *
-sv_table_new(struct sv_arena *arena)
+sv_table_new(struct sv_arena *arena, bool fte)
 {
 	struct sv_table *t = sv_arena_zalloc(arena, sizeof(*t));
 
 	if (t == NULL)
 		return NULL;
 	t->arena = arena;
+	t->fte = fte;
 	if (sv_ht_init(arena, &t->groups, SV_HT_MIN) != 0) {
 		sv_arena_zfree(arena, t, sizeof(*t));
 		return NULL;
