@@ -422,7 +422,7 @@ test_lifecycle_repeatable(void)
 		int i;
 
 #ifdef VT_RDMA_GLUE
-		VT_CHECK_EQ(vt_rdma_pair(link, 0, 0, 0, link, rdma_base), 0,
+		VT_CHECK_EQ(vt_rdma_pair(link, 0, 0, 0, 0, link, rdma_base), 0,
 			    "devices");
 #endif
 		VT_CHECK_EQ(rte_vdev_init("net_vsteer2", args), 0, "probe");
@@ -1629,7 +1629,7 @@ struct vt_pair {
 
 static int
 vt_pair_open(struct vt_pair *pp, const char *tag, int generic, uint32_t prios,
-	     uint32_t lacks)
+	     uint32_t lacks, uint32_t flex)
 {
 	char args[2][192];
 	unsigned int i;
@@ -1639,7 +1639,7 @@ vt_pair_open(struct vt_pair *pp, const char *tag, int generic, uint32_t prios,
 	rte_vdev_uninit("net_vsteer_pb");
 	snprintf(pp->link, sizeof(pp->link), "%s-%s", link_a, tag);
 #ifdef VT_RDMA_GLUE
-	if (vt_rdma_pair(pp->link, generic, prios, lacks, pp->link,
+	if (vt_rdma_pair(pp->link, generic, prios, lacks, flex, pp->link,
 			 rdma_base) != 0)
 		return -1;
 	for (i = 0; i < 2; i++)
@@ -1652,7 +1652,7 @@ vt_pair_open(struct vt_pair *pp, const char *tag, int generic, uint32_t prios,
 		if (prios != 0)
 			snprintf(prio, sizeof(prio), ",sv_flow_prios=%u",
 				 prios);
-		snprintf(args[i], sizeof(args[i]), "dev=mem:%s%s%s%s%s%s",
+		snprintf(args[i], sizeof(args[i]), "dev=mem:%s%s%s%s%s%s%s%s",
 			 pp->link, generic ? ",profile=generic" : "", prio,
 			 (lacks & SV_DEV_NO_DEVX) ? ",sv_devx=0" : "",
 			 (lacks & SV_DEV_NO_TUNNEL_OFFLOADS) ?
@@ -1660,7 +1660,9 @@ vt_pair_open(struct vt_pair *pp, const char *tag, int generic, uint32_t prios,
 				 "",
 			 (lacks & SV_DEV_NO_VERBS_EGRESS) ?
 				 ",sv_verbs_egress=0" :
-				 "");
+				 "",
+			 (lacks & SV_DEV_NO_IPV4_IHL) ? ",sv_ipv4_ihl=0" : "",
+			 flex ? ",sv_flex_parser=1" : "");
 	}
 #endif
 	if (rte_vdev_init("net_vsteer_pa", args[0]) != 0 ||
@@ -1693,7 +1695,10 @@ vt_pair_close(struct vt_pair *pp)
 /*
  * The probes answer what the device does, whatever glue drives it: each
  * modelled device against the bits the driver found, and the context it
- * opened (DevX or not).
+ * opened (DevX or not). MPLS over GRE/UDP comes from the tunnel offload
+ * capabilities (mlx5dv_query_device()), the IPv4 IHL field from the flow
+ * table capabilities (QUERY_HCA_CAP through DevX: none without DevX); a
+ * device that is no mlx5dv device leaves MPLS to its verbs provider.
  */
 static int
 test_probe_caps(void)
@@ -1701,18 +1706,23 @@ test_probe_caps(void)
 	static const struct {
 		const char *tag;
 		int generic;
-		uint32_t prios, lacks;
-		int dv, devx, tunnel, inner, esp, egress;
+		uint32_t prios, lacks, flex;
+		int dv, devx, tunnel, inner, esp, egress, mpls, ihl;
 		uint32_t max_prio;
 	} c[] = {
-		{ "mlx5", 0, 0, 0, 1, 1, 1, 1, 0, 1, 15 },
-		{ "gen", 1, 0, 0, 0, 0, 0, 1, 1, 1, 15 },
-		{ "nodevx", 0, 0, SV_DEV_NO_DEVX, 1, 0, 1, 1, 0, 1, 15 },
-		{ "notun", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS, 1, 1, 0, 0, 0, 1,
+		{ "mlx5", 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 15 },
+		{ "gen", 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 15 },
+		{ "nodevx", 0, 0, SV_DEV_NO_DEVX, 0, 1, 0, 1, 1, 0, 1, 0, 0,
 		  15 },
-		{ "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 1, 1, 1, 1, 0, 0, 15 },
-		{ "p8", 0, 8, 0, 1, 1, 1, 1, 0, 1, 7 },
-		{ "g12", 1, 12, 0, 0, 0, 0, 1, 1, 1, 7 },
+		{ "notun", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS, 0, 1, 1, 0, 0, 0, 1,
+		  0, 1, 15 },
+		{ "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 0, 1, 1, 1, 1, 0, 0, 0,
+		  1, 15 },
+		{ "p8", 0, 8, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 7 },
+		{ "g12", 1, 12, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 7 },
+		{ "flex", 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 15 },
+		{ "noihl", 0, 0, SV_DEV_NO_IPV4_IHL, 1, 1, 1, 1, 1, 0, 1, 1, 0,
+		  15 },
 	};
 	unsigned int i;
 
@@ -1724,7 +1734,7 @@ test_probe_caps(void)
 #endif
 
 		VT_CHECK_EQ(vt_pair_open(&pp, c[i].tag, c[i].generic,
-					 c[i].prios, c[i].lacks),
+					 c[i].prios, c[i].lacks, c[i].flex),
 			    0, "%s: probe", c[i].tag);
 		pv = priv_of(pp.a);
 		VT_CHECK_EQ(pv->dv_ok, c[i].dv, "%s: dv_ok", c[i].tag);
@@ -1741,6 +1751,10 @@ test_probe_caps(void)
 			    c[i].tag);
 		VT_CHECK_EQ(pv->max_verbs_prio, c[i].max_prio,
 			    "%s: max_verbs_prio", c[i].tag);
+		VT_CHECK_EQ(pv->mpls_ok, c[i].mpls, "%s: mpls_ok", c[i].tag);
+		VT_CHECK(pv->ihl_ok == c[i].ihl && pv->ihl_inner_ok == c[i].ihl,
+			 "%s: ihl_ok %u / %u", c[i].tag, pv->ihl_ok,
+			 pv->ihl_inner_ok);
 #ifdef VT_RDMA_GLUE
 		/* Through libmlx5 as DPDK mlx5 does: DevX asked for on
 		 * mlx5dv devices, a plain open where it is refused. */
@@ -1753,6 +1767,14 @@ test_probe_caps(void)
 		VT_CHECK(!c[i].tunnel || vt_rdma_calls.dv_qp_tunnel >
 						 before.dv_qp_tunnel,
 			 "%s: tunnel QP through mlx5dv_create_qp()", c[i].tag);
+		/* The parser's capabilities through libmlx5 as well. */
+		VT_CHECK_EQ(vt_rdma_calls.dv_query_device -
+				    before.dv_query_device,
+			    c[i].dv ? 2 : 0, "%s: mlx5dv_query_device()",
+			    c[i].tag);
+		VT_CHECK_EQ(vt_rdma_calls.devx_general_cmd -
+				    before.devx_general_cmd,
+			    c[i].devx ? 2 : 0, "%s: QUERY_HCA_CAP", c[i].tag);
 #endif
 		VT_CHECK_EQ(vt_pair_close(&pp), 0, "%s: close", c[i].tag);
 	}
@@ -1791,7 +1813,7 @@ test_eight_priorities(void)
 	struct vt_pair pp;
 	unsigned int n = 0;
 
-	VT_CHECK_EQ(vt_pair_open(&pp, "eight", 0, 8, 0), 0, "probe");
+	VT_CHECK_EQ(vt_pair_open(&pp, "eight", 0, 8, 0, 0), 0, "probe");
 	VT_CHECK_EQ(priv_of(pp.b)->max_verbs_prio, 7, "8 priorities found");
 	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
 	VT_CHECK_EQ(port_up(pp.b, 2, 0, 64, NULL, 0, 0), 0, "b");
@@ -1873,8 +1895,8 @@ test_egress_probe(void)
 	VT_CHECK_EQ(rte_flow_destroy(p0, fl, &err), 0, "destroy");
 	VT_CHECK_EQ(delivered(&mac1), 1, "sent once the rule is gone");
 
-	VT_CHECK_EQ(vt_pair_open(&pp, "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS), 0,
-		    "probe");
+	VT_CHECK_EQ(vt_pair_open(&pp, "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 0),
+		    0, "probe");
 	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
 	memset(&err, 0, sizeof(err));
 	VT_CHECK_EQ(rte_flow_validate(pp.a, &out, pat, act, &err), -ENOTSUP,
@@ -1933,7 +1955,8 @@ test_tunnel_hash_qp(void)
 
 	/* A device without tunnel offloads: tunnel rules on a plain QP,
 	 * inner hashing refused by the device. */
-	VT_CHECK_EQ(vt_pair_open(&pp, "notun", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS),
+	VT_CHECK_EQ(vt_pair_open(&pp, "notun", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS,
+				 0),
 		    0, "probe");
 	VT_CHECK_EQ(port_up(pp.b, 1, 0, 64, NULL, 0, 0), 0, "b");
 	dev = &rte_eth_devices[pp.b];
@@ -2081,8 +2104,8 @@ test_inner_rss_flow(void)
 	VT_CHECK_EQ(rte_flow_destroy(p1, fl, &err), 0, "destroy");
 	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
 
-	VT_CHECK_EQ(vt_pair_open(&pp, "notun2", 0, 0,
-				 SV_DEV_NO_TUNNEL_OFFLOADS),
+	VT_CHECK_EQ(vt_pair_open(&pp, "notun2", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS,
+				 0),
 		    0, "probe");
 	VT_CHECK_EQ(port_up(pp.b, 4, 0, 64, NULL, 0, 0), 0, "b");
 	memset(&err, 0, sizeof(err));
@@ -3356,7 +3379,7 @@ main(int argc, char **argv)
 	 * ports take their MAC addresses from the devices' sysfs. */
 	ret = vt_rdma_base(rdma_base, sizeof(rdma_base));
 	if (ret == 0)
-		ret = vt_rdma_pair(link_a, 0, 0, 0, link_a, rdma_base);
+		ret = vt_rdma_pair(link_a, 0, 0, 0, 0, link_a, rdma_base);
 	if (ret != 0) {
 		fprintf(stderr, "rdma-core devices: %s\n", strerror(ret));
 		return 1;

@@ -127,6 +127,9 @@ ctx_default(void)
 	c.count_ok = true;
 	c.dv_ok = true;
 	c.devx_ok = true;
+	c.mpls_ok = true;
+	c.ihl_ok = true;
+	c.ihl_inner_ok = true;
 	c.rss_hf_supported = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
 			     RTE_ETH_RSS_UDP | RTE_ETH_RSS_ESP;
 	c.rss_hf_default = RTE_ETH_RSS_IP;
@@ -792,6 +795,22 @@ test_mpls(void)
 	ex_be16(&e, OUTER + 30, 0xffff, 6635);
 	ex_byte(&e, MISC2 + 15, 0xff, 9);
 	VT_CHECK(check_expect(&m, &e) == 0, "MPLS ttl bytes");
+
+	/* Firmware without the MPLS parser: refused on the item, whatever
+	 * the engine (no limit for flow_engine=auto to route on). */
+	{
+		struct vsteer_xlate_ctx c = ctx_default();
+
+		c.mpls_ok = false;
+		VT_CHECK_EQ(translate_full(&c, &attr_in, pg, act_queue0, &m,
+					   &err),
+			    -ENOTSUP, "no MPLS parser");
+		VT_CHECK(err.type == RTE_FLOW_ERROR_TYPE_ITEM &&
+				 err.cause == &pg[2] && !plan.limit.set &&
+				 strstr(err.message,
+					"FLEX_PARSER_PROFILE_ENABLE=1") != NULL,
+			 "message: %s", err.message);
+	}
 	return VT_OK;
 }
 
@@ -914,11 +933,29 @@ test_ipv4_ihl(void)
 	static struct expect e;
 	struct rte_flow_error err;
 
+	struct vsteer_xlate_ctx c = ctx_default();
+
 	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
 	ex_ipver(&e, OUTER, 4);
 	ex_byte(&e, OUTER + 26, 0xf0, 0x60);
 	VT_CHECK(check_expect(&m, &e) == 0, "ipv4_ihl 6");
+	/* A device without the match field (QUERY_HCA_CAP said so): the
+	 * matcher cannot; the inner field is a capability of its own. */
+	c.ihl_ok = false;
+	VT_CHECK_EQ(translate_full(&c, &attr_in, p, act_queue0, &m, &err),
+		    -ENOTSUP, "no outer IHL field");
+	VT_CHECK(err.type == RTE_FLOW_ERROR_TYPE_ITEM_MASK &&
+			 err.cause == &p[0] && plan.limit.set &&
+			 strstr(err.message, "IPv4 item: ihl: the mlx5dv "
+					     "matcher cannot match it: the "
+					     "device has no IPv4 IHL match "
+					     "field") != NULL,
+		 "message: %s", err.message);
+	c.ihl_ok = true;
+	c.ihl_inner_ok = false;
+	VT_CHECK_EQ(translate_full(&c, &attr_in, p, act_queue0, &m, &err), 0,
+		    "outer IHL with the outer field: %s", err.message);
 	/* A version other than 4 under mask. */
 	ip.hdr.version_ihl = 0x56;
 	VT_CHECK_EQ(translate(p, &m, &err), -EINVAL, "version 5");

@@ -665,8 +665,8 @@ pair_open(enum run r)
 		const char *rest = strchr(runs[r].args, ',');
 		char args_b[128];
 
-		if (vt_rdma_pair(link_name, r == RUN_GENERIC, 0, 0, link_name,
-				 rdma_base) != 0)
+		if (vt_rdma_pair(link_name, r == RUN_GENERIC, 0, 0, 0,
+				 link_name, rdma_base) != 0)
 			return -1;
 		snprintf(args, sizeof(args), "dev=%sa%s", link_name,
 			 rest != NULL ? rest : "");

@@ -46,6 +46,7 @@ ctx_default(void)
 	c.inner_rss_ok = true;
 	c.count_ok = true;
 	c.verbs_esp_ok = true;
+	c.mpls_ok = true;
 	c.rss_hf_supported = ALL_TYPES;
 	c.rss_hf_default = RTE_ETH_RSS_IP;
 	c.rss_key_default = test_key;
@@ -1595,6 +1596,7 @@ test_err_items(void)
 		.protocol = RTE_BE16(0x0800),
 	};
 	struct rte_flow_item p[10];
+	struct rte_flow_error e;
 	unsigned int i;
 
 #define I(x) RTE_FLOW_ITEM_TYPE_##x
@@ -1717,6 +1719,24 @@ test_err_items(void)
 		&c, &attr_in, p, act_queue0, RTE_FLOW_ERROR_TYPE_ITEM, &p[2],
 		"ESP item: the ESP header: verbs cannot express it: the device refuses IBV_FLOW_SPEC_ESP");
 	c.verbs_esp_ok = true;
+	/* MPLS where the firmware has no MPLS parser (the default profile
+	 * of FLEX_PARSER_PROFILE_ENABLE): refused whatever the engine, so
+	 * not an engine limit, with the setting named. */
+	SET(2, UDP, NULL, NULL);
+	SET(3, MPLS, NULL, NULL);
+	SET(4, END, NULL, NULL);
+	c.mpls_ok = false;
+	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
+		   RTE_FLOW_ERROR_TYPE_ITEM, &p[3],
+		   "MPLS item: the device's firmware does not parse MPLS over GRE and UDP: set FLEX_PARSER_PROFILE_ENABLE=1");
+	SET(2, GRE, NULL, NULL);
+	EXPECT_ERR(&c, &attr_in, p, act_queue0, ENOTSUP,
+		   RTE_FLOW_ERROR_TYPE_ITEM, &p[3],
+		   "FLEX_PARSER_PROFILE_ENABLE");
+	c.mpls_ok = true;
+	VT_CHECK_EQ(xlate(&c, &attr_in, p, act_queue0, &e), 0,
+		    "MPLS over GRE with the parser: %s",
+		    e.message != NULL ? e.message : "");
 
 	/* mask or last without spec. */
 	RESET();

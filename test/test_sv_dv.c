@@ -46,6 +46,8 @@
 static const struct sv_caps mlx5_caps = {
 	.profile = SV_PROFILE_MLX5,
 	.max_priority = SV_MAX_PRIO_MLX5,
+	.mpls_over_l4 = true,
+	.ipv4_ihl = true,
 };
 
 static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
@@ -246,6 +248,9 @@ dv_xlate(const struct rte_flow_item *p, struct vsteer_dv_match *dm,
 	ctx.max_verbs_prio = 15;
 	ctx.dv_ok = true;
 	ctx.devx_ok = true;
+	ctx.mpls_ok = true;
+	ctx.ihl_ok = true;
+	ctx.ihl_inner_ok = true;
 	ctx.tag_ok = true;
 	ctx.count_ok = true;
 	return vsteer_flow_dv_translate(&ctx, &attr, p, acts, &plan, dm, err);
@@ -1750,6 +1755,124 @@ test_dv_mcast(void)
 	return VT_OK;
 }
 
+/*
+ * What the parser and the match fields of a modelled device offer, and
+ * where a rule that needs what it lacks fails: the tunnel offloads as
+ * mlx5dv_query_device() reports them (MPLS over GRE / UDP only with the
+ * flex parser profile), the IHL field in QUERY_HCA_CAP (a DevX general
+ * command), and a matcher using either accepted, its rules refused by
+ * the firmware (EINVAL at mlx5dv_create_flow()).
+ */
+static const struct sv_device_opts flex_noihl_opts = {
+	.profile = SV_PROFILE_MLX5,
+	.lacks = SV_DEV_NO_IPV4_IHL,
+	.flex_parser = 1,
+};
+
+static int
+parser_case(struct vt_svenv *e, bool flex, bool ihl)
+{
+	static const struct rte_flow_item_mpls mpls = {
+		.label_tc_s = { 0, 0x04, 0xd0 },
+	};
+	static const struct rte_flow_item_ipv4 v4 = { .hdr.version_ihl = 0x45 };
+	static const struct rte_flow_item_ipv4 v4m = { .hdr.version_ihl =
+							       0x0f };
+	const struct rte_flow_item pm[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_MPLS, .spec = &mpls },
+		END_ITEM,
+	};
+	const struct rte_flow_item pi[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &v4, .mask = &v4m },
+		END_ITEM,
+	};
+	uint8_t in[VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES];
+	static uint8_t out[VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES];
+	struct mlx5dv_context dv;
+	struct mlx5dv_flow_matcher *m;
+	struct ibv_flow *fl;
+	bool outer = !ihl, inner = !ihl;
+	uint32_t mpls_bits =
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE |
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP;
+
+	memset(&dv, 0, sizeof(dv));
+	dv.comp_mask = MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |
+		       MLX5DV_CONTEXT_MASK_STRIDING_RQ;
+	VT_CHECK_EQ(sv_mlx5dv_query_device(e->ctx[1], &dv), 0, "query");
+	VT_CHECK_EQ(dv.comp_mask, MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS,
+		    "only what it fills");
+	VT_CHECK(dv.tunnel_offloads_caps &
+			 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN,
+		 "VXLAN offload");
+	VT_CHECK_EQ(dv.tunnel_offloads_caps & mpls_bits, flex ? mpls_bits : 0,
+		    "MPLS over GRE / UDP");
+	vsteer_dv_cmd_query_ft_caps(in);
+	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
+					       sizeof(out)),
+		    0, "QUERY_HCA_CAP");
+	VT_CHECK_EQ(vsteer_dv_cmd_query_ft_caps_parse(out, sizeof(out), &outer,
+						      &inner),
+		    0, "status");
+	VT_CHECK(outer == ihl && inner == ihl, "IHL fields %d %d", outer,
+		 inner);
+	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
+					       64),
+		    EINVAL, "output too short");
+	vsteer_prm_set(in, VSTEER_PRM_IN_OP_MOD_OFF, VSTEER_PRM_IN_OP_MOD_LEN,
+		       0x1); /* the general device capabilities: not here */
+	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
+					       sizeof(out)),
+		    EOPNOTSUPP, "another capability page");
+
+	/* The matcher is taken; its rules only where the device has the
+	 * field. */
+	errno = 0;
+	fl = dv_rule(e, pm, 0, &m);
+	VT_CHECK(m != NULL, "MPLS matcher: errno %d", errno);
+	if (flex) {
+		VT_CHECK(fl != NULL, "MPLS over UDP: errno %d", errno);
+		VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	} else {
+		VT_CHECK(fl == NULL && errno == EINVAL,
+			 "MPLS over UDP without the parser: errno %d", errno);
+	}
+	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
+	errno = 0;
+	fl = dv_rule(e, pi, 0, &m);
+	VT_CHECK(m != NULL, "IHL matcher: errno %d", errno);
+	if (ihl) {
+		VT_CHECK(fl != NULL, "IHL: errno %d", errno);
+		VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	} else {
+		VT_CHECK(fl == NULL && errno == EINVAL,
+			 "IHL without the field: errno %d", errno);
+	}
+	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
+	return VT_OK;
+}
+
+static int
+test_parser_caps(void)
+{
+	struct vt_svenv_cfg cfg = env_cfg;
+	struct vt_svenv *e = &E;
+
+	ENV_UP(e);
+	VT_CHECK(parser_case(e, false, true) == VT_OK, "default firmware");
+	ENV_DOWN(e);
+	cfg.opts1 = &flex_noihl_opts;
+	VT_CHECK(vt_svenv_up(e, &cfg) == 0, "set-up: errno %d", errno);
+	VT_CHECK(parser_case(e, true, false) == VT_OK,
+		 "flex parser, no IHL field");
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
 static int
 test_flow_errors(void)
 {
@@ -2062,6 +2185,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_devx_counter),
 	VT_CASE(test_devx_context),
 	VT_CASE(test_dv_mcast),
+	VT_CASE(test_parser_caps),
 	VT_CASE(test_flow_errors),
 	VT_CASE(test_traffic),
 	VT_CASE(test_egress),

@@ -568,7 +568,9 @@ static int
 compile(int profile, const struct chain *c, struct sv_match *m,
 	struct sv_actions *a)
 {
-	struct sv_caps caps = { .profile = profile, .max_priority = 15 };
+	struct sv_caps caps = { .profile = profile,
+				.max_priority = 15,
+				.mpls_over_l4 = true };
 
 	memset(m, 0xee, sizeof(*m));
 	memset(a, 0xee, sizeof(*a));
@@ -1801,7 +1803,9 @@ test_spec_actions(void)
 static int
 compile_exact(int profile, const struct chain *c, size_t bytes)
 {
-	struct sv_caps caps = { .profile = profile, .max_priority = 15 };
+	struct sv_caps caps = { .profile = profile,
+				.max_priority = 15,
+				.mpls_over_l4 = true };
 	struct sv_actions a;
 	struct sv_match m;
 	uint8_t *buf = malloc(bytes);
@@ -2207,6 +2211,44 @@ test_spec_errors_mlx5(void)
 	ch_add(&c, &ip, sizeof(ip));
 	ch_add(&c, &tcp, sizeof(tcp));
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "proto 6 + tcp");
+
+	/* check_mpls_supp_fields(): over UDP and over GRE the default
+	 * firmware has no MPLS match fields (FLEX_PARSER_PROFILE_ENABLE=1
+	 * gives them); an unmasked label asks for none. */
+	{
+		const struct sv_caps noflex = { .profile = SV_PROFILE_MLX5,
+						.max_priority = 15 };
+		struct ibv_flow_spec_tcp_udp udp =
+			sp_l4(IBV_FLOW_SPEC_UDP, 0, 0);
+		struct ibv_flow_spec_gre g = sp_gre(IBV_FLOW_SPEC_GRE);
+		struct ibv_flow_spec_mpls mp =
+			sp_mpls(IBV_FLOW_SPEC_MPLS, 77 << 12, 0xfffff000);
+		struct ibv_flow_spec_mpls any =
+			sp_mpls(IBV_FLOW_SPEC_MPLS, 0, 0);
+
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &udp, sizeof(udp));
+		ch_add(&c, &mp, sizeof(mp));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a),
+			    EOPNOTSUPP, "MPLS over UDP, default firmware");
+		VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0,
+			    "MPLS over UDP, flex parser");
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &g, sizeof(g));
+		ch_add(&c, &mp, sizeof(mp));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a),
+			    EOPNOTSUPP, "MPLS over GRE, default firmware");
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &udp, sizeof(udp));
+		ch_add(&c, &any, sizeof(any));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a), 0,
+			    "no MPLS field asked for");
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &eth, sizeof(eth));
+		ch_add(&c, &mp, sizeof(mp));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a), 0,
+			    "MPLS after L2 (outer_first_mpls)");
+	}
 	return VT_OK;
 }
 

@@ -73,7 +73,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		     char *name, size_t name_len)
 {
 	enum sv_profile profile = SV_PROFILE_GENERIC;
-	uint32_t prios = 0, lacks = 0;
+	uint32_t prios = 0, lacks = 0, flex = 0;
 	char devname[IBV_SYSFS_NAME_MAX];
 	struct sv_dev_node *node;
 	struct sv_device *dev;
@@ -90,13 +90,15 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		profile = opts->profile;
 		prios = opts->flow_prios;
 		lacks = opts->lacks;
+		flex = opts->flex_parser;
 	}
 	/* mlx5_ib has at most 16 bypass priorities; the lacks bits name
 	 * mlx5 features. */
 	if (prios > (profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 + 1u :
 						  SV_MAX_PRIO + 1u) ||
 	    (lacks & ~SV_DEV_LACKS_ALL) ||
-	    (lacks != 0 && profile != SV_PROFILE_MLX5))
+	    (lacks != 0 && profile != SV_PROFILE_MLX5) || flex > 1 ||
+	    (flex != 0 && profile != SV_PROFILE_MLX5))
 		return EINVAL;
 	if (prios == 0)
 		prios = profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 + 1 :
@@ -146,6 +148,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
 	dev->caps.profile = profile;
 	dev->caps.max_priority = prios - 1;
+	dev->caps.mpls_over_l4 = flex == 1;
+	dev->caps.ipv4_ihl = !(lacks & SV_DEV_NO_IPV4_IHL);
 	dev->lacks = lacks;
 	dev->port.dev = dev;
 	dev->port.port_num = 1;

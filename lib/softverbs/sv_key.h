@@ -154,6 +154,11 @@ struct sv_actions {
 struct sv_caps {
 	int profile;	       /* enum sv_profile */
 	uint32_t max_priority; /* highest verbs priority accepted */
+	/* mlx5: the firmware parses MPLS over GRE and over UDP
+	 * (FLEX_PARSER_PROFILE_ENABLE=1); the rest are matched anyway. */
+	bool mpls_over_l4;
+	/* mlx5: the IPv4 IHL match field (outer and inner). */
+	bool ipv4_ihl;
 };
 
 /*

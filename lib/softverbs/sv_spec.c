@@ -125,6 +125,7 @@ struct sv_etype_scan {
 
 struct sv_cc {
 	bool mlx5;
+	bool mpls_over_l4; /* sv_caps.mpls_over_l4 */
 	enum ibv_flow_attr_type attr_type;
 	struct sv_match *m; /* the caller's, written in place */
 	struct sv_actions act;
@@ -630,13 +631,21 @@ static int
 sv_cc_mpls(struct sv_cc *cc, int layer, const struct ibv_flow_spec_mpls *s,
 	   uint32_t prev_type)
 {
+	bool over_l4 = prev_type == IBV_FLOW_SPEC_UDP ||
+		       prev_type == IBV_FLOW_SPEC_GRE;
 	int rc;
 
+	/* mlx5 fs.c parse_flow_attr() -> check_mpls_supp_fields(): a masked
+	 * label, EXP, S or TTL bit the device has no match field for is
+	 * EOPNOTSUPP; over UDP and over GRE the firmware parses MPLS only
+	 * with FLEX_PARSER_PROFILE_ENABLE=1
+	 * (ft_field_support.outer_first_mpls_over_udp / _over_gre). */
+	if (cc->mlx5 && over_l4 && !cc->mpls_over_l4 && s->mask.label != 0)
+		return EOPNOTSUPP;
 	/* Placement as mlx5 fs.c does it from the previous spec: over UDP,
 	 * over GRE, or right after the outer L2. */
 	if (layer == SV_OUTER) {
-		if (prev_type == IBV_FLOW_SPEC_UDP ||
-		    prev_type == IBV_FLOW_SPEC_GRE)
+		if (over_l4)
 			rc = sv_put_tunnel(cc, SV_TUN_MPLS);
 		else
 			rc = sv_put_tunnel(cc, SV_TUN_NONE);
@@ -883,6 +892,7 @@ sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
 	memset(&cc, 0, sizeof(cc));
 	cc.m = m;
 	cc.mlx5 = caps->profile == SV_PROFILE_MLX5;
+	cc.mpls_over_l4 = caps->mpls_over_l4;
 	cc.attr_type = attr->type;
 
 	rc = sv_spec_scan(attr, cc.mlx5, scan);

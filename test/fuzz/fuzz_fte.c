@@ -94,7 +94,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = { data, size };
 	uint8_t full[VSTEER_PRM_MATCH_PARAM_BYTES + 64];
-	struct sv_caps caps = { .max_priority = 15 };
+	struct sv_caps caps = { .max_priority = 15,
+				.mpls_over_l4 = true,
+				.ipv4_ihl = true };
 	struct sv_key k1, k2;
 	uint8_t crit, opt, *buf;
 	uint16_t raw_len;

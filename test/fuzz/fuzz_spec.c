@@ -215,7 +215,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fz_spec_ref refs[FZ_MAX_SPECS];
-	struct sv_caps caps = { .max_priority = 15 };
+	struct sv_caps caps = { .max_priority = 15, .mpls_over_l4 = true };
 	struct ibv_flow_attr attr;
 	struct sv_match m, m2;
 	struct sv_actions act, act2;

@@ -28,10 +28,15 @@
  * sv_flow_prios=<n> softverbs devices only: verbs flow priorities of the
  *                   device (mlx5: 1 to 16, default 16; 8 models an older
  *                   kernel).
- * sv_devx=0, sv_tunnel_offloads=0, sv_verbs_egress=0
+ * sv_devx=0, sv_tunnel_offloads=0, sv_verbs_egress=0, sv_ipv4_ihl=0
  *                   softverbs mlx5 devices only: a device without DevX,
- *                   without tunnel offloads, or a kernel that refuses
- *                   verbs egress rules.
+ *                   without tunnel offloads, a kernel that refuses
+ *                   verbs egress rules, or a device without the IPv4 IHL
+ *                   match field.
+ * sv_flex_parser=0|1
+ *                   softverbs mlx5 devices only: the firmware's
+ *                   FLEX_PARSER_PROFILE_ENABLE (default 0; 1 parses MPLS
+ *                   over GRE and UDP).
  *
  * What the device can do is asked from the device, never from which glue
  * drives it: queries, and probes at start-up (vsteer_probe_caps()).
@@ -54,6 +59,7 @@
 #include <ethdev_vdev.h>
 
 #include "vsteer.h"
+#include "vsteer_flow_dv.h"
 
 RTE_LOG_REGISTER_DEFAULT(vsteer_logtype, NOTICE);
 RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_init, init, NOTICE);
@@ -70,13 +76,14 @@ RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_tx, tx, NOTICE);
 #define VSTEER_ARG_SV_DEVX "sv_devx"
 #define VSTEER_ARG_SV_TUNNEL "sv_tunnel_offloads"
 #define VSTEER_ARG_SV_EGRESS "sv_verbs_egress"
+#define VSTEER_ARG_SV_IHL "sv_ipv4_ihl"
+#define VSTEER_ARG_SV_FLEX "sv_flex_parser"
 
 static const char *const vsteer_valid_args[] = {
-	VSTEER_ARG_DEV,	      VSTEER_ARG_PORT,
-	VSTEER_ARG_PROFILE,   VSTEER_ARG_FLOW_ENGINE,
-	VSTEER_ARG_MAC,	      VSTEER_ARG_SV_FLOW_PRIOS,
-	VSTEER_ARG_SV_DEVX,   VSTEER_ARG_SV_TUNNEL,
-	VSTEER_ARG_SV_EGRESS, NULL,
+	VSTEER_ARG_DEV,		VSTEER_ARG_PORT,      VSTEER_ARG_PROFILE,
+	VSTEER_ARG_FLOW_ENGINE, VSTEER_ARG_MAC,	      VSTEER_ARG_SV_FLOW_PRIOS,
+	VSTEER_ARG_SV_DEVX,	VSTEER_ARG_SV_TUNNEL, VSTEER_ARG_SV_EGRESS,
+	VSTEER_ARG_SV_IHL,	VSTEER_ARG_SV_FLEX,   NULL,
 };
 
 /* mlx5_ib has at most 16 bypass priorities; the man page sets no limit
@@ -121,7 +128,8 @@ vsteer_args_unknown(const char *name, const char *key)
 	return -EINVAL;
 }
 
-/* sv_devx=0 and friends: 0 models a device without the feature. */
+/* sv_devx=0 and friends: 0 models a device without the feature;
+ * sv_flex_parser=1 firmware with the MPLS parser profile. */
 static int
 vsteer_arg_feature(const char *name, const char *key, const char *val,
 		   struct vsteer_args *a)
@@ -133,7 +141,10 @@ vsteer_arg_feature(const char *name, const char *key, const char *val,
 	} else if (strcmp(val, "1") == 0) {
 		off = 0;
 	} else {
-		INIT_LOG(ERR, "%s: %s=%s: expected 0 or 1", name, key, val);
+		INIT_LOG(ERR, "%s: %s=%s: expected 0 or 1%s", name, key, val,
+			 strcmp(key, VSTEER_ARG_SV_FLEX) == 0 ?
+				 " (the other FLEX_PARSER_PROFILE_ENABLE profiles are not modelled)" :
+				 "");
 		return -EINVAL;
 	}
 	/* The kvargs keys go away with the list: keep the constants. */
@@ -143,6 +154,12 @@ vsteer_arg_feature(const char *name, const char *key, const char *val,
 	} else if (strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0) {
 		a->soft.no_tunnel = off;
 		a->sv_mlx5_key = VSTEER_ARG_SV_TUNNEL;
+	} else if (strcmp(key, VSTEER_ARG_SV_IHL) == 0) {
+		a->soft.no_ihl = off;
+		a->sv_mlx5_key = VSTEER_ARG_SV_IHL;
+	} else if (strcmp(key, VSTEER_ARG_SV_FLEX) == 0) {
+		a->soft.flex_parser = !off;
+		a->sv_mlx5_key = VSTEER_ARG_SV_FLEX;
 	} else {
 		a->soft.no_egress = off;
 		a->sv_mlx5_key = VSTEER_ARG_SV_EGRESS;
@@ -266,7 +283,9 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 			a->soft_key = VSTEER_ARG_SV_FLOW_PRIOS;
 		} else if (strcmp(key, VSTEER_ARG_SV_DEVX) == 0 ||
 			   strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0 ||
-			   strcmp(key, VSTEER_ARG_SV_EGRESS) == 0) {
+			   strcmp(key, VSTEER_ARG_SV_EGRESS) == 0 ||
+			   strcmp(key, VSTEER_ARG_SV_IHL) == 0 ||
+			   strcmp(key, VSTEER_ARG_SV_FLEX) == 0) {
 			ret = vsteer_arg_feature(name, key, val, a);
 		} else if (strcmp(key, VSTEER_ARG_FLOW_ENGINE) == 0) {
 			if (strcmp(val, "auto") == 0) {
@@ -651,6 +670,67 @@ vsteer_probe_rule_try(struct vsteer_priv *priv, struct ibv_qp *qp,
 }
 
 /*
+ * What the firmware parses and matches, as DPDK's mlx5 asks it: MPLS over
+ * GRE and over UDP from mlx5dv_query_device()'s tunnel offloads (both
+ * bits, mlx5_os_capabilities_prepare(): mpls_en), which firmware gives
+ * only with FLEX_PARSER_PROFILE_ENABLE=1; the IPv4 IHL match field from
+ * the NIC flow table capabilities (QUERY_HCA_CAP through DevX,
+ * mlx5_devx_cmd_query_hca_attr()). A device that is no mlx5dv device has
+ * neither query: its verbs provider decides about MPLS specs, and IHL is
+ * a matcher field only.
+ */
+static void
+vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
+{
+	uint8_t in[VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES];
+	struct mlx5dv_context dv;
+	bool outer = false, inner = false;
+	void *out;
+	int ret;
+
+	priv->mpls_ok = !priv->dv_ok;
+	if (priv->dv_ok) {
+		memset(&dv, 0, sizeof(dv));
+		dv.comp_mask = MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS;
+		ret = priv->glue->dv_query_device(priv->ctx, &dv);
+		if (ret == 0 &&
+		    (dv.comp_mask & MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS))
+			priv->mpls_ok =
+				(dv.tunnel_offloads_caps &
+				 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE) &&
+				(dv.tunnel_offloads_caps &
+				 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP);
+		else if (ret != 0)
+			INIT_LOG(INFO, "%s: mlx5dv_query_device(%s): %s", name,
+				 priv->ibdev_name, strerror(ret));
+	}
+	priv->ihl_ok = 0;
+	priv->ihl_inner_ok = 0;
+	if (!priv->devx_ok)
+		return;
+	/* 4 KiB of capability page: not on the stack. */
+	out = calloc(1, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
+	if (out == NULL)
+		return;
+	vsteer_dv_cmd_query_ft_caps(in);
+	ret = priv->glue->devx_general_cmd(priv->ctx, in, sizeof(in), out,
+					   VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
+	if (ret == 0)
+		ret = -vsteer_dv_cmd_query_ft_caps_parse(
+			out, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES, &outer,
+			&inner);
+	if (ret == 0) {
+		priv->ihl_ok = outer;
+		priv->ihl_inner_ok = inner;
+	} else {
+		INIT_LOG(INFO,
+			 "%s: %s: flow table capabilities (QUERY_HCA_CAP): %s",
+			 name, priv->ibdev_name, strerror(ret));
+	}
+	free(out);
+}
+
+/*
  * Capabilities that no query reports: ask the device by trying, as DPDK
  * mlx5 does. The rules match no frame and live for the probe only.
  *   tag_ok, count_ok  a CQ-ex reading flow tags, an ibv_counters;
@@ -735,11 +815,13 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 			       false);
 	priv->egress_ok = vsteer_probe_rule_try(priv, sc.qp, &rule) == 0;
 	vsteer_scratch_free(priv, &sc);
+	vsteer_probe_parser(name, priv);
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
-		 priv->egress_ok);
+		 priv->egress_ok, priv->mpls_ok, priv->ihl_ok,
+		 priv->ihl_inner_ok);
 	return 0;
 }
 
@@ -1037,5 +1119,6 @@ RTE_PMD_REGISTER_PARAM_STRING(
 	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
 	"=<auto|verbs|dv> " VSTEER_ARG_MAC
 	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX
-	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS "=<0|1>");
+	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS
+	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX "=<0|1>");
 RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");

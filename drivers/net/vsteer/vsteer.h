@@ -304,6 +304,9 @@ struct vsteer_priv {
 	uint32_t verbs_esp_ok : 1;  /* IBV_FLOW_SPEC_ESP accepted */
 	uint32_t tunnel_qp_ok : 1;  /* hash QPs with tunnel offloads */
 	uint32_t vlan_strip_ok : 1; /* IBV_RAW_PACKET_CAP_CVLAN_STRIPPING */
+	uint32_t mpls_ok : 1;	    /* MPLS over GRE / UDP parsed */
+	uint32_t ihl_ok : 1;	    /* IPv4 IHL match field, outer */
+	uint32_t ihl_inner_ok : 1;  /* ... inner */
 	/* State. */
 	uint32_t started : 1;
 	uint32_t isolated : 1; /* set by the flow ops (flow isolate) */
@@ -379,11 +382,13 @@ vsteer_ctl_unlock(struct vsteer_priv *priv)
 
 /* softverbs device model: the devargs of soft: and mem: devices. */
 struct vsteer_soft_opts {
-	uint32_t generic : 1;	/* profile=generic, else mlx5 */
-	uint32_t no_devx : 1;	/* sv_devx=0 */
-	uint32_t no_tunnel : 1; /* sv_tunnel_offloads=0 */
-	uint32_t no_egress : 1; /* sv_verbs_egress=0 */
-	uint32_t flow_prios;	/* sv_flow_prios=, 0: the profile's */
+	uint32_t generic : 1;	  /* profile=generic, else mlx5 */
+	uint32_t no_devx : 1;	  /* sv_devx=0 */
+	uint32_t no_tunnel : 1;	  /* sv_tunnel_offloads=0 */
+	uint32_t no_egress : 1;	  /* sv_verbs_egress=0 */
+	uint32_t no_ihl : 1;	  /* sv_ipv4_ihl=0 */
+	uint32_t flex_parser : 1; /* sv_flex_parser=1 */
+	uint32_t flow_prios;	  /* sv_flow_prios=, 0: the profile's */
 };
 
 /* vsteer_ethdev.c */

@@ -846,6 +846,9 @@ dv_walk_items(struct dv_ctx *c, const struct rte_flow_item pattern[])
 			if (ret < 0)
 				return ret;
 		}
+		ret = vsteer_flow_item_device_check(c->xctx, d, item, c->error);
+		if (ret < 0)
+			return ret;
 		ret = vsteer_flow_item_check(c->xctx, d, item, dv_inner(c),
 					     &vals, c->plan, c->error);
 		if (ret == 0)
@@ -1301,4 +1304,39 @@ vsteer_dv_cmd_dealloc_counter(void *in, uint32_t id)
 		       VSTEER_PRM_CMD_DEALLOC_FLOW_COUNTER);
 	vsteer_prm_set(in, VSTEER_PRM_DEALLOC_FC_IN_ID_OFF,
 		       VSTEER_PRM_DEALLOC_FC_IN_ID_LEN, id);
+}
+
+/* --- flow table capabilities --- */
+
+void
+vsteer_dv_cmd_query_ft_caps(void *in)
+{
+	memset(in, 0, VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES);
+	vsteer_prm_set(in, VSTEER_PRM_IN_OPCODE_OFF, VSTEER_PRM_IN_OPCODE_LEN,
+		       VSTEER_PRM_CMD_QUERY_HCA_CAP);
+	vsteer_prm_set(in, VSTEER_PRM_IN_OP_MOD_OFF, VSTEER_PRM_IN_OP_MOD_LEN,
+		       VSTEER_PRM_HCA_CAP_OP_MOD_NIC_FLOW_TABLE |
+			       VSTEER_PRM_HCA_CAP_OPMOD_GET_CUR);
+}
+
+int
+vsteer_dv_cmd_query_ft_caps_parse(const void *out, size_t outlen,
+				  bool *ihl_outer, bool *ihl_inner)
+{
+	uint32_t f2 = VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
+		      VSTEER_PRM_FT_NIC_FIELD_SUPPORT_2_RX_OFF;
+	int ret =
+		dv_cmd_status(out, outlen, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
+
+	if (ret)
+		return ret;
+	*ihl_outer =
+		vsteer_prm_get(out,
+			       f2 + VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_OFF,
+			       VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_LEN);
+	*ihl_inner =
+		vsteer_prm_get(out,
+			       f2 + VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_OFF,
+			       VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_LEN);
+	return 0;
 }

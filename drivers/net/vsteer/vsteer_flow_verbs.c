@@ -697,6 +697,9 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
 			return xl_named_limit(st, VSTEER_ROW_ESP_HEADER,
 					      RTE_FLOW_ERROR_TYPE_ITEM, item,
 					      error);
+		ret = vsteer_flow_item_device_check(st->ctx, d, item, error);
+		if (ret < 0)
+			return ret;
 		ret = vsteer_flow_item_check(st->ctx, d, item, st->tunnel,
 					     &vals, st->plan, error);
 		if (ret == 0)

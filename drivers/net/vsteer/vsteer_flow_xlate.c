@@ -110,7 +110,8 @@ vsteer_flow_limit(struct vsteer_flow_plan *plan, struct rte_flow_error *error,
 }
 
 const char *
-vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
+vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx,
+			bool inner)
 {
 	if ((sup & VSTEER_SUP_IF_VERBS_ESP) && !ctx->verbs_esp_ok)
 		return "the device refuses IBV_FLOW_SPEC_ESP";
@@ -122,6 +123,13 @@ vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
 		return "the device has no flow tags";
 	if ((sup & VSTEER_SUP_IF_EGRESS) && !ctx->egress_ok)
 		return "the device takes no egress rules";
+	/* DPDK's mlx5 words it the same way: the firmware's configuration
+	 * decides (mlx5_flow_validate_item_mpls()). */
+	if ((sup & VSTEER_SUP_IF_MPLS) && !ctx->mpls_ok)
+		return "the device's firmware does not parse MPLS over GRE and UDP: set FLEX_PARSER_PROFILE_ENABLE=1 (mlxconfig)";
+	if ((sup & VSTEER_SUP_IF_IHL) &&
+	    !(inner ? ctx->ihl_inner_ok : ctx->ihl_ok))
+		return "the device has no IPv4 IHL match field (flow table capability ft_field_support_2 outer_ipv4_ihl / inner_ipv4_ihl)";
 	return NULL;
 }
 
@@ -162,9 +170,29 @@ vsteer_flow_row_limit(struct vsteer_flow_plan *plan,
 					 "%s %s", verb,
 					 inner ? "after a tunnel item" :
 						 "in the outer headers");
-	cap = vsteer_flow_cap_missing(sup, ctx);
+	cap = vsteer_flow_cap_missing(sup, ctx, inner);
 	return vsteer_flow_limit(plan, error, type, cause, subject, "%s: %s",
 				 verb, cap != NULL ? cap : "not offered");
+}
+
+int
+vsteer_flow_item_device_check(const struct vsteer_xlate_ctx *ctx,
+			      const struct vsteer_flow_item_desc *d,
+			      const struct rte_flow_item *item,
+			      struct rte_flow_error *error)
+{
+	uint16_t sup = vsteer_flow_named[VSTEER_ROW_MPLS_HEADER]
+			       .sup[VSTEER_FLOW_ENGINE_VERBS];
+	const char *why;
+
+	if (d->id != VSTEER_ITEM_MPLS)
+		return 0;
+	/* As DPDK's mlx5_flow_validate_item_mpls(): ENOTSUP on the item. */
+	why = vsteer_flow_cap_missing(sup, ctx, false);
+	if (why == NULL)
+		return 0;
+	return vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
+			       "MPLS item: %s", why);
 }
 
 const char *

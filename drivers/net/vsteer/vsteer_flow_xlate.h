@@ -68,6 +68,9 @@ struct vsteer_xlate_ctx {
 	bool dv_ok;		 /* mlx5dv matchers */
 	bool devx_ok;		 /* DevX flow counters for matcher rules */
 	bool verbs_esp_ok;	 /* IBV_FLOW_SPEC_ESP accepted */
+	bool mpls_ok;		 /* MPLS over GRE / UDP parsed */
+	bool ihl_ok;		 /* the IPv4 IHL match field, outer */
+	bool ihl_inner_ok;	 /* ... and inner */
 	bool internal;		 /* driver's own default flows: may use the
 				     * reserved lowest level */
 	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* the device can hash */
@@ -93,9 +96,12 @@ struct vsteer_xlate_ctx {
 #define VSTEER_SUP_IF_DEVX (1u << 5)	  /* devx_ok */
 #define VSTEER_SUP_IF_TAG (1u << 6)	  /* tag_ok */
 #define VSTEER_SUP_IF_EGRESS (1u << 7)	  /* egress_ok */
+#define VSTEER_SUP_IF_MPLS (1u << 8)	  /* mpls_ok */
+#define VSTEER_SUP_IF_IHL (1u << 9)	  /* ihl_ok / ihl_inner_ok */
 #define VSTEER_SUP_IF_ALL                                                     \
 	(VSTEER_SUP_IF_VERBS_ESP | VSTEER_SUP_IF_COUNT | VSTEER_SUP_IF_DEVX | \
-	 VSTEER_SUP_IF_TAG | VSTEER_SUP_IF_EGRESS)
+	 VSTEER_SUP_IF_TAG | VSTEER_SUP_IF_EGRESS | VSTEER_SUP_IF_MPLS |      \
+	 VSTEER_SUP_IF_IHL)
 
 enum vsteer_row_kind {
 	VSTEER_ROW_FIELD,   /* bits of an item struct */
@@ -140,6 +146,7 @@ enum vsteer_row_id {
 	VSTEER_ROW_VLAN_SECOND_TAG, /* inner_type naming a second tag */
 	VSTEER_ROW_VLAN_TWO_ITEMS,  /* a second VLAN item */
 	VSTEER_ROW_ESP_HEADER,	    /* an ESP item at all */
+	VSTEER_ROW_MPLS_HEADER,	    /* an MPLS item at all */
 	VSTEER_ROW_NAMED_N,
 };
 
@@ -181,10 +188,11 @@ const struct vsteer_flow_row *vsteer_flow_attr_row(const char *name);
 
 /* The engine's name in messages: "verbs", "the mlx5dv matcher". */
 const char *vsteer_flow_engine_name(enum vsteer_flow_engine eng);
-/* Why a device lacks what a row's VSTEER_SUP_IF_* bits ask for; NULL:
- * it has all of it. */
+/* Why a device lacks what a row's VSTEER_SUP_IF_* bits ask for (inner:
+ * after a tunnel item); NULL: it has all of it. */
 const char *
-vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx);
+vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx,
+			bool inner);
 /* Does eng take row on this device (inner: after a tunnel item)? */
 bool vsteer_flow_row_ok(const struct vsteer_flow_row *row,
 			enum vsteer_flow_engine eng,
@@ -360,6 +368,16 @@ int vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
 			   struct vsteer_item_vals *v,
 			   struct vsteer_flow_plan *plan,
 			   struct rte_flow_error *error);
+
+/*
+ * What the device itself lacks for an item, whichever engine takes it
+ * (not an engine's limit: the other engine is no way out): the firmware's
+ * MPLS parser (VSTEER_ROW_MPLS_HEADER). 0, or ENOTSUP with error set.
+ */
+int vsteer_flow_item_device_check(const struct vsteer_xlate_ctx *ctx,
+				  const struct vsteer_flow_item_desc *d,
+				  const struct rte_flow_item *item,
+				  struct rte_flow_error *error);
 
 /*
  * Refuse a rule for what the engine cannot express: records the limit in
