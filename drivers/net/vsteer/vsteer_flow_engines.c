@@ -320,6 +320,21 @@ const struct vsteer_flow_row vsteer_flow_named[VSTEER_ROW_NAMED_N] = {
 			YES | VSTEER_SUP_IF_MPLS, "IBV_FLOW_SPEC_MPLS",
 			YES | VSTEER_SUP_IF_MPLS,
 			"misc2 outer_first_mpls_over_udp / _over_gre"),
+	/* The mlx5 kernel's multicast table (flow_is_multicast_only(),
+	 * raw_fs_is_multicast()) comes after every priority: a rule there
+	 * keeps no priority and the port's default flows shadow it. */
+	[VSTEER_ROW_ETH_MCAST] = FEATURE(
+		ETH, "dst multicast in spec and mask, at the rule's priority",
+		OUTER,
+		"an empty ETH spec first (the kernel's multicast table takes a chain by its first spec)",
+		0,
+		"no: the kernel's multicast table takes it, after every priority"),
+	[VSTEER_ROW_IPV4_MCAST] = FEATURE(
+		IPV4,
+		"dst and its mask both in 224.0.0.0/4 (a mask such as /3), at the rule's priority",
+		OUTER,
+		"an empty ETH spec first when the pattern starts with IPv4", 0,
+		"no: the kernel's multicast table takes it, after every priority"),
 };
 
 #define ACTION(t, vs, vh, ds, dh)                                              \

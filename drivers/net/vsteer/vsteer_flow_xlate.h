@@ -147,6 +147,8 @@ enum vsteer_row_id {
 	VSTEER_ROW_VLAN_TWO_ITEMS,  /* a second VLAN item */
 	VSTEER_ROW_ESP_HEADER,	    /* an ESP item at all */
 	VSTEER_ROW_MPLS_HEADER,	    /* an MPLS item at all */
+	VSTEER_ROW_ETH_MCAST,	    /* outer ETH dst multicast, spec and mask */
+	VSTEER_ROW_IPV4_MCAST,	    /* outer IPv4 dst multicast, ditto */
 	VSTEER_ROW_NAMED_N,
 };
 
