@@ -26,6 +26,8 @@
  *                 ibv_destroy_flow, the rx pump and the tx egress hook
  *   sv_table.c    the NORMAL rules of a direction and their lookup
  *                 (sv_table.h)
+ *   sv_ftspace.c  the entries and autogroups of one mlx5 flow table
+ *                 (sv_ftspace.h)
  *   sv_slab.c     the memory of the rule tables (struct sv_arena)
  *   sv_counters.c ibv_counters objects
  *   sv_toeplitz.c Toeplitz hash and the rx_hash_fields input
@@ -115,6 +117,7 @@ struct sv_rule {
 	bool mcast;
 	/* Owned by sv_steer.c and sv_table.c. */
 	uint8_t hdr_;  /* bytes of the creator's object before the rule */
+	uint16_t fte_; /* its entry's index in the level's flow table */
 	uint64_t seq_; /* creation order in its direction, from 1 */
 	void *grp_;    /* its group (NORMAL rules) */
 	struct sv_rule *next_; /* next rule of the same entry */
@@ -594,7 +597,8 @@ void sv_steer_fini(struct sv_port *port);
  * of tmpl (act, qp, priority, type, flags, mcast), then the value words.
  * mask and value are the match of a NORMAL rule (ignored otherwise).
  * Returns the rule, or NULL with errno: EEXIST for the same match at the
- * same level with another fate, ENOMEM, EINVAL.
+ * same level with another fate, ENOSPC for a full level (mlx5 profile:
+ * the kernel's flow table of the priority), ENOMEM, EINVAL.
  */
 struct sv_rule *
 sv_steer_add(struct sv_port *port, const struct sv_rule *tmpl,

@@ -108,8 +108,10 @@ void sv_table_mask_key(const union sv_kwords *mask, uint32_t level,
 /*
  * Insert NORMAL rule r (seq_ set, room for mk->nw value words after it)
  * with its mask and value: r joins the entry of an identical match at its
- * level (EEXIST if sv_entry_joinable() says no) or heads a new one.
- * 0, EEXIST or ENOMEM (nothing changed).
+ * level (EEXIST if sv_entry_joinable() says no) or heads a new one, which
+ * in an fte table takes one of the level's flow table entries (ENOSPC
+ * when it has none left for the mask, sv_ftspace.c). 0, EEXIST, ENOSPC or
+ * ENOMEM (nothing changed).
  */
 int sv_table_insert(struct sv_table *t, struct sv_rule *r,
 		    const union sv_kwords *mask, const struct sv_mask_key *mk,
