@@ -3645,6 +3645,57 @@ limits(void)
 PER_ENGINE3(limits)
 
 /*
+ * A full priority: on mlx5 the kernel's flow table of a priority holds
+ * 65536 entries. 65536 rules for one IPv4 destination each take them;
+ * the next validates (nothing of the device is asked) and is refused at
+ * create with ENOSPC and a message that names the limit; a rule at
+ * another priority is taken, and so is the refused one once a rule went.
+ */
+static int
+table_full(void)
+{
+	const struct rte_flow_attr attr_p1 = { .ingress = 1, .priority = 1 };
+	static struct rte_flow *fl[65536];
+	struct rte_flow_error err;
+	struct rte_flow *f;
+	struct act_q a;
+	struct pat_ip pi;
+	unsigned int i;
+
+	act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL);
+	for (i = 0; i < RTE_DIM(fl); i++) {
+		fl[i] = rte_flow_create(pb, &attr_in,
+					pat_ipv4(&pi, 0, IP(11, 0, 0, 0) + i),
+					a.actions, &err);
+		VT_CHECK(fl[i] != NULL, "rule %u: %s", i,
+			 err.message ? err.message : "no message");
+	}
+	pat_ipv4(&pi, 0, IP(11, 1, 0, 0));
+	VT_CHECK_EQ(rte_flow_validate(pb, &attr_in, pi.items, a.actions, &err),
+		    0, "validate at a full priority");
+	memset(&err, 0, sizeof(err));
+	f = rte_flow_create(pb, &attr_in, pi.items, a.actions, &err);
+	VT_CHECK(f == NULL, "rule 65537 at one priority taken");
+	VT_CHECK_EQ(rte_errno, ENOSPC, "errno");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_HANDLE, "error type");
+	VT_CHECK(err.message != NULL &&
+			 strstr(err.message,
+				"flow table of that priority is full (65536 entries a priority on mlx5)") !=
+				 NULL,
+		 "message '%s'", err.message ? err.message : "");
+	f = rte_flow_create(pb, &attr_p1, pi.items, a.actions, &err);
+	VT_CHECK(f != NULL, "another priority: %s",
+		 err.message ? err.message : "no message");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f, &err), 0, "destroy");
+	VT_CHECK_EQ(rte_flow_destroy(pb, fl[9], &err), 0, "destroy");
+	f = rte_flow_create(pb, &attr_in, pi.items, a.actions, &err);
+	VT_CHECK(f != NULL, "room made: %s",
+		 err.message ? err.message : "no message");
+	return VT_OK;
+}
+PER_ENGINE(table_full)
+
+/*
  * Nothing leaked: a port with flows of every kind, an indirect action
  * and (dv) matchers, flushed, then more flows left for close to clean up.
  */
@@ -4107,6 +4158,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(degenerate_verbs),
 	VT_CASE(ovs_shapes_verbs),
 	VT_CASE(limits_verbs),
+	VT_CASE(table_full_verbs),
 	VT_CASE(leaks_verbs),
 	VT_CASE(threads_verbs),
 	VT_CASE(steer_dv),
@@ -4134,6 +4186,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(degenerate_dv),
 	VT_CASE(ovs_shapes_dv),
 	VT_CASE(limits_dv),
+	VT_CASE(table_full_dv),
 	VT_CASE(count_nodevx_dv),
 	VT_CASE(leaks_dv),
 	VT_CASE(threads_dv),

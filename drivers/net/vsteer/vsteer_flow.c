@@ -1037,6 +1037,18 @@ vsteer_flow_dest_qp(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 	return r->rss->qp;
 }
 
+/* What ENOSPC from a rule's creation means: the mlx5 kernel makes one
+ * flow table per priority, of at most MLX5_FS_MAX_ENTRIES entries
+ * (_get_prio(), Linux 6.1), and a new match finds no entry left in it
+ * (alloc_auto_flow_group()). */
+static const char *
+vsteer_flow_full(int err)
+{
+	return err == ENOSPC ?
+		       ": the device's flow table of that priority is full (65536 entries a priority on mlx5)" :
+		       "";
+}
+
 static int
 vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		     struct rte_flow_error *error)
@@ -1112,9 +1124,9 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 			vsteer_flow_remove(dev, flow);
 			return vsteer_flow_err(
 				error, ret, RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
-				"mlx5dv_create_flow (entry %u of %u, priority %u): %s",
+				"mlx5dv_create_flow (entry %u of %u, priority %u): %s%s",
 				i + 1, flow->n_rules, r->tmpl->priority,
-				strerror(ret));
+				strerror(ret), vsteer_flow_full(ret));
 		}
 		flow->applied = (uint8_t)(i + 1);
 	}
@@ -1178,9 +1190,9 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 			vsteer_flow_remove(dev, flow);
 			return vsteer_flow_err(
 				error, ret, RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
-				"ibv_create_flow (verbs rule %u of %u, priority %u): %s",
+				"ibv_create_flow (verbs rule %u of %u, priority %u): %s%s",
 				i + 1, flow->n_rules, rule.attr.priority,
-				strerror(ret));
+				strerror(ret), vsteer_flow_full(ret));
 		}
 		flow->applied = (uint8_t)(i + 1);
 	}
