@@ -3459,6 +3459,561 @@ ovs_shapes(void)
 PER_ENGINE3(ovs_shapes)
 
 /*
+ * Partial masks, one rule at a time (MARK 1, queue 3), on every field
+ * each engine matches. Each spec has bits outside its mask, which the
+ * driver must clear (the mlx5 kernel refuses a verbs value with bits
+ * outside its mask, check_valid_spec(); a matcher value is checked the
+ * same way); each rule gets frames that differ from the spec only outside
+ * the mask (they must match: a translation that took the mask as full
+ * would miss them) and frames that differ inside it (they must not).
+ */
+#define PM_Q 3
+
+struct pm_frame {
+	int match;
+	const char *what;
+};
+
+/* The partial-mask rule, or NULL where verbs must refuse it (field: the
+ * field named in the refusal, NULL when both engines take the rule). */
+static int
+pm_rule(const char *what, const struct rte_flow_item *pattern,
+	const char *field, struct rte_flow **out)
+{
+	static const struct rte_flow_action_mark m = { .id = 1 };
+	struct act_q a;
+
+	act_queue(&a, PM_Q, RTE_FLOW_ACTION_TYPE_MARK, &m);
+	if (field != NULL) {
+		const struct rte_flow_item *it = pattern;
+
+		while (it->mask == NULL || it->type == RTE_FLOW_ITEM_TYPE_ETH)
+			it++;
+		return matcher_rule(what, pattern, a.actions,
+				    RTE_FLOW_ERROR_TYPE_ITEM_MASK, it, field,
+				    out);
+	}
+	*out = flow_new(pb, &attr_in, pattern, a.actions);
+	VT_CHECK(*out != NULL, "%s: create", what);
+	return VT_OK;
+}
+
+static int
+pm_expect(struct fb *f, bool match, const char *what)
+{
+	return fb_expect(f, match ? PM_Q : -1, match ? 1 : -1, what);
+}
+
+static int
+pm_done(struct rte_flow *fl)
+{
+	struct rte_flow_error err;
+
+	if (fl != NULL)
+		VT_CHECK_EQ(rte_flow_destroy(pb, fl, &err), 0, "destroy");
+	return VT_OK;
+}
+
+/* Ethernet from src to dst, type. */
+static void
+fb_eth_to(struct fb *f, const struct rte_ether_addr *dst,
+	  const struct rte_ether_addr *src, uint16_t type)
+{
+	memcpy(f->b + f->n, dst->addr_bytes, RTE_ETHER_ADDR_LEN);
+	memcpy(f->b + f->n + 6, src->addr_bytes, RTE_ETHER_ADDR_LEN);
+	f->n += 12;
+	fb_be16(f, type);
+}
+
+/* Ethernet / IPv4 / UDP with the given addresses. */
+static void
+fb_macs(struct fb *f, const struct rte_ether_addr *dst,
+	const struct rte_ether_addr *src)
+{
+	struct v4 h = v4_hdr(IP(10, 40, 0, 1), IP(10, 40, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth_to(f, dst, src, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &h);
+	fb_udp(f, 1, 2);
+}
+
+static int
+pm_eth(void)
+{
+	struct rte_flow_item_eth spec, mask;
+	const struct rte_flow_item p[] = { ITEM(ETH, &spec, &mask), ITEM_END };
+	struct rte_ether_addr bcast, other;
+	struct rte_flow *fl;
+	struct fb f;
+
+	/* dst: the first three bytes (b's, the rest not b's). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.dst_addr = mac_b;
+	spec.hdr.dst_addr.addr_bytes[3] ^= 0xff;
+	spec.hdr.dst_addr.addr_bytes[5] ^= 0x5a;
+	memset(mask.hdr.dst_addr.addr_bytes, 0xff, 3);
+	CHECK_OK(pm_rule("ETH dst first 3 bytes", p, NULL, &fl));
+	fb_macs(&f, &mac_b, &mac_a);
+	CHECK_OK(pm_expect(&f, true, "dst b"));
+	memset(bcast.addr_bytes, 0xff, RTE_ETHER_ADDR_LEN);
+	fb_macs(&f, &bcast, &mac_a);
+	CHECK_OK(pm_expect(&f, false, "dst broadcast"));
+	CHECK_OK(pm_done(fl));
+	/* src: the last three bytes. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.src_addr = mac_a;
+	spec.hdr.src_addr.addr_bytes[0] ^= 0x0c;
+	spec.hdr.src_addr.addr_bytes[2] ^= 0xff;
+	memset(mask.hdr.src_addr.addr_bytes + 3, 0xff, 3);
+	CHECK_OK(pm_rule("ETH src last 3 bytes", p, NULL, &fl));
+	fb_macs(&f, &mac_b, &mac_a);
+	CHECK_OK(pm_expect(&f, true, "src a"));
+	other = mac_a;
+	other.addr_bytes[0] ^= 0x0c;
+	fb_macs(&f, &mac_b, &other);
+	CHECK_OK(pm_expect(&f, true, "src a, byte 0 changed"));
+	other = mac_a;
+	other.addr_bytes[5] ^= 0x01;
+	fb_macs(&f, &mac_b, &other);
+	CHECK_OK(pm_expect(&f, false, "src a, byte 5 changed"));
+	return pm_done(fl);
+}
+
+static void
+fb_tagged(struct fb *f, uint16_t tci)
+{
+	struct v4 h = v4_hdr(IP(10, 41, 0, 1), IP(10, 41, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth(f, RTE_ETHER_TYPE_VLAN);
+	fb_tag(f, tci, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &h);
+	fb_udp(f, 1, 2);
+}
+
+static int
+pm_vlan(void)
+{
+	/* The VID only: PCP 7 in the spec. */
+	const struct rte_flow_item_vlan spec = { .hdr.vlan_tci =
+							 RTE_BE16(0xe00a) };
+	const struct rte_flow_item_vlan mask = { .hdr.vlan_tci =
+							 RTE_BE16(0x0fff) };
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   ITEM(VLAN, &spec, &mask), ITEM_END };
+	struct rte_flow *fl;
+	struct fb f;
+
+	CHECK_OK(pm_rule("VLAN VID", p, NULL, &fl));
+	fb_tagged(&f, 0x000a);
+	CHECK_OK(pm_expect(&f, true, "VID 10, PCP 0"));
+	fb_tagged(&f, 0x300a);
+	CHECK_OK(pm_expect(&f, true, "VID 10, PCP 1, DEI"));
+	fb_tagged(&f, 0xe00b);
+	CHECK_OK(pm_expect(&f, false, "VID 11, PCP 7"));
+	return pm_done(fl);
+}
+
+static int
+pm_v4_send(const struct v4 *h, bool match, const char *what)
+{
+	struct fb f;
+
+	fb_v4_udp(&f, h, 1000, 2000);
+	return pm_expect(&f, match, what);
+}
+
+static int
+pm_ipv4(void)
+{
+	struct rte_flow_item_ipv4 spec, mask;
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   ITEM(IPV4, &spec, &mask), ITEM_END };
+	struct rte_flow *fl;
+	struct v4 h;
+
+	/* Prefixes: src /16, dst /20, host bits in the spec. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.src_addr = RTE_BE32(IP(10, 7, 99, 99));
+	mask.hdr.src_addr = RTE_BE32(0xffff0000);
+	spec.hdr.dst_addr = RTE_BE32(IP(10, 9, 47, 200));
+	mask.hdr.dst_addr = RTE_BE32(0xfffff000);
+	CHECK_OK(pm_rule("IPv4 prefixes", p, NULL, &fl));
+	h = v4_hdr(IP(10, 7, 1, 1), IP(10, 9, 32, 1), IPPROTO_UDP);
+	CHECK_OK(pm_v4_send(&h, true, "10.7.1.1 > 10.9.32.1"));
+	h.dip = IP(10, 9, 47, 255);
+	CHECK_OK(pm_v4_send(&h, true, "10.7.1.1 > 10.9.47.255"));
+	h.dip = IP(10, 9, 48, 1);
+	CHECK_OK(pm_v4_send(&h, false, "10.7.1.1 > 10.9.48.1"));
+	h = v4_hdr(IP(10, 8, 99, 99), IP(10, 9, 47, 200), IPPROTO_UDP);
+	CHECK_OK(pm_v4_send(&h, false, "10.8.99.99 > 10.9.47.200"));
+	CHECK_OK(pm_done(fl));
+	/* type_of_service: DSCP only (ECN 1 in the spec). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.type_of_service = 0xb9;
+	mask.hdr.type_of_service = 0xfc;
+	CHECK_OK(pm_rule("IPv4 DSCP", p, NULL, &fl));
+	h = v4_hdr(IP(10, 42, 0, 1), IP(10, 42, 0, 2), IPPROTO_UDP);
+	h.tos = 0xba;
+	CHECK_OK(pm_v4_send(&h, true, "DSCP 46, ECN 2"));
+	h.tos = 0xb8;
+	CHECK_OK(pm_v4_send(&h, true, "DSCP 46, ECN 0"));
+	h.tos = 0xbc;
+	CHECK_OK(pm_v4_send(&h, false, "DSCP 47"));
+	CHECK_OK(pm_done(fl));
+	/* time_to_live: the high nibble (matcher only). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.time_to_live = 0x47;
+	mask.hdr.time_to_live = 0xf0;
+	CHECK_OK(pm_rule("IPv4 ttl high nibble", p, "IPv4 item: time_to_live",
+			 &fl));
+	if (fl == NULL)
+		return VT_OK;
+	h = v4_hdr(IP(10, 43, 0, 1), IP(10, 43, 0, 2), IPPROTO_UDP);
+	h.ttl = 0x41;
+	CHECK_OK(pm_v4_send(&h, true, "ttl 0x41"));
+	h.ttl = 0x4f;
+	CHECK_OK(pm_v4_send(&h, true, "ttl 0x4f"));
+	h.ttl = 0x37;
+	CHECK_OK(pm_v4_send(&h, false, "ttl 0x37"));
+	return pm_done(fl);
+}
+
+static int
+pm_v6_send(uint8_t s, uint8_t d, uint8_t tc, uint32_t label, uint8_t hop,
+	   bool match, const char *what)
+{
+	struct fb f;
+
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, s, d, IPPROTO_UDP, tc, label, hop, false);
+	fb_udp(&f, 1, 2);
+	return pm_expect(&f, match, what);
+}
+
+static int
+pm_ipv6(void)
+{
+	static const uint8_t prefix[14] = { 0x20, 0x01, 0x0d, 0xb8 };
+	struct rte_flow_item_ipv6 spec, mask;
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   ITEM(IPV6, &spec, &mask), ITEM_END };
+	struct rte_flow *fl;
+
+	/* Prefixes /124: 2001:db8::10/124 > 2001:db8::20/124. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	memcpy(spec.hdr.src_addr, prefix, sizeof(prefix));
+	memcpy(spec.hdr.dst_addr, prefix, sizeof(prefix));
+	spec.hdr.src_addr[15] = 0x15;
+	spec.hdr.dst_addr[15] = 0x2a;
+	memset(mask.hdr.src_addr, 0xff, 15);
+	memset(mask.hdr.dst_addr, 0xff, 15);
+	mask.hdr.src_addr[15] = 0xf0;
+	mask.hdr.dst_addr[15] = 0xf0;
+	CHECK_OK(pm_rule("IPv6 prefixes", p, NULL, &fl));
+	CHECK_OK(pm_v6_send(0x12, 0x21, 0, 0, 64, true, "::12 > ::21"));
+	CHECK_OK(pm_v6_send(0x1f, 0x2f, 0, 0, 64, true, "::1f > ::2f"));
+	CHECK_OK(pm_v6_send(0x22, 0x21, 0, 0, 64, false, "::22 > ::21"));
+	CHECK_OK(pm_v6_send(0x12, 0x31, 0, 0, 64, false, "::12 > ::31"));
+	CHECK_OK(pm_done(fl));
+	/* Traffic class: DSCP only; flow label: all but the low 4 bits. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.vtc_flow = RTE_BE32(0xb9u << 20 | 0x12345);
+	mask.hdr.vtc_flow = RTE_BE32(0xfcu << 20 | 0xffff0);
+	CHECK_OK(pm_rule("IPv6 DSCP and flow label", p, NULL, &fl));
+	CHECK_OK(pm_v6_send(1, 2, 0xba, 0x1234f, 64, true,
+			    "DSCP 46 ECN 2, label 0x1234f"));
+	CHECK_OK(pm_v6_send(1, 2, 0xb8, 0x12340, 64, true,
+			    "DSCP 46 ECN 0, label 0x12340"));
+	CHECK_OK(pm_v6_send(1, 2, 0xbc, 0x12345, 64, false, "DSCP 47"));
+	CHECK_OK(pm_v6_send(1, 2, 0xb9, 0x12445, 64, false, "label 0x12445"));
+	CHECK_OK(pm_done(fl));
+	/* hop_limits: the high nibble (matcher only). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.hop_limits = 0x3f;
+	mask.hdr.hop_limits = 0xf0;
+	CHECK_OK(pm_rule("IPv6 hop limit high nibble", p,
+			 "IPv6 item: hop_limits", &fl));
+	if (fl == NULL)
+		return VT_OK;
+	CHECK_OK(pm_v6_send(1, 2, 0, 0, 0x30, true, "hop 0x30"));
+	CHECK_OK(pm_v6_send(1, 2, 0, 0, 0x40, false, "hop 0x40"));
+	return pm_done(fl);
+}
+
+static int
+pm_l4_send(uint8_t proto, uint16_t sport, uint16_t dport, uint16_t flags,
+	   bool match, const char *what)
+{
+	struct v4 h = v4_hdr(IP(10, 44, 0, 1), IP(10, 44, 0, 2), proto);
+	struct fb f;
+
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	if (proto == IPPROTO_TCP)
+		fb_tcp(&f, sport, dport, flags);
+	else
+		fb_udp(&f, sport, dport);
+	return pm_expect(&f, match, what);
+}
+
+static int
+pm_l4(void)
+{
+	struct rte_flow_item_tcp ts, tm;
+	struct rte_flow_item_udp us, um;
+	const struct rte_flow_item pt[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(TCP, &ts, &tm), ITEM_END };
+	const struct rte_flow_item pu[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(UDP, &us, &um), ITEM_END };
+	const uint8_t T = IPPROTO_TCP, U = IPPROTO_UDP;
+	struct rte_flow *fl;
+
+	/* TCP ports: sport's low byte, dport's high byte. */
+	memset(&ts, 0, sizeof(ts));
+	memset(&tm, 0, sizeof(tm));
+	ts.hdr.src_port = RTE_BE16(0xcd34);
+	tm.hdr.src_port = RTE_BE16(0x00ff);
+	ts.hdr.dst_port = RTE_BE16(0x12ab);
+	tm.hdr.dst_port = RTE_BE16(0xff00);
+	CHECK_OK(pm_rule("TCP port bytes", pt, NULL, &fl));
+	CHECK_OK(pm_l4_send(T, 0x0034, 0x1200, RTE_TCP_ACK_FLAG, true,
+			    "TCP 0x0034 > 0x1200"));
+	CHECK_OK(pm_l4_send(T, 0xff34, 0x12ff, RTE_TCP_ACK_FLAG, true,
+			    "TCP 0xff34 > 0x12ff"));
+	CHECK_OK(pm_l4_send(T, 0x0035, 0x1200, RTE_TCP_ACK_FLAG, false,
+			    "TCP 0x0035 > 0x1200"));
+	CHECK_OK(pm_l4_send(T, 0x0034, 0x1300, RTE_TCP_ACK_FLAG, false,
+			    "TCP 0x0034 > 0x1300"));
+	CHECK_OK(
+		pm_l4_send(U, 0x0034, 0x1200, 0, false, "UDP 0x0034 > 0x1200"));
+	CHECK_OK(pm_done(fl));
+	/* TCP flags: SYN alone in the mask, ACK in the spec (matcher only). */
+	memset(&ts, 0, sizeof(ts));
+	memset(&tm, 0, sizeof(tm));
+	ts.hdr.tcp_flags = RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG;
+	tm.hdr.tcp_flags = RTE_TCP_SYN_FLAG;
+	CHECK_OK(pm_rule("TCP SYN bit", pt, "TCP item: tcp_flags", &fl));
+	if (fl != NULL) {
+		CHECK_OK(pm_l4_send(T, 1, 2, RTE_TCP_SYN_FLAG, true, "SYN"));
+		CHECK_OK(pm_l4_send(T, 1, 2,
+				    RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, true,
+				    "SYN+ACK"));
+		CHECK_OK(pm_l4_send(T, 1, 2,
+				    RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG, true,
+				    "SYN+FIN"));
+		CHECK_OK(pm_l4_send(T, 1, 2, RTE_TCP_ACK_FLAG, false, "ACK"));
+		CHECK_OK(pm_done(fl));
+	}
+	/* UDP ports: sport's top 12 bits, dport's second nibble. */
+	memset(&us, 0, sizeof(us));
+	memset(&um, 0, sizeof(um));
+	us.hdr.src_port = RTE_BE16(0x100f);
+	um.hdr.src_port = RTE_BE16(0xfff0);
+	us.hdr.dst_port = RTE_BE16(0x0abc);
+	um.hdr.dst_port = RTE_BE16(0x0f00);
+	CHECK_OK(pm_rule("UDP port bits", pu, NULL, &fl));
+	CHECK_OK(pm_l4_send(U, 0x1000, 0x0a00, 0, true, "UDP 0x1000 > 0x0a00"));
+	CHECK_OK(pm_l4_send(U, 0x100f, 0xfaff, 0, true, "UDP 0x100f > 0xfaff"));
+	CHECK_OK(
+		pm_l4_send(U, 0x1010, 0x0a00, 0, false, "UDP 0x1010 > 0x0a00"));
+	CHECK_OK(
+		pm_l4_send(U, 0x1000, 0x0b00, 0, false, "UDP 0x1000 > 0x0b00"));
+	return pm_done(fl);
+}
+
+/* Ethernet / IPv4 / UDP 4789 / VXLAN vni / Ethernet / IPv4 / UDP. */
+static void
+fb_vxlan(struct fb *f, uint32_t vni)
+{
+	struct v4 o = v4_hdr(IP(10, 45, 0, 1), IP(10, 45, 0, 2), IPPROTO_UDP);
+	struct v4 in = v4_hdr(IP(10, 46, 0, 1), IP(10, 46, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth(f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &o);
+	fb_udp(f, 30000, VXLAN_PORT);
+	fb_be32(f, 0x08000000); /* I flag */
+	fb_be32(f, vni << 8);
+	fb_eth(f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &in);
+	fb_udp(f, 1, 2);
+}
+
+static void
+fb_gre_key(struct fb *f, uint32_t key)
+{
+	struct v4 o = v4_hdr(IP(10, 47, 0, 1), IP(10, 47, 0, 2), IPPROTO_GRE);
+	struct v4 in = v4_hdr(IP(10, 48, 0, 1), IP(10, 48, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth(f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &o);
+	fb_gre(f, GRE_K, RTE_ETHER_TYPE_IPV4, key);
+	fb_ipv4(f, &in);
+	fb_udp(f, 1, 2);
+}
+
+static int
+pm_tunnels(void)
+{
+	const struct rte_flow_item_vxlan vs = { .vni = { 0x12, 0x34, 0x56 } };
+	const struct rte_flow_item_vxlan vm = { .vni = { 0xff, 0xff, 0x00 } };
+	const rte_be32_t ks = RTE_BE32(0xabcd1234), km = RTE_BE32(0x0000ffff);
+	const struct rte_flow_item pv[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(UDP, NULL, NULL),
+					    ITEM(VXLAN, &vs, &vm), ITEM_END };
+	const struct rte_flow_item pg[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(GRE, NULL, NULL),
+					    ITEM(GRE_KEY, &ks, &km), ITEM_END };
+	struct rte_flow *fl;
+	struct fb f;
+
+	/* VXLAN VNI: the first two bytes. */
+	CHECK_OK(pm_rule("VXLAN VNI", pv, NULL, &fl));
+	fb_vxlan(&f, 0x123400);
+	CHECK_OK(pm_expect(&f, true, "VNI 0x123400"));
+	fb_vxlan(&f, 0x1234ff);
+	CHECK_OK(pm_expect(&f, true, "VNI 0x1234ff"));
+	fb_vxlan(&f, 0x123556);
+	CHECK_OK(pm_expect(&f, false, "VNI 0x123556"));
+	CHECK_OK(pm_done(fl));
+	/* GRE key: the low 16 bits. */
+	CHECK_OK(pm_rule("GRE key", pg, NULL, &fl));
+	fb_gre_key(&f, 0x00001234);
+	CHECK_OK(pm_expect(&f, true, "key 0x00001234"));
+	fb_gre_key(&f, 0xffff1234);
+	CHECK_OK(pm_expect(&f, true, "key 0xffff1234"));
+	fb_gre_key(&f, 0xabcd1235);
+	CHECK_OK(pm_expect(&f, false, "key 0xabcd1235"));
+	return pm_done(fl);
+}
+
+static int
+partial_masks(void)
+{
+	CHECK_OK(pm_eth());
+	CHECK_OK(pm_vlan());
+	CHECK_OK(pm_ipv4());
+	CHECK_OK(pm_ipv6());
+	CHECK_OK(pm_l4());
+	CHECK_OK(pm_tunnels());
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(partial_masks)
+
+/*
+ * RSS on one side only: l3-src-only, l3-dst-only, l4-src-only and
+ * l4-dst-only, each on UDP and on TCP, over queues 0 to 3 with a key of
+ * the rule's own; every frame must land where rte_softrss puts it with
+ * the fields the type keeps, in the device's order (source address,
+ * destination address, source port, destination port; a field left out
+ * is not hashed, and trailing zero bytes add nothing to a Toeplitz hash).
+ */
+static int
+rss_one_side(void)
+{
+	static const uint16_t qs[] = { 0, 1, 2, 3 };
+	static const struct {
+		uint64_t only;
+		const char *name;
+	} sides[] = {
+		{ RTE_ETH_RSS_L3_SRC_ONLY, "l3-src-only" },
+		{ RTE_ETH_RSS_L3_DST_ONLY, "l3-dst-only" },
+		{ RTE_ETH_RSS_L4_SRC_ONLY, "l4-src-only" },
+		{ RTE_ETH_RSS_L4_DST_ONLY, "l4-dst-only" },
+	};
+	struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_TOEPLITZ,
+		.key_len = sizeof(rss_key_custom),
+		.key = rss_key_custom,
+		.queue_num = RTE_DIM(qs),
+		.queue = qs,
+	};
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_item pat[] = { ITEM(ETH, NULL, NULL),
+				       ITEM(IPV4, NULL, NULL),
+				       ITEM(UDP, NULL, NULL), ITEM_END };
+	struct rte_flow_error err;
+	unsigned int s, l4, i, per_q[NQ];
+	struct rte_flow *fl;
+	uint32_t t[3], n;
+	struct pkt k;
+
+	rte_srand(13);
+	for (l4 = 0; l4 < 2; l4++) {
+		pat[2].type = l4 ? RTE_FLOW_ITEM_TYPE_TCP :
+				   RTE_FLOW_ITEM_TYPE_UDP;
+		for (s = 0; s < RTE_DIM(sides); s++) {
+			rss.types = sides[s].only |
+				    (l4 ? RTE_ETH_RSS_NONFRAG_IPV4_TCP :
+					  RTE_ETH_RSS_NONFRAG_IPV4_UDP);
+			fl = flow_new(pb, &attr_in, pat, actions);
+			VT_CHECK(fl != NULL, "%s %s", sides[s].name,
+				 l4 ? "TCP" : "UDP");
+			memset(per_q, 0, sizeof(per_q));
+			for (i = 0; i < 32; i++) {
+				k = udp(IP(10, 50, 0, 0) +
+						(uint32_t)(rte_rand() & 0xffff),
+					IP(10, 51, 0, 0) +
+						(uint32_t)(rte_rand() & 0xffff),
+					(uint16_t)rte_rand(),
+					(uint16_t)rte_rand(), 80);
+				if (l4)
+					k.proto = IPPROTO_TCP;
+				n = 0;
+				if (s != 1)
+					t[n++] = k.sip;
+				if (s != 0)
+					t[n++] = k.dip;
+				if (s == 2)
+					t[n++] = (uint32_t)k.sport << 16;
+				else if (s == 3)
+					t[n++] = (uint32_t)k.dport << 16;
+				else
+					t[n++] = (uint32_t)k.sport << 16 |
+						 k.dport;
+				VT_CHECK_EQ(xfer_pkt(&k),
+					    qs[rte_softrss(t, n, rss_key_custom) &
+					       3],
+					    "%s %s: frame %u (%08x:%u > %08x:%u)",
+					    sides[s].name, l4 ? "TCP" : "UDP",
+					    i, k.sip, k.sport, k.dip, k.dport);
+				per_q[qs[rte_softrss(t, n, rss_key_custom) &
+					 3]]++;
+			}
+			VT_CHECK(per_q[0] && per_q[1] && per_q[2] && per_q[3],
+				 "%s: spread %u %u %u %u", sides[s].name,
+				 per_q[0], per_q[1], per_q[2], per_q[3]);
+			VT_CHECK_EQ(rte_flow_destroy(pb, fl, &err), 0,
+				    "destroy");
+		}
+	}
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(rss_one_side)
+
+/*
  * COUNT where DevX is not offered (devx_ok 0), flow_engine=auto: a rule
  * verbs can carry counts with ibv_counters; a matcher-only rule with COUNT
  * is refused naming both reasons; without COUNT it is made.
@@ -4159,6 +4714,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(ovs_shapes_verbs),
 	VT_CASE(limits_verbs),
 	VT_CASE(table_full_verbs),
+	VT_CASE(partial_masks_verbs),
+	VT_CASE(rss_one_side_verbs),
 	VT_CASE(leaks_verbs),
 	VT_CASE(threads_verbs),
 	VT_CASE(steer_dv),
@@ -4187,6 +4744,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(ovs_shapes_dv),
 	VT_CASE(limits_dv),
 	VT_CASE(table_full_dv),
+	VT_CASE(partial_masks_dv),
+	VT_CASE(rss_one_side_dv),
 	VT_CASE(count_nodevx_dv),
 	VT_CASE(leaks_dv),
 	VT_CASE(threads_dv),
