@@ -1821,6 +1821,13 @@ test_counters(void)
 	at.index = 2;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), 0,
 		    "bytes at 2");
+	/* No flow uses it: the kernel reads nothing (uverbs: EINVAL). */
+	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 0), EINVAL, "read unbound");
+	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 1u << 5), EOPNOTSUPP,
+		    "unknown read flag");
+
+	/* Bound to a flow: no more attach, no destroy; values move. */
+	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bind");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 2, 0), EINVAL,
 		    "ncounters below highest index + 1");
 	memset(v, 0xff, sizeof(v));
@@ -1829,11 +1836,6 @@ test_counters(void)
 		    0, "read");
 	VT_CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0,
 		 "cleared on creation; unused slots zero");
-	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 1u << 5), EOPNOTSUPP,
-		    "unknown read flag");
-
-	/* Bound to a flow: no more attach, no destroy; values move. */
-	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bind");
 	at.counter_desc = IBV_COUNTER_PACKETS;
 	at.index = 1;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), EBUSY,
@@ -1852,12 +1854,22 @@ test_counters(void)
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), EBUSY,
 		    "one flow still bound");
 	sv_counters_unbind(sc);
-	/* Unbound: attach works again; points sharing an index add up. */
+	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), EINVAL,
+		    "the last flow gone: not readable");
+	/* Unbound: attach works again; points sharing an index add up.
+	 * Bound again, the values go on from where they were (mlx5_ib
+	 * keeps the hardware counter). */
 	at.index = 2;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), 0,
 		    "packets at 2 as well");
+	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bound again");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), 0, "read");
 	VT_CHECK(v[0] == 3 && v[2] == 203, "index 2 = bytes + packets");
+	sv_counters_add(sc, 10);
+	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), 0, "read");
+	VT_CHECK(v[0] == 4 && v[2] == 214, "counting on: %llu %llu",
+		 (unsigned long long)v[0], (unsigned long long)v[2]);
+	sv_counters_unbind(sc);
 	VT_CHECK_EQ(ibv_destroy_counters(c), 0, "destroy");
 
 	/* An object without attach points cannot be bound. */
@@ -1866,7 +1878,8 @@ test_counters(void)
 	VT_CHECK_EQ(sv_counters_bind(
 			    sv_container_of(c2, struct sv_counters, c)),
 		    EINVAL, "bind without points");
-	VT_CHECK_EQ(ibv_read_counters(c2, NULL, 0, 0), 0, "nothing to read");
+	VT_CHECK_EQ(ibv_read_counters(c2, NULL, 0, 0), EINVAL,
+		    "never bound: nothing to read");
 	VT_CHECK_EQ(ibv_destroy_counters(c2), 0, "destroy");
 	VT_CHECK_EQ(tdev_close(&d), 0, "close");
 	return VT_OK;

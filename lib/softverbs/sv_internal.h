@@ -642,7 +642,7 @@ struct sv_counters {
 	pthread_mutex_t lock;
 	unsigned int npoints;
 	struct sv_counter_point points[SV_MAX_COUNTER_POINTS];
-	atomic_int bound; /* flows using it: attach -> EBUSY */
+	atomic_int bound; /* flows using it: attach EBUSY, read only if > 0 */
 };
 void sv_counters_add(struct sv_counters *c, uint32_t bytes);
 /* A flow starts / stops using c (ibv_create_flow with an
