@@ -914,8 +914,8 @@ test_checksum_offload(void)
 	uint16_t want_ip;
 
 	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
-	/* softverbs offers both (IBV_DEVICE_RAW_IP_CSUM,
-	 * IBV_RAW_PACKET_CAP_IP_CSUM): a port without them is a bug. */
+	/* Tx: softverbs offers IBV_RAW_PACKET_CAP_IP_CSUM; Rx: the
+	 * burst's verdicts, on every device. A port without them is a bug. */
 	VT_CHECK((info.tx_offload_capa & tx_off) == tx_off &&
 			 (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM),
 		 "checksum offloads: Tx 0x%" PRIx64 " Rx 0x%" PRIx64,
@@ -1348,7 +1348,7 @@ build(struct rte_mempool *mp, const struct fspec *f)
 		if (f->proto == IPPROTO_TCP)
 			((struct rte_tcp_hdr *)l4)->cksum =
 				rte_ipv6_udptcp_cksum(ip, l4);
-		else if (f->proto == IPPROTO_UDP)
+		else if (f->proto == IPPROTO_UDP && !f->udp_zero)
 			((struct rte_udp_hdr *)l4)->dgram_cksum =
 				rte_ipv6_udptcp_cksum(ip, l4);
 	} else {
@@ -1382,15 +1382,21 @@ build(struct rte_mempool *mp, const struct fspec *f)
 
 /* Send one frame from p0, return what p1 got (NULL if nothing). */
 static struct rte_mbuf *
-through(struct rte_mbuf *m)
+through_on(uint16_t tx, uint16_t rx, struct rte_mbuf *m)
 {
 	struct rte_mbuf *r = NULL;
 
-	if (m == NULL || send_one(p0, m) != 0)
+	if (m == NULL || send_one(tx, m) != 0)
 		return NULL;
-	if (recv_n(p1, 0, &r, 1) != 1)
+	if (recv_n(rx, 0, &r, 1) != 1)
 		return NULL;
 	return r;
+}
+
+static struct rte_mbuf *
+through(struct rte_mbuf *m)
+{
+	return through_on(p0, p1, m);
 }
 
 #ifndef VT_RDMA_GLUE
@@ -2504,10 +2510,15 @@ test_ptypes(void)
 #define L4_BAD RTE_MBUF_F_RX_L4_CKSUM_BAD
 #define L4_UNK RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN
 
-/* Checksum flags say GOOD, BAD or UNKNOWN for what was really in the
- * frame, with and without packet type parsing. */
+/*
+ * Checksum flags say GOOD, BAD or UNKNOWN for what was really in the
+ * frame, with and without packet type parsing, from port tx to port rx:
+ * whether the device vouches for good IPv4 frames (the generic profile)
+ * or for none (mlx5: no IBV_WC_IP_CSUM_OK on a work queue), the verdicts
+ * are the same.
+ */
 static int
-test_rx_checksum_flags(void)
+rx_checksum_cases(uint16_t tx, uint16_t rx, const char *tag)
 {
 	static const struct {
 		struct fspec f;
@@ -2541,52 +2552,98 @@ test_rx_checksum_flags(void)
 		  IP_BAD | L4_UNK },
 		{ { .proto = IPPROTO_UDP, .frag = 0x2000, .payload = 20 },
 		  IP_GOOD | L4_UNK },
+		/* IPv6: no header checksum; TCP and UDP are checked, and a
+		 * UDP checksum of 0 is not allowed (RFC 8200 8.1). */
 		{ { .v6 = true, .proto = IPPROTO_UDP, .payload = 20 },
-		  IP_UNK | L4_UNK },
+		  IP_UNK | L4_GOOD },
+		{ { .v6 = true, .proto = IPPROTO_TCP, .payload = 21 },
+		  IP_UNK | L4_GOOD },
 		{ { .v6 = true,
 		    .proto = IPPROTO_TCP,
 		    .payload = 20,
 		    .bad_l4 = true },
+		  IP_UNK | L4_BAD },
+		{ { .v6 = true,
+		    .proto = IPPROTO_UDP,
+		    .payload = 19,
+		    .bad_l4 = true },
+		  IP_UNK | L4_BAD },
+		{ { .v6 = true,
+		    .proto = IPPROTO_UDP,
+		    .payload = 20,
+		    .udp_zero = true },
+		  IP_UNK | L4_BAD },
+		{ { .v6 = true,
+		    .tpid = RTE_ETHER_TYPE_VLAN,
+		    .tci = 3,
+		    .proto = IPPROTO_UDP,
+		    .payload = 30 },
+		  IP_UNK | L4_GOOD },
+		{ { .v6 = true, .proto = IPPROTO_ICMPV6, .payload = 20 },
 		  IP_UNK | L4_UNK },
 	};
+	struct rte_ether_addr dst;
 	struct rte_mbuf *r;
 	unsigned int i, pass;
 
-	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
-	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
+	VT_CHECK_EQ(rte_eth_macaddr_get(rx, &dst), 0, "%s: mac", tag);
+	VT_CHECK_EQ(port_up(tx, 1, 0, 256, NULL, 0, 0), 0, "%s: tx port", tag);
+	VT_CHECK_EQ(port_up(rx, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
 			    0),
-		    0, "p1 with checksum flags");
-	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+		    0, "%s: rx port with checksum flags", tag);
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(rx), 0, "promisc");
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 1)
-			VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1,
+			VT_CHECK_EQ(rte_eth_dev_set_ptypes(rx,
 							   RTE_PTYPE_UNKNOWN,
 							   NULL, 0),
 				    0, "no ptypes");
 		for (i = 0; i < RTE_DIM(cases); i++) {
 			struct fspec f = cases[i].f;
 
-			f.dst = &mac1;
-			r = through(build(pool, &f));
-			VT_CHECK(r != NULL, "case %u received", i);
+			f.dst = &dst;
+			r = through_on(tx, rx, build(pool, &f));
+			VT_CHECK(r != NULL, "%s: case %u received", tag, i);
 			VT_CHECK_EQ(r->ol_flags & CKSUM_MASK, cases[i].flags,
-				    "case %u, pass %u: flags", i, pass);
+				    "%s: case %u, pass %u: flags", tag, i,
+				    pass);
 			rte_pktmbuf_free(r);
 		}
 	}
-	VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1, RTE_PTYPE_ALL_MASK, NULL, 0), 0,
+	VT_CHECK_EQ(rte_eth_dev_set_ptypes(rx, RTE_PTYPE_ALL_MASK, NULL, 0), 0,
 		    "ptypes back");
 	/* Without the offload, no verdict at all. */
-	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1 plain");
-	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
-	r = through(build(pool, &(struct fspec){ .dst = &mac1,
-						 .proto = IPPROTO_TCP,
-						 .payload = 40,
-						 .bad_l4 = true }));
+	VT_CHECK_EQ(port_up(rx, 1, 0, 256, NULL, 0, 0), 0, "%s: plain", tag);
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(rx), 0, "promisc");
+	r = through_on(tx, rx,
+		       build(pool, &(struct fspec){ .dst = &dst,
+						    .proto = IPPROTO_TCP,
+						    .payload = 40,
+						    .bad_l4 = true }));
 	VT_CHECK(r != NULL, "received");
 	VT_CHECK_EQ(r->ol_flags & CKSUM_MASK, 0, "UNKNOWN without the offload");
 	rte_pktmbuf_free(r);
 	return VT_OK;
+}
+
+static int
+test_rx_checksum_flags(void)
+{
+	struct rte_eth_dev_info info;
+	struct vt_pair pp;
+	int ret;
+
+	/* What the port delivers on any device: the burst's verdicts. */
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK_EQ(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM,
+		    RTE_ETH_RX_OFFLOAD_CHECKSUM, "offered");
+	ret = rx_checksum_cases(p0, p1, "mlx5");
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK_EQ(vt_pair_open(&pp, "csg", 1, 0, 0), 0, "generic pair");
+	ret = rx_checksum_cases(pp.a, pp.b, "generic");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return ret;
 }
 
 /* A tagged frame to p1; the received packet (NULL if none). */

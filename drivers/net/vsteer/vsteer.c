@@ -844,8 +844,6 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	priv->ind_tbl_max = rte_align32prevpow2(priv->ind_tbl_max);
 	priv->reta_size =
 		(uint16_t)RTE_MIN(priv->ind_tbl_max, (uint32_t)VSTEER_RETA_MAX);
-	priv->rx_csum = (priv->dev_attr.device_cap_flags_ex &
-			 IBV_DEVICE_RAW_IP_CSUM) != 0;
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
 			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
 	priv->dv_ok = is_mlx5dv != 0;

@@ -293,7 +293,6 @@ struct vsteer_priv {
 	/* Capabilities, from queries and probes at start-up (vsteer.c:
 	 * vsteer_probe_caps(); none from which glue is linked). */
 	uint32_t max_verbs_prio;    /* highest verbs flow priority: 7 or 15 */
-	uint32_t rx_csum : 1;	    /* IBV_DEVICE_RAW_IP_CSUM */
 	uint32_t tx_csum : 1;	    /* IBV_RAW_PACKET_CAP_IP_CSUM */
 	uint32_t tag_ok : 1;	    /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
 	uint32_t count_ok : 1;	    /* ibv_counters */

@@ -11,8 +11,8 @@
  * (MARK/FLAG) and, on a queue that strips, the stripped VLAN TCI. Verbs
  * gives no packet type, so the burst parses it (rte_net_get_ptype(),
  * unless the application said it needs none), and no checksum verdict
- * beyond "IPv4, both good" (IBV_WC_IP_CSUM_OK): a frame without it is
- * checked in software to tell which one is bad. Completions are read in
+ * beyond "IPv4, both good" (IBV_WC_IP_CSUM_OK, which mlx5 never gives on
+ * a work queue): a frame without it is checked in software. Completions are read in
  * chunks; the replacement buffers of a chunk come from the pool in one
  * bulk get (one segment per WQE) and every WQE goes back to the WQ in one
  * post per burst.
@@ -32,6 +32,8 @@
 #include <rte_mbuf.h>
 #include <rte_net.h>
 #include <rte_prefetch.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "vsteer.h"
 
@@ -109,11 +111,60 @@ vsteer_rx_take(struct vsteer_rxq *rxq, uint32_t idx, uint32_t len)
 	return pkt;
 }
 
+/* An rte_ip*_udptcp_cksum_mbuf_verify() answer as a flag. */
+static inline uint64_t
+vsteer_rx_l4_verdict(int ok)
+{
+	return ok == 0 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD :
+			 RTE_MBUF_F_RX_L4_CKSUM_BAD;
+}
+
+/* A UDP header at off with checksum 0 (within the first segment). */
+static inline bool
+vsteer_rx_udp_zero(const struct rte_mbuf *m, uint32_t off)
+{
+	return rte_pktmbuf_data_len(m) >= off + sizeof(struct rte_udp_hdr) &&
+	       rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, off)
+			       ->dgram_cksum == 0;
+}
+
+/* IPv6: no header checksum; TCP and UDP right after the fixed header (the
+ * pseudo-header of rte_ipv6_udptcp_cksum_mbuf_verify() takes the payload
+ * length and next header from it). UDP without a checksum is invalid over
+ * IPv6 (RFC 8200 8.1): BAD. */
+static uint64_t
+vsteer_rx_csum_sw6(struct rte_mbuf *m, uint32_t ptype,
+		   const struct rte_net_hdr_lens *hl)
+{
+	const uint64_t unk = RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN;
+	uint32_t l4 = ptype & RTE_PTYPE_L4_MASK, l4_off, plen;
+	const struct rte_ipv6_hdr *ip;
+
+	if ((ptype & RTE_PTYPE_L3_MASK) != RTE_PTYPE_L3_IPV6 ||
+	    (l4 != RTE_PTYPE_L4_TCP && l4 != RTE_PTYPE_L4_UDP) ||
+	    hl->l3_len != sizeof(*ip) ||
+	    hl->l2_len + hl->l3_len > rte_pktmbuf_data_len(m))
+		return unk | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+				     hl->l2_len);
+	l4_off = hl->l2_len + hl->l3_len;
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if (plen < (l4 == RTE_PTYPE_L4_UDP ? sizeof(struct rte_udp_hdr) :
+					     sizeof(struct rte_tcp_hdr)) ||
+	    l4_off + plen > m->pkt_len)
+		return unk | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	if (l4 == RTE_PTYPE_L4_UDP && vsteer_rx_udp_zero(m, l4_off))
+		return unk | RTE_MBUF_F_RX_L4_CKSUM_BAD;
+	return unk | vsteer_rx_l4_verdict(
+			     rte_ipv6_udptcp_cksum_mbuf_verify(m, ip, l4_off));
+}
+
 /*
- * The device did not vouch for the checksums (no IBV_WC_IP_CSUM_OK):
- * tell which are good, bad, or not known. Only IPv4 has a verdict to
- * give: its header always, TCP/UDP when not a fragment and the header is
- * good. A UDP checksum of 0 means none, as the device takes it.
+ * The device did not vouch for the checksums (no IBV_WC_IP_CSUM_OK, which
+ * a ConnectX never gives on a work queue): tell which are good, bad, or
+ * not known. IPv4: its header always, TCP/UDP when not a fragment and the
+ * header is good (a UDP checksum of 0 means none, as the device takes
+ * it). IPv6: TCP/UDP after the fixed header.
  */
 static uint64_t
 vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
@@ -123,6 +174,8 @@ vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
 	uint32_t l4 = ptype & RTE_PTYPE_L4_MASK, ip_len;
 	uint64_t ol;
 
+	if (RTE_ETH_IS_IPV6_HDR(ptype))
+		return vsteer_rx_csum_sw6(m, ptype, hl);
 	if (!RTE_ETH_IS_IPV4_HDR(ptype) ||
 	    hl->l2_len + hl->l3_len > rte_pktmbuf_data_len(m))
 		return RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN |
@@ -140,17 +193,13 @@ vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
 	if (ip_len < hl->l3_len || hl->l2_len + ip_len > m->pkt_len)
 		return ol | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
 	if (l4 == RTE_PTYPE_L4_UDP &&
-	    rte_pktmbuf_data_len(m) >= hl->l2_len + hl->l3_len + 8 &&
-	    rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *,
-				    hl->l2_len + hl->l3_len)
-			    ->dgram_cksum == 0)
+	    vsteer_rx_udp_zero(m, hl->l2_len + hl->l3_len))
 		return ol | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 	return ol |
-	       (rte_ipv4_udptcp_cksum_mbuf_verify(m, ip,
-						  hl->l2_len + hl->l3_len) ==
-				0 ?
-			RTE_MBUF_F_RX_L4_CKSUM_GOOD :
-			RTE_MBUF_F_RX_L4_CKSUM_BAD);
+	       vsteer_rx_l4_verdict(
+		       rte_ipv4_udptcp_cksum_mbuf_verify(m, ip,
+							 hl->l2_len +
+								 hl->l3_len));
 }
 
 /* What the completion says of a packet taken from the ring: offload flags,
