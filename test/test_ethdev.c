@@ -68,6 +68,12 @@ static uint16_t port_up_mtu;
 static struct rte_eth_intr_conf port_up_intr;
 static uint32_t port_up_rx_deferred, port_up_tx_deferred;
 
+static struct vsteer_priv *
+priv_of(uint16_t port)
+{
+	return rte_eth_devices[port].data->dev_private;
+}
+
 /* (Re)configure and start a port: n queues each way, RSS when rss_hf. */
 static int
 port_up(uint16_t port, uint16_t nq, uint64_t rss_hf, uint16_t nb_rxd,
@@ -557,6 +563,70 @@ test_multiseg_tx(void)
 
 	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
 	rte_mempool_free(other);
+	return VT_OK;
+}
+
+/*
+ * Every Tx descriptor count the port advertises makes a queue that
+ * starts and sends, with one segment per frame and with as many as it
+ * advertises: a ConnectX sizes its send queue in 64-byte blocks, 16 bytes
+ * per SGE a WR may carry (libmlx5's mlx5_calc_sq_size()), which the mlx5
+ * profile models. One more descriptor is refused.
+ */
+static int
+test_tx_ring_limits(void)
+{
+	const struct vsteer_priv *pv = priv_of(p0);
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	struct rte_eth_txq_info qi;
+	struct rte_mbuf *h, *seg, *r;
+	uint16_t nb_max, nseg, i;
+	unsigned int ms;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	nb_max = info.tx_desc_lim.nb_max;
+	/* The model's device: 8192 blocks, a 1-SGE WQE is one block. */
+	VT_CHECK_EQ(nb_max, pv->max_wr, "one-SGE rings up to max_qp_wr");
+	VT_CHECK_EQ(info.tx_desc_lim.nb_seg_max, VSTEER_TX_MAX_SGE,
+		    "segments per frame");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	for (ms = 0; ms < 2; ms++) {
+		nseg = ms ? info.tx_desc_lim.nb_seg_max : 1;
+		VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+		memset(&conf, 0, sizeof(conf));
+		conf.txmode.offloads = ms ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0;
+		VT_CHECK_EQ(rte_eth_dev_configure(p0, 1, 1, &conf), 0,
+			    "configure");
+		VT_CHECK_EQ(rte_eth_rx_queue_setup(p0, 0, 256, 0, NULL, pool),
+			    0, "rx queue");
+		VT_CHECK_EQ(rte_eth_tx_queue_setup(p0, 0, nb_max + 1, 0, NULL),
+			    -EINVAL, "one descriptor too many");
+		VT_CHECK_EQ(rte_eth_tx_queue_setup(p0, 0, nb_max, 0, NULL), 0,
+			    "%u descriptors, %u segments", nb_max, nseg);
+		VT_CHECK_EQ(rte_eth_dev_start(p0), 0,
+			    "start with %u descriptors of %u segments", nb_max,
+			    nseg);
+		/* 16 SGEs are 5 blocks a WQE: 1024 WRs fill the 8192. */
+		VT_CHECK_EQ(rte_eth_tx_queue_info_get(p0, 0, &qi), 0, "qinfo");
+		VT_CHECK_EQ(qi.nb_desc, ms ? 1024 : nb_max, "ring held");
+		VT_CHECK_EQ(pv->tx_wr_max_sges, 1024, "probed");
+		h = udp_frame(pool, &mac1, 1, 2, 3, 4, 100, 9);
+		VT_CHECK(h != NULL, "alloc");
+		for (i = 1; i < nseg; i++) {
+			seg = rte_pktmbuf_alloc(pool);
+			VT_CHECK(seg != NULL, "alloc");
+			memset(rte_pktmbuf_append(seg, 10), (int)i, 10);
+			VT_CHECK_EQ(rte_pktmbuf_chain(h, seg), 0, "chain");
+		}
+		VT_CHECK_EQ(send_one(p0, h), 0, "send");
+		VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "%u segments arrive",
+			    nseg);
+		VT_CHECK_EQ(r->pkt_len, 100 + 10 * (nseg - 1), "length");
+		rte_pktmbuf_free(r);
+	}
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
 	return VT_OK;
 }
 
@@ -1597,12 +1667,6 @@ test_tx_device_error_recovery(void)
 }
 
 /* ---- What the device can do: the probes, and their consequences ---- */
-
-static struct vsteer_priv *
-priv_of(uint16_t port)
-{
-	return rte_eth_devices[port].data->dev_private;
-}
 
 #ifdef VT_RDMA_GLUE
 /* What the rdma-core glue took from sysfs and libmlx5: the MAC address of
@@ -3425,6 +3489,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_tx_rx_exact),
 	VT_CASE(test_tx_pool_recycled),
 	VT_CASE(test_multiseg_tx),
+	VT_CASE(test_tx_ring_limits),
 	VT_CASE(test_scatter_rx),
 	VT_CASE(test_rss_default_traffic),
 	VT_CASE(test_flow_tag_to_mbuf),

@@ -1532,6 +1532,89 @@ test_send_immediate_errors(void)
 	return VT_OK;
 }
 
+/*
+ * mlx5: the send queue in 64-byte WQE basic blocks (libmlx5 44,
+ * mlx5_calc_sq_size(), mlx5_calc_send_wqe()): a WQE is 48 bytes of
+ * control and Ethernet segments and 16 per SGE (or the inline data and
+ * its 4-byte header), rounded up to 64; max_send_wr WQEs rounded up to a
+ * power of two must fit max_send_wqebb (max_qp_wr) blocks; the caps say
+ * what the queue holds. generic: max_qp_wr WRs of any SGE count.
+ */
+static int
+test_send_queue_blocks(void)
+{
+	static const struct {
+		uint32_t wr, sge, inl;
+		int err;
+		uint32_t got_wr, got_inl; /* written back (mlx5) */
+	} c[] = {
+		{ SV_MAX_QP_WR, 1, 0, 0, SV_MAX_QP_WR, 12 },
+		{ SV_MAX_QP_WR + 1, 1, 0, EINVAL, 0, 0 },
+		{ SV_MAX_QP_WR / 2 + 1, 1, 0, 0, SV_MAX_QP_WR, 12 },
+		{ SV_MAX_QP_WR, 2, 0, EINVAL, 0, 0 }, /* 2 blocks */
+		{ SV_MAX_QP_WR / 2, 2, 0, 0, SV_MAX_QP_WR / 2, 76 },
+		{ SV_MAX_QP_WR / 8, 16, 0, 0, 1638, 268 }, /* 320-byte WQEs */
+		{ SV_MAX_QP_WR / 4, 16, 0, EINVAL, 0, 0 },
+		{ 16, 29, 0, 0, 16, 460 },   /* 512 bytes: the largest */
+		{ 16, 30, 0, EINVAL, 0, 0 }, /* beyond the WQE */
+		{ 16, 1, 460, 0, 16, 460 },  /* inline fills it */
+		{ 16, 1, 461, EINVAL, 0, 0 },
+		{ SV_MAX_QP_WR, 1, 13, EINVAL, 0, 0 }, /* 2 blocks */
+	};
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct tdev d;
+	unsigned int i, prof;
+
+	for (prof = 0; prof < 2; prof++) {
+		bool mlx5 = prof == 1;
+
+		VT_CHECK_EQ(tdev_open(&d, mlx5 ? "mem:objsqm" : "mem:objsqg",
+				      mlx5 ? SV_PROFILE_MLX5 :
+					     SV_PROFILE_GENERIC),
+			    0, "open");
+		cq = mk_cq(&d, 16);
+		VT_CHECK(cq != NULL, "cq");
+		for (i = 0; i < RTE_DIM(c); i++) {
+			memset(&a, 0, sizeof(a));
+			a.send_cq = ibv_cq_ex_to_cq(cq);
+			a.qp_type = IBV_QPT_RAW_PACKET;
+			a.cap.max_send_wr = c[i].wr;
+			a.cap.max_send_sge = c[i].sge;
+			a.cap.max_inline_data = c[i].inl;
+			a.comp_mask = IBV_QP_INIT_ATTR_PD |
+				      IBV_QP_INIT_ATTR_CREATE_FLAGS;
+			a.pd = d.pd;
+			errno = 0;
+			qp = ibv_create_qp_ex(d.ctx, &a);
+			/* generic: within max_qp_wr, max_sge, 512 inline. */
+			if (!mlx5) {
+				bool ok = c[i].wr <= SV_MAX_QP_WR;
+
+				VT_CHECK_EQ(qp != NULL, ok, "generic %u", i);
+			} else if (c[i].err != 0) {
+				VT_CHECK(qp == NULL && errno == c[i].err,
+					 "mlx5 %u: %u WRs x %u SGEs, inline %u: "
+					 "errno %d",
+					 i, c[i].wr, c[i].sge, c[i].inl, errno);
+			} else {
+				VT_CHECK(qp != NULL, "mlx5 %u: errno %d", i,
+					 errno);
+				VT_CHECK_EQ(a.cap.max_send_wr, c[i].got_wr,
+					    "mlx5 %u: WRs it holds", i);
+				VT_CHECK_EQ(a.cap.max_inline_data, c[i].got_inl,
+					    "mlx5 %u: inline it takes", i);
+			}
+			if (qp != NULL)
+				VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+		}
+		VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "cq");
+		VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	}
+	return VT_OK;
+}
+
 /* Send queue slots come back when completions are read (selective
  * signalling): more outstanding WRs than max_send_wr is ENOMEM. */
 static int
@@ -2645,6 +2728,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_qp_state_machine),
 	VT_CASE(test_send_wire),
 	VT_CASE(test_send_immediate_errors),
+	VT_CASE(test_send_queue_blocks),
 	VT_CASE(test_send_queue_full),
 	VT_CASE(test_send_local_errors),
 	VT_CASE(test_send_ip_csum),

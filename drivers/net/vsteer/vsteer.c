@@ -693,7 +693,8 @@ vsteer_probe_hash_qp_states(const char *name, struct vsteer_priv *priv,
  *   verbs_esp_ok      a rule with IBV_FLOW_SPEC_ESP (current mlx5 kernels
  *                     refuse it: EOPNOTSUPP);
  *   egress_ok         a rule with IBV_FLOW_ATTR_FLAGS_EGRESS;
- *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it).
+ *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it);
+ *   tx_*              the largest send queues (vsteer_tx_probe()).
  * Returns 0, or a negative errno when the device cannot steer at all.
  */
 static int
@@ -772,11 +773,19 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 			       false);
 	priv->egress_ok = vsteer_probe_rule_try(priv, sc.qp, &rule) == 0;
 	vsteer_scratch_free(priv, &sc);
+	ret = vsteer_tx_probe(priv);
+	if (ret != 0) {
+		INIT_LOG(ERR, "%s: %s: no send queue of %u WRs or more: %s",
+			 name, priv->ibdev_name, VSTEER_DESC_MIN,
+			 strerror(-ret));
+		return ret;
+	}
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, send queues of %u WRs, %u with %u SGEs",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
-		 priv->egress_ok, priv->hash_qp_rtr);
+		 priv->egress_ok, priv->hash_qp_rtr, priv->tx_wr_max,
+		 priv->tx_wr_max_sges, priv->tx_sge_max);
 	return 0;
 }
 

@@ -317,6 +317,12 @@ struct vsteer_priv {
 	uint16_t max_mtu;
 	uint32_t max_sge;
 	uint32_t max_wr;
+	/* Send queues (vsteer_tx_probe()): the largest ring of one SGE per
+	 * WR, the most SGEs a multi-segment queue gets and its largest
+	 * ring, as the device took them (powers of two). */
+	uint32_t tx_wr_max;
+	uint32_t tx_sge_max;
+	uint32_t tx_wr_max_sges;
 	uint32_t ind_tbl_max;	   /* entries of an indirection table */
 	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* */
 	uint64_t rss_hf;	   /* port RSS types, 0: no hashing */
@@ -453,6 +459,9 @@ int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf);
 void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
+/* At probe: the send queues the device takes (priv->tx_*); 0 or a
+ * negative errno when it takes none. */
+int vsteer_tx_probe(struct vsteer_priv *priv);
 int vsteer_txq_start(struct vsteer_txq *txq);
 void vsteer_txq_stop(struct vsteer_txq *txq);
 /* Reset a QP that failed a WR and bring it back to RTS: the WRs it still

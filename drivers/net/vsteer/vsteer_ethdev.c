@@ -146,8 +146,10 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_desc_lim.nb_seg_max =
 		(uint16_t)RTE_MIN(priv->max_sge, (uint32_t)VSTEER_RX_MAX_SGE);
 	info->rx_desc_lim.nb_mtu_seg_max = info->rx_desc_lim.nb_seg_max;
-	info->tx_desc_lim.nb_seg_max =
-		(uint16_t)RTE_MIN(priv->max_sge, (uint32_t)VSTEER_TX_MAX_SGE);
+	/* What the device's send queues took at probe: every count up to
+	 * nb_max makes a queue (a multi-segment one may hold fewer). */
+	info->tx_desc_lim.nb_max = (uint16_t)priv->tx_wr_max;
+	info->tx_desc_lim.nb_seg_max = (uint16_t)priv->tx_sge_max;
 	info->tx_desc_lim.nb_mtu_seg_max = info->tx_desc_lim.nb_seg_max;
 	info->default_rxportconf.ring_size = 512;
 	info->default_txportconf.ring_size = 512;
