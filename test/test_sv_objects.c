@@ -872,6 +872,97 @@ test_wq_deliver(void)
 	return VT_OK;
 }
 
+/*
+ * mlx5: a receive error stops the WQ on the device (a ConnectX moves the
+ * RQ to error; mlx5e and DPDK's mlx5 reset it): the WQEs behind the error
+ * complete flushed, buffers posted meanwhile too, frames find no buffer,
+ * a MODIFY to ready or of the flags is refused, while the verbs state
+ * still says RDY; RESET then RDY brings it back. Length and protection
+ * errors alike.
+ */
+static int
+test_wq_error_state(void)
+{
+	static uint8_t mem[4096];
+	struct ibv_wq_attr ma = { .attr_mask = IBV_WQ_ATTR_FLAGS,
+				  .flags_mask = IBV_WQ_FLAGS_CVLAN_STRIPPING };
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_cq_ex *cq;
+	struct ibv_wq *wq;
+	struct sv_wq *swq;
+	struct ibv_mr *mr;
+	uint8_t frame[300];
+	struct wc w[16];
+	unsigned int i, round;
+	struct tdev d;
+
+	VT_CHECK_EQ(tdev_open(&d, "mem:objwqe", SV_PROFILE_MLX5), 0, "open");
+	cq = mk_cq(&d, 16);
+	wq = mk_wq(&d, cq, 8, 1);
+	mr = sv_reg_mr(d.pd, mem, sizeof(mem), IBV_ACCESS_LOCAL_WRITE);
+	VT_CHECK(cq != NULL && wq != NULL && mr != NULL, "objects");
+	swq = sv_container_of(wq, struct sv_wq, wq);
+	memset(frame, 0x5a, sizeof(frame));
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), 0, "RDY");
+	for (round = 0; round < 2; round++) {
+		/* Four buffers of 256 bytes; round 1 posts the second one
+		 * with a key of nothing (a protection error). */
+		for (i = 0; i < 4; i++) {
+			sge = (struct ibv_sge){ (uintptr_t)mem + 256 * i, 256,
+						mr->lkey };
+			if (round == 1 && i == 1)
+				sge.lkey = mr->lkey + 1000;
+			wr.wr_id = i;
+			VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		}
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), 0, "fits");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, round == 0 ? 300 : 100,
+					  NULL, 0),
+			    0, "round %u: the error", round);
+		VT_CHECK_EQ(poll_all(cq, w, 16), 4, "round %u: four", round);
+		VT_CHECK(w[0].wr_id == 0 && w[0].status == IBV_WC_SUCCESS,
+			 "the first fits");
+		VT_CHECK_EQ(w[1].status,
+			    round == 0 ? IBV_WC_LOC_LEN_ERR :
+					 IBV_WC_LOC_PROT_ERR,
+			    "round %u: the error", round);
+		VT_CHECK(w[2].wr_id == 2 &&
+				 w[2].status == IBV_WC_WR_FLUSH_ERR &&
+				 w[3].wr_id == 3 &&
+				 w[3].status == IBV_WC_WR_FLUSH_ERR,
+			 "the rest flushed");
+		VT_CHECK_EQ(wq->state, IBV_WQS_RDY, "software still says RDY");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), ENOBUFS,
+			    "no buffer while in error");
+		sge = (struct ibv_sge){ (uintptr_t)mem, 256, mr->lkey };
+		wr.wr_id = 9;
+		VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		VT_CHECK_EQ(poll_all(cq, w, 16), 1, "flushed as posted");
+		VT_CHECK(w[0].wr_id == 9 && w[0].status == IBV_WC_WR_FLUSH_ERR,
+			 "the new buffer flushed");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), EINVAL, "not ready again");
+		VT_CHECK_EQ(ibv_modify_wq(wq, &ma), EINVAL, "nor its flags");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RESET), 0, "RESET");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), 0, "RDY");
+		wr.wr_id = 10;
+		VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), 0,
+			    "round %u: receives again", round);
+		VT_CHECK_EQ(poll_all(cq, w, 16), 1, "one");
+		VT_CHECK(w[0].wr_id == 10 && w[0].status == IBV_WC_SUCCESS,
+			 "round %u: after the reset", round);
+	}
+	VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "destroy wq");
+	VT_CHECK_EQ(sv_dereg_mr(mr), 0, "dereg");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy cq");
+	VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	return VT_OK;
+}
+
 /* ---- indirection tables and hash QPs ---- */
 
 static struct ibv_qp *
@@ -2720,6 +2811,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_cq),
 	VT_CASE(test_wq_create_modify),
 	VT_CASE(test_wq_deliver),
+	VT_CASE(test_wq_error_state),
 	VT_CASE(test_ind_table),
 	VT_CASE(test_hash_qp_generic),
 	VT_CASE(test_hash_qp_mlx5),

@@ -139,6 +139,7 @@ struct vsteer_rxq_stats {
 	uint64_t errors;      /* error completions */
 	uint64_t nombuf;      /* dropped: no replacement mbuf */
 	uint64_t post_errors; /* WQEs the device refused */
+	uint64_t resets;      /* WQ reset after the device stopped it */
 };
 
 /* A completion read ahead of the burst (rx_queue_count, descriptor
@@ -149,8 +150,16 @@ struct vsteer_rx_cqe {
 	uint32_t wc_flags;
 	uint32_t tag;
 	uint16_t cvlan;
-	uint16_t ok; /* IBV_WC_SUCCESS */
+	uint8_t ok;   /* IBV_WC_SUCCESS */
+	uint8_t fail; /* VSTEER_RX_FAIL_*, when not ok */
 };
+
+/* What an error completion says of the queue: a frame the device could
+ * not take (counted in errors), or, after a protection or operation error
+ * or for a flushed WQE, a WQ the device stopped (vsteer_rxq_recover()). */
+#define VSTEER_RX_FAIL_FRAME 1 /* the frame is lost, the WQ may run on */
+#define VSTEER_RX_FAIL_STOP 2  /* a frame is lost and the WQ stopped */
+#define VSTEER_RX_FAIL_FLUSH 3 /* no frame: the WQ stopped earlier */
 
 /*
  * A queue used by one thread says so to the device, as verbs allows: its
@@ -192,6 +201,7 @@ struct vsteer_rxq {
 	uint32_t strip : 1;
 	uint32_t ptype : 1; /* set mbuf packet types */
 	uint32_t unposted;  /* WQEs the device refused, not posted since */
+	uint32_t stopped;   /* the device stopped the WQ: reset it */
 	struct vsteer_rx_cqe *ahead; /* wqe_n, a ring of read-ahead CQEs */
 	uint32_t ahead_head;
 	uint32_t ahead_n;
@@ -432,6 +442,10 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      struct rte_mempool *mp);
 void vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_rxq_start(struct vsteer_rxq *rxq);
+/* After an error completion that stopped the WQ (a ConnectX moves it to
+ * error): drop what the CQ still holds, WQ to RESET then RDY, every WQE
+ * posted again with the buffers it has. From the queue's burst. */
+int vsteer_rxq_recover(struct vsteer_rxq *rxq);
 void vsteer_rxq_stop(struct vsteer_rxq *rxq);
 /* VLAN stripping on or off; applied to the WQ when the queue runs. */
 int vsteer_rxq_vlan_strip(struct vsteer_rxq *rxq, int on);

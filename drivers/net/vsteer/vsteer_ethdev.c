@@ -751,6 +751,7 @@ vsteer_rxq_stats_add(struct vsteer_rxq_stats *to,
 	to->errors += st->errors;
 	to->nombuf += st->nombuf;
 	to->post_errors += st->post_errors;
+	to->resets += st->resets;
 }
 
 static void
@@ -983,7 +984,7 @@ static const struct {
 	  offsetof(struct vsteer_port_counters, rx_gso_split) },
 };
 
-#define VSTEER_RXQ_XSTATS 2
+#define VSTEER_RXQ_XSTATS 3
 #define VSTEER_TXQ_XSTATS 3
 
 static unsigned int
@@ -1010,6 +1011,8 @@ vsteer_xstats_get_names(struct rte_eth_dev *dev,
 			 "rx_q%u_mbuf_allocation_errors", i);
 		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
 			 "rx_q%u_repost_errors", i);
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			 "rx_q%u_work_queue_resets", i);
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
 		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
@@ -1049,6 +1052,9 @@ vsteer_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		k++;
 		xs[k].id = k;
 		xs[k].value = st != NULL ? st->post_errors : 0;
+		k++;
+		xs[k].id = k;
+		xs[k].value = st != NULL ? st->resets : 0;
 		k++;
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {

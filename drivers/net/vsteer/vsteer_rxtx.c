@@ -254,6 +254,35 @@ vsteer_rx_requeue(struct vsteer_rxq *rxq, uint32_t idx,
 	*link = &rxq->wrs[idx].next;
 }
 
+/* What an error completion means for the queue. A ConnectX moves the RQ
+ * to error on a protection or operation error, and the WQEs behind it
+ * complete flushed: mlx5e and DPDK's mlx5 reset it on those three (Linux
+ * 6.1 cqe_syndrome_needs_recover(), mlx5_rx_err_handle()); a length error
+ * that stops the RQ shows as the flushes that follow it. */
+static inline uint8_t
+vsteer_rx_fail(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_WR_FLUSH_ERR:
+		return VSTEER_RX_FAIL_FLUSH;
+	case IBV_WC_LOC_PROT_ERR:
+	case IBV_WC_LOC_QP_OP_ERR:
+		return VSTEER_RX_FAIL_STOP;
+	default:
+		return VSTEER_RX_FAIL_FRAME;
+	}
+}
+
+/* An error completion: a lost frame counts, a stopped WQ is noted. */
+static inline void
+vsteer_rx_failed(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c)
+{
+	if (c->fail != VSTEER_RX_FAIL_FLUSH)
+		rxq->stats.errors++;
+	if (c->fail != VSTEER_RX_FAIL_FRAME)
+		rxq->stopped = 1;
+}
+
 /* One completion, one mbuf at a time (scatter queues, or a pool that ran
  * short of a chunk): a packet into pkts[*n] or a drop; its WQE is queued
  * for reposting in every case. */
@@ -279,7 +308,7 @@ vsteer_rx_one(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 	} else {
 		/* LOC_LEN_ERR (frame larger than the buffers),
 		 * LOC_PROT_ERR, flush...: the buffers go back. */
-		rxq->stats.errors++;
+		vsteer_rx_failed(rxq, c);
 	}
 	vsteer_rx_requeue(rxq, c->idx, link);
 }
@@ -326,7 +355,7 @@ vsteer_rx_chunk(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 			continue;
 		}
 		if (unlikely(!e->ok)) {
-			rxq->stats.errors++;
+			vsteer_rx_failed(rxq, e);
 			vsteer_rx_requeue(rxq, e->idx, link);
 			continue;
 		}
@@ -370,6 +399,7 @@ vsteer_rx_read(const struct vsteer_rxq *rxq, struct ibv_cq_ex *cq,
 {
 	c->idx = (uint32_t)cq->wr_id;
 	c->ok = cq->status == IBV_WC_SUCCESS;
+	c->fail = likely(c->ok) ? 0 : vsteer_rx_fail(cq->status);
 	c->len = 0;
 	c->wc_flags = 0;
 	c->tag = 0;
@@ -469,6 +499,11 @@ vsteer_rx_burst(void *dpdk_rxq, struct rte_mbuf **pkts, uint16_t pkts_n)
 	} while (got == want && polled < pkts_n);
 	rxq->stats.packets += n;
 	rxq->stats.bytes += bytes;
+	/* The device stopped the WQ: posting to it would only flush. */
+	if (unlikely(rxq->stopped)) {
+		vsteer_rxq_recover(rxq);
+		return n;
+	}
 	if (head != NULL) {
 		ret = ibv_post_wq_recv(rxq->wq, head, &bad);
 		if (unlikely(ret != 0)) {
