@@ -533,12 +533,21 @@ test_multiseg_tx(void)
 	VT_CHECK_EQ(rte_pktmbuf_chain(h, s2), 0, "chain");
 	VT_CHECK_EQ(h->nb_segs, 3, "3 segments");
 	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
 	VT_CHECK_EQ(send_one(p0, h), 0, "send chain");
 	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
 	VT_CHECK_EQ(r->pkt_len, 1100, "pkt_len");
 	VT_CHECK(memcmp(rte_pktmbuf_mtod(r, void *), ref, 1100) == 0,
 		 "gathered bytes differ");
 	rte_pktmbuf_free(r);
+	/* Bytes are the whole frame, every segment, on both sides, and in
+	 * the queue's counter as in the port's. */
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st), 0, "stats");
+	VT_CHECK_EQ(st.obytes, 1100, "obytes of a 3-segment frame");
+	VT_CHECK_EQ(st.q_obytes[0], 1100, "queue 0 obytes");
+	VT_CHECK_EQ(xstat(p0, "tx_q0_bytes"), 1100, "tx_q0_bytes");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &st), 0, "stats");
+	VT_CHECK_EQ(st.ibytes, 1100, "ibytes at the far end");
 
 	/* Memory of no pool and no registration is never posted. */
 	extmem = malloc(ext_len + sizeof(*shinfo) + 64);
@@ -558,6 +567,7 @@ test_multiseg_tx(void)
 	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 0, "unregistered memory was sent");
 	VT_CHECK_EQ(rte_eth_stats_get(p0, &st), 0, "stats");
 	VT_CHECK_EQ(st.opackets, 1, "opackets");
+	VT_CHECK_EQ(st.obytes, 1100, "the dropped packet's bytes not counted");
 	VT_CHECK_EQ(st.oerrors, 1, "the dropped packet is an error");
 	free(extmem);
 
