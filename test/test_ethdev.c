@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1918,6 +1920,121 @@ static const struct rte_flow_action queue1_act[] = {
 	{ .type = RTE_FLOW_ACTION_TYPE_END },
 };
 
+/* The control lock's check, told to the test instead of stopping it. */
+static unsigned int unheld_n;
+static char unheld_fn[64];
+
+static void
+unheld_hook(const char *func)
+{
+	if (unheld_n++ == 0)
+		snprintf(unheld_fn, sizeof(unheld_fn), "%s", func);
+}
+
+/* A thread that holds a port's lock from held to go. */
+struct lock_holder {
+	struct vsteer_priv *pv;
+	sem_t held, go;
+};
+
+static void *
+hold_ctl_lock(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	vsteer_ctl_lock(h->pv);
+	sem_post(&h->held);
+	while (sem_wait(&h->go) != 0)
+		;
+	vsteer_ctl_unlock(h->pv);
+	return h;
+}
+
+/*
+ * The port's control lock is held where the helpers need it: the control
+ * paths (configure, start, stop, Rx modes, MAC and VLAN filters, MTU,
+ * RSS, flows) never reach one without it, which a lock that does not
+ * lock (or is not taken) would; and a helper called without it, or while
+ * another thread holds it, says so with its name.
+ */
+static int
+test_ctl_lock_checked(void)
+{
+	struct rte_eth_dev *dev = &rte_eth_devices[p1];
+	struct vsteer_priv *pv = priv_of(p1);
+	struct rte_eth_rss_reta_entry64
+		reta[VSTEER_RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_ether_addr extra = other_mac;
+	struct rte_eth_dev_info info;
+	struct rte_flow_error err;
+	struct lock_holder holder;
+	struct rte_flow *fl;
+	pthread_t th;
+	void *ret;
+
+	unheld_n = 0;
+	unheld_fn[0] = '\0';
+	vsteer_ctl_unheld_hook = unheld_hook;
+	VT_CHECK_EQ(port_up(p1, 2, RTE_ETH_RSS_IP, 64, NULL, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc off");
+	VT_CHECK_EQ(rte_eth_allmulticast_enable(p1), 0, "allmulti on");
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_add(p1, &extra, 0), 0, "MAC add");
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_remove(p1, &extra), 0, "MAC remove");
+	VT_CHECK_EQ(rte_eth_dev_set_mc_addr_list(p1, &extra, 0), 0, "mc list");
+	/* Through the lock whatever the device answers (the rdma build's
+	 * cannot change its MTU). */
+	rte_eth_dev_set_mtu(p1, 1400);
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK(info.reta_size <= RTE_DIM(reta) * RTE_ETH_RETA_GROUP_SIZE,
+		 "RETA of %u", info.reta_size);
+	memset(reta, 0, sizeof(reta));
+	reta[0].mask = 1;
+	reta[0].reta[0] = 1;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_update(p1, reta, info.reta_size), 0,
+		    "RETA");
+	memset(&err, 0, sizeof(err));
+	fl = rte_flow_create(p1, &(struct rte_flow_attr){ .ingress = 1 },
+			     udp53_pat, queue1_act, &err);
+	VT_CHECK(fl != NULL, "flow: %s", err.message ? err.message : "");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+	VT_CHECK_EQ(rte_flow_destroy(p1, fl, &err), 0, "flow destroy");
+	VT_CHECK_EQ(rte_flow_flush(p1, &err), 0, "flush");
+	rte_eth_dev_set_mtu(p1, RTE_ETHER_MTU);
+	VT_CHECK_EQ(unheld_n, 0, "a control path without the lock (first: %s)",
+		    unheld_fn);
+	/* Without it: the check names the helper (and the helpers it
+	 * calls say so too). */
+	vsteer_defflow_sync(dev);
+	VT_CHECK(unheld_n > 0, "a helper called without the lock");
+	VT_CHECK(strcmp(unheld_fn, "vsteer_defflow_sync") == 0, "named: %s",
+		 unheld_fn);
+	/* With it: nothing to say. */
+	unheld_n = 0;
+	vsteer_ctl_lock(pv);
+	vsteer_defflow_sync(dev);
+	vsteer_ctl_unlock(pv);
+	VT_CHECK_EQ(unheld_n, 0, "held by the caller");
+	/* Held, but by another thread: not the caller's. */
+	holder.pv = pv;
+	VT_CHECK_EQ(sem_init(&holder.held, 0, 0), 0, "sem");
+	VT_CHECK_EQ(sem_init(&holder.go, 0, 0), 0, "sem");
+	VT_CHECK_EQ(pthread_create(&th, NULL, hold_ctl_lock, &holder), 0,
+		    "thread");
+	while (sem_wait(&holder.held) != 0)
+		;
+	vsteer_defflow_sync(dev);
+	sem_post(&holder.go);
+	VT_CHECK_EQ(pthread_join(th, &ret), 0, "join");
+	sem_destroy(&holder.held);
+	sem_destroy(&holder.go);
+	VT_CHECK(unheld_n > 0 && strcmp(unheld_fn, "vsteer_defflow_sync") == 0,
+		 "held by another thread: %u, %s", unheld_n, unheld_fn);
+	vsteer_ctl_unheld_hook = NULL;
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+	return VT_OK;
+}
+
 /* The glue of the port under test, with modify_qp counting hash QPs. */
 static struct vsteer_glue hq_glue;
 static const struct vsteer_glue *hq_real;
@@ -3578,6 +3695,7 @@ static const struct vt_case cases[] = {
 #endif
 	VT_CASE(test_probe_caps),
 	VT_CASE(test_hash_qp_states),
+	VT_CASE(test_ctl_lock_checked),
 	VT_CASE(test_eight_priorities),
 	VT_CASE(test_egress_probe),
 	VT_CASE(test_tunnel_hash_qp),

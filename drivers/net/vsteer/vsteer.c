@@ -895,6 +895,36 @@ vsteer_ctl_lock_init(struct vsteer_priv *priv)
 	priv->ctl_owner = 0;
 }
 
+void (*vsteer_ctl_unheld_hook)(const char *func);
+
+bool
+vsteer_ctl_held(struct vsteer_priv *priv)
+{
+	int ret;
+
+	if (__atomic_load_n(&priv->ctl_owner, __ATOMIC_RELAXED) != rte_gettid())
+		return false;
+	/* The owner alone would say yes to a lock that never locked the
+	 * mutex: a locked mutex refuses a try, even to its owner. */
+	ret = pthread_mutex_trylock(&priv->ctl_lock);
+	if (ret == 0) {
+		pthread_mutex_unlock(&priv->ctl_lock);
+		return false;
+	}
+	return ret == EBUSY || ret == EDEADLK;
+}
+
+void
+vsteer_ctl_unheld(const struct vsteer_priv *priv, const char *func)
+{
+	if (vsteer_ctl_unheld_hook != NULL) {
+		vsteer_ctl_unheld_hook(func);
+		return;
+	}
+	rte_panic("%s(): port %u: called without the port's control lock\n",
+		  func, priv->data != NULL ? priv->data->port_id : 0);
+}
+
 /*
  * A secondary process attaches to the port the primary made: the shared
  * data is there already, nothing of the device is (see vsteer_mp.c). It

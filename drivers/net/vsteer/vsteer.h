@@ -25,6 +25,7 @@
  */
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -389,11 +390,22 @@ vsteer_ctl_unlock(struct vsteer_priv *priv)
 	RTE_VERIFY(pthread_mutex_unlock(&priv->ctl_lock) == 0);
 }
 
-/* The helpers that walk the lists check that their caller holds the
- * lock: a path that forgets it fails every test that takes it. */
-#define VSTEER_CTL_HELD(priv)                                               \
-	RTE_VERIFY(__atomic_load_n(&(priv)->ctl_owner, __ATOMIC_RELAXED) == \
-		   rte_gettid())
+/*
+ * The helpers that walk the lists check that their caller holds the
+ * lock, the mutex itself and not only the owner the lock functions note:
+ * a path that forgets it, or a lock that does not lock, stops the process
+ * with the helper's name (vsteer_ctl_unheld()) in every test that takes
+ * it. Tests may set vsteer_ctl_unheld_hook to be told instead.
+ */
+bool vsteer_ctl_held(struct vsteer_priv *priv);
+void vsteer_ctl_unheld(const struct vsteer_priv *priv, const char *func);
+extern void (*vsteer_ctl_unheld_hook)(const char *func);
+
+#define VSTEER_CTL_HELD(priv)                                \
+	do {                                                 \
+		if (unlikely(!vsteer_ctl_held(priv)))        \
+			vsteer_ctl_unheld((priv), __func__); \
+	} while (0)
 
 /* softverbs device model: the devargs of soft: and mem: devices. */
 struct vsteer_soft_opts {
