@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,12 @@ static uint16_t port_up_mtu;
  * start (bit q: Rx / Tx queue q). */
 static struct rte_eth_intr_conf port_up_intr;
 static uint32_t port_up_rx_deferred, port_up_tx_deferred;
+
+static struct vsteer_priv *
+priv_of(uint16_t port)
+{
+	return rte_eth_devices[port].data->dev_private;
+}
 
 /* (Re)configure and start a port: n queues each way, RSS when rss_hf. */
 static int
@@ -527,12 +535,21 @@ test_multiseg_tx(void)
 	VT_CHECK_EQ(rte_pktmbuf_chain(h, s2), 0, "chain");
 	VT_CHECK_EQ(h->nb_segs, 3, "3 segments");
 	VT_CHECK_EQ(rte_eth_stats_reset(p0), 0, "reset");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
 	VT_CHECK_EQ(send_one(p0, h), 0, "send chain");
 	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "receive");
 	VT_CHECK_EQ(r->pkt_len, 1100, "pkt_len");
 	VT_CHECK(memcmp(rte_pktmbuf_mtod(r, void *), ref, 1100) == 0,
 		 "gathered bytes differ");
 	rte_pktmbuf_free(r);
+	/* Bytes are the whole frame, every segment, on both sides, and in
+	 * the queue's counter as in the port's. */
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st), 0, "stats");
+	VT_CHECK_EQ(st.obytes, 1100, "obytes of a 3-segment frame");
+	VT_CHECK_EQ(st.q_obytes[0], 1100, "queue 0 obytes");
+	VT_CHECK_EQ(xstat(p0, "tx_q0_bytes"), 1100, "tx_q0_bytes");
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &st), 0, "stats");
+	VT_CHECK_EQ(st.ibytes, 1100, "ibytes at the far end");
 
 	/* Memory of no pool and no registration is never posted. */
 	extmem = malloc(ext_len + sizeof(*shinfo) + 64);
@@ -552,11 +569,135 @@ test_multiseg_tx(void)
 	VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 0, "unregistered memory was sent");
 	VT_CHECK_EQ(rte_eth_stats_get(p0, &st), 0, "stats");
 	VT_CHECK_EQ(st.opackets, 1, "opackets");
+	VT_CHECK_EQ(st.obytes, 1100, "the dropped packet's bytes not counted");
 	VT_CHECK_EQ(st.oerrors, 1, "the dropped packet is an error");
 	free(extmem);
 
 	VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
 	rte_mempool_free(other);
+	return VT_OK;
+}
+
+#ifndef VT_RDMA_GLUE
+/*
+ * A receive error stops the work queue on a ConnectX (the RQ goes to
+ * error and every WQE behind it is flushed; softverbs' mlx5 profile does
+ * the same): the driver resets it and posts its buffers again, as mlx5e
+ * and DPDK's mlx5 do, so that traffic goes on. The error: a frame longer
+ * than p1's buffers, which the in-memory link hands over when the sender's
+ * MTU is larger (MTUs are set through the device, not in the rdma build).
+ */
+static int
+test_rx_error_recovery(void)
+{
+	struct rte_mempool *big;
+	struct rte_mbuf *m[BURST];
+	struct rte_eth_stats st;
+	unsigned int i, got = 0;
+	uint16_t k;
+	int round;
+
+	big = rte_pktmbuf_pool_create("rx_err_big", 63, 0, 0,
+				      4096 + RTE_PKTMBUF_HEADROOM, 0);
+	VT_CHECK(big != NULL, "pool of 4 KiB buffers");
+	port_up_mtu = 3000;
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_SCATTER, 0),
+		    0, "p0 at MTU 3000");
+	port_up_mtu = 0;
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1, 2 KiB buffers");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	VT_CHECK_EQ(rte_eth_stats_reset(p1), 0, "reset");
+	for (round = 0; round < 2; round++) {
+		VT_CHECK_EQ(send_one(p0, udp_frame(big, &mac1, 1, 2, 3, 4, 2500,
+						   1)),
+			    0, "a frame longer than the buffers");
+		VT_CHECK_EQ(drain(p1, 1), 0, "not received");
+		VT_CHECK_EQ(xstat(p1, "rx_q0_work_queue_resets"),
+			    (uint64_t)round + 1, "the queue was reset");
+		got = 0;
+		for (i = 0; i < 40; i++)
+			VT_CHECK_EQ(send_one(p0, simple_frame(&mac1, 100,
+							      (uint8_t)i)),
+				    0, "send %u", i);
+		for (i = 0; i < POLL_ROUNDS && got < 40; i++) {
+			k = rte_eth_rx_burst(p1, 0, m, BURST);
+			rte_pktmbuf_free_bulk(m, k);
+			got += k;
+		}
+		VT_CHECK_EQ(got, 40, "round %d: traffic goes on", round);
+	}
+	VT_CHECK_EQ(rte_eth_stats_get(p1, &st), 0, "stats");
+	/* The frames lost, not the flushed buffers. */
+	VT_CHECK_EQ(st.ierrors, 2, "ierrors");
+	VT_CHECK_EQ(st.ipackets, 80, "ipackets");
+	VT_CHECK_EQ(st.imissed, 0, "nothing missed after the resets");
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+	rte_mempool_free(big);
+	return VT_OK;
+}
+#endif
+
+/*
+ * Every Tx descriptor count the port advertises makes a queue that
+ * starts and sends, with one segment per frame and with as many as it
+ * advertises: a ConnectX sizes its send queue in 64-byte blocks, 16 bytes
+ * per SGE a WR may carry (libmlx5's mlx5_calc_sq_size()), which the mlx5
+ * profile models. One more descriptor is refused.
+ */
+static int
+test_tx_ring_limits(void)
+{
+	const struct vsteer_priv *pv = priv_of(p0);
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	struct rte_eth_txq_info qi;
+	struct rte_mbuf *h, *seg, *r;
+	uint16_t nb_max, nseg, i;
+	unsigned int ms;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	nb_max = info.tx_desc_lim.nb_max;
+	/* The model's device: 8192 blocks, a 1-SGE WQE is one block. */
+	VT_CHECK_EQ(nb_max, pv->max_wr, "one-SGE rings up to max_qp_wr");
+	VT_CHECK_EQ(info.tx_desc_lim.nb_seg_max, VSTEER_TX_MAX_SGE,
+		    "segments per frame");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	for (ms = 0; ms < 2; ms++) {
+		nseg = ms ? info.tx_desc_lim.nb_seg_max : 1;
+		VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
+		memset(&conf, 0, sizeof(conf));
+		conf.txmode.offloads = ms ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0;
+		VT_CHECK_EQ(rte_eth_dev_configure(p0, 1, 1, &conf), 0,
+			    "configure");
+		VT_CHECK_EQ(rte_eth_rx_queue_setup(p0, 0, 256, 0, NULL, pool),
+			    0, "rx queue");
+		VT_CHECK_EQ(rte_eth_tx_queue_setup(p0, 0, nb_max + 1, 0, NULL),
+			    -EINVAL, "one descriptor too many");
+		VT_CHECK_EQ(rte_eth_tx_queue_setup(p0, 0, nb_max, 0, NULL), 0,
+			    "%u descriptors, %u segments", nb_max, nseg);
+		VT_CHECK_EQ(rte_eth_dev_start(p0), 0,
+			    "start with %u descriptors of %u segments", nb_max,
+			    nseg);
+		/* 16 SGEs are 5 blocks a WQE: 1024 WRs fill the 8192. */
+		VT_CHECK_EQ(rte_eth_tx_queue_info_get(p0, 0, &qi), 0, "qinfo");
+		VT_CHECK_EQ(qi.nb_desc, ms ? 1024 : nb_max, "ring held");
+		VT_CHECK_EQ(pv->tx_wr_max_sges, 1024, "probed");
+		h = udp_frame(pool, &mac1, 1, 2, 3, 4, 100, 9);
+		VT_CHECK(h != NULL, "alloc");
+		for (i = 1; i < nseg; i++) {
+			seg = rte_pktmbuf_alloc(pool);
+			VT_CHECK(seg != NULL, "alloc");
+			memset(rte_pktmbuf_append(seg, 10), (int)i, 10);
+			VT_CHECK_EQ(rte_pktmbuf_chain(h, seg), 0, "chain");
+		}
+		VT_CHECK_EQ(send_one(p0, h), 0, "send");
+		VT_CHECK_EQ(recv_n(p1, 0, &r, 1), 1, "%u segments arrive",
+			    nseg);
+		VT_CHECK_EQ(r->pkt_len, 100 + 10 * (nseg - 1), "length");
+		rte_pktmbuf_free(r);
+	}
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
 	return VT_OK;
 }
 
@@ -914,8 +1055,8 @@ test_checksum_offload(void)
 	uint16_t want_ip;
 
 	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
-	/* softverbs offers both (IBV_DEVICE_RAW_IP_CSUM,
-	 * IBV_RAW_PACKET_CAP_IP_CSUM): a port without them is a bug. */
+	/* Tx: softverbs offers IBV_RAW_PACKET_CAP_IP_CSUM; Rx: the
+	 * burst's verdicts, on every device. A port without them is a bug. */
 	VT_CHECK((info.tx_offload_capa & tx_off) == tx_off &&
 			 (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM),
 		 "checksum offloads: Tx 0x%" PRIx64 " Rx 0x%" PRIx64,
@@ -1348,7 +1489,7 @@ build(struct rte_mempool *mp, const struct fspec *f)
 		if (f->proto == IPPROTO_TCP)
 			((struct rte_tcp_hdr *)l4)->cksum =
 				rte_ipv6_udptcp_cksum(ip, l4);
-		else if (f->proto == IPPROTO_UDP)
+		else if (f->proto == IPPROTO_UDP && !f->udp_zero)
 			((struct rte_udp_hdr *)l4)->dgram_cksum =
 				rte_ipv6_udptcp_cksum(ip, l4);
 	} else {
@@ -1382,15 +1523,21 @@ build(struct rte_mempool *mp, const struct fspec *f)
 
 /* Send one frame from p0, return what p1 got (NULL if nothing). */
 static struct rte_mbuf *
-through(struct rte_mbuf *m)
+through_on(uint16_t tx, uint16_t rx, struct rte_mbuf *m)
 {
 	struct rte_mbuf *r = NULL;
 
-	if (m == NULL || send_one(p0, m) != 0)
+	if (m == NULL || send_one(tx, m) != 0)
 		return NULL;
-	if (recv_n(p1, 0, &r, 1) != 1)
+	if (recv_n(rx, 0, &r, 1) != 1)
 		return NULL;
 	return r;
+}
+
+static struct rte_mbuf *
+through(struct rte_mbuf *m)
+{
+	return through_on(p0, p1, m);
 }
 
 #ifndef VT_RDMA_GLUE
@@ -1591,12 +1738,6 @@ test_tx_device_error_recovery(void)
 }
 
 /* ---- What the device can do: the probes, and their consequences ---- */
-
-static struct vsteer_priv *
-priv_of(uint16_t port)
-{
-	return rte_eth_devices[port].data->dev_private;
-}
 
 #ifdef VT_RDMA_GLUE
 /* What the rdma-core glue took from sysfs and libmlx5: the MAC address of
@@ -1799,6 +1940,121 @@ static const struct rte_flow_action queue1_act[] = {
 	{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue1 },
 	{ .type = RTE_FLOW_ACTION_TYPE_END },
 };
+
+/* The control lock's check, told to the test instead of stopping it. */
+static unsigned int unheld_n;
+static char unheld_fn[64];
+
+static void
+unheld_hook(const char *func)
+{
+	if (unheld_n++ == 0)
+		snprintf(unheld_fn, sizeof(unheld_fn), "%s", func);
+}
+
+/* A thread that holds a port's lock from held to go. */
+struct lock_holder {
+	struct vsteer_priv *pv;
+	sem_t held, go;
+};
+
+static void *
+hold_ctl_lock(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	vsteer_ctl_lock(h->pv);
+	sem_post(&h->held);
+	while (sem_wait(&h->go) != 0)
+		;
+	vsteer_ctl_unlock(h->pv);
+	return h;
+}
+
+/*
+ * The port's control lock is held where the helpers need it: the control
+ * paths (configure, start, stop, Rx modes, MAC and VLAN filters, MTU,
+ * RSS, flows) never reach one without it, which a lock that does not
+ * lock (or is not taken) would; and a helper called without it, or while
+ * another thread holds it, says so with its name.
+ */
+static int
+test_ctl_lock_checked(void)
+{
+	struct rte_eth_dev *dev = &rte_eth_devices[p1];
+	struct vsteer_priv *pv = priv_of(p1);
+	struct rte_eth_rss_reta_entry64
+		reta[VSTEER_RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_ether_addr extra = other_mac;
+	struct rte_eth_dev_info info;
+	struct rte_flow_error err;
+	struct lock_holder holder;
+	struct rte_flow *fl;
+	pthread_t th;
+	void *ret;
+
+	unheld_n = 0;
+	unheld_fn[0] = '\0';
+	vsteer_ctl_unheld_hook = unheld_hook;
+	VT_CHECK_EQ(port_up(p1, 2, RTE_ETH_RSS_IP, 64, NULL, 0, 0), 0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc off");
+	VT_CHECK_EQ(rte_eth_allmulticast_enable(p1), 0, "allmulti on");
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_add(p1, &extra, 0), 0, "MAC add");
+	VT_CHECK_EQ(rte_eth_dev_mac_addr_remove(p1, &extra), 0, "MAC remove");
+	VT_CHECK_EQ(rte_eth_dev_set_mc_addr_list(p1, &extra, 0), 0, "mc list");
+	/* Through the lock whatever the device answers (the rdma build's
+	 * cannot change its MTU). */
+	rte_eth_dev_set_mtu(p1, 1400);
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK(info.reta_size <= RTE_DIM(reta) * RTE_ETH_RETA_GROUP_SIZE,
+		 "RETA of %u", info.reta_size);
+	memset(reta, 0, sizeof(reta));
+	reta[0].mask = 1;
+	reta[0].reta[0] = 1;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_update(p1, reta, info.reta_size), 0,
+		    "RETA");
+	memset(&err, 0, sizeof(err));
+	fl = rte_flow_create(p1, &(struct rte_flow_attr){ .ingress = 1 },
+			     udp53_pat, queue1_act, &err);
+	VT_CHECK(fl != NULL, "flow: %s", err.message ? err.message : "");
+	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start");
+	VT_CHECK_EQ(rte_flow_destroy(p1, fl, &err), 0, "flow destroy");
+	VT_CHECK_EQ(rte_flow_flush(p1, &err), 0, "flush");
+	rte_eth_dev_set_mtu(p1, RTE_ETHER_MTU);
+	VT_CHECK_EQ(unheld_n, 0, "a control path without the lock (first: %s)",
+		    unheld_fn);
+	/* Without it: the check names the helper (and the helpers it
+	 * calls say so too). */
+	vsteer_defflow_sync(dev);
+	VT_CHECK(unheld_n > 0, "a helper called without the lock");
+	VT_CHECK(strcmp(unheld_fn, "vsteer_defflow_sync") == 0, "named: %s",
+		 unheld_fn);
+	/* With it: nothing to say. */
+	unheld_n = 0;
+	vsteer_ctl_lock(pv);
+	vsteer_defflow_sync(dev);
+	vsteer_ctl_unlock(pv);
+	VT_CHECK_EQ(unheld_n, 0, "held by the caller");
+	/* Held, but by another thread: not the caller's. */
+	holder.pv = pv;
+	VT_CHECK_EQ(sem_init(&holder.held, 0, 0), 0, "sem");
+	VT_CHECK_EQ(sem_init(&holder.go, 0, 0), 0, "sem");
+	VT_CHECK_EQ(pthread_create(&th, NULL, hold_ctl_lock, &holder), 0,
+		    "thread");
+	while (sem_wait(&holder.held) != 0)
+		;
+	vsteer_defflow_sync(dev);
+	sem_post(&holder.go);
+	VT_CHECK_EQ(pthread_join(th, &ret), 0, "join");
+	sem_destroy(&holder.held);
+	sem_destroy(&holder.go);
+	VT_CHECK(unheld_n > 0 && strcmp(unheld_fn, "vsteer_defflow_sync") == 0,
+		 "held by another thread: %u, %s", unheld_n, unheld_fn);
+	vsteer_ctl_unheld_hook = NULL;
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+	return VT_OK;
+}
 
 /* The glue of the port under test, with modify_qp counting hash QPs. */
 static struct vsteer_glue hq_glue;
@@ -2563,10 +2819,15 @@ test_ptypes(void)
 #define L4_BAD RTE_MBUF_F_RX_L4_CKSUM_BAD
 #define L4_UNK RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN
 
-/* Checksum flags say GOOD, BAD or UNKNOWN for what was really in the
- * frame, with and without packet type parsing. */
+/*
+ * Checksum flags say GOOD, BAD or UNKNOWN for what was really in the
+ * frame, with and without packet type parsing, from port tx to port rx:
+ * whether the device vouches for good IPv4 frames (the generic profile)
+ * or for none (mlx5: no IBV_WC_IP_CSUM_OK on a work queue), the verdicts
+ * are the same.
+ */
 static int
-test_rx_checksum_flags(void)
+rx_checksum_cases(uint16_t tx, uint16_t rx, const char *tag)
 {
 	static const struct {
 		struct fspec f;
@@ -2600,52 +2861,98 @@ test_rx_checksum_flags(void)
 		  IP_BAD | L4_UNK },
 		{ { .proto = IPPROTO_UDP, .frag = 0x2000, .payload = 20 },
 		  IP_GOOD | L4_UNK },
+		/* IPv6: no header checksum; TCP and UDP are checked, and a
+		 * UDP checksum of 0 is not allowed (RFC 8200 8.1). */
 		{ { .v6 = true, .proto = IPPROTO_UDP, .payload = 20 },
-		  IP_UNK | L4_UNK },
+		  IP_UNK | L4_GOOD },
+		{ { .v6 = true, .proto = IPPROTO_TCP, .payload = 21 },
+		  IP_UNK | L4_GOOD },
 		{ { .v6 = true,
 		    .proto = IPPROTO_TCP,
 		    .payload = 20,
 		    .bad_l4 = true },
+		  IP_UNK | L4_BAD },
+		{ { .v6 = true,
+		    .proto = IPPROTO_UDP,
+		    .payload = 19,
+		    .bad_l4 = true },
+		  IP_UNK | L4_BAD },
+		{ { .v6 = true,
+		    .proto = IPPROTO_UDP,
+		    .payload = 20,
+		    .udp_zero = true },
+		  IP_UNK | L4_BAD },
+		{ { .v6 = true,
+		    .tpid = RTE_ETHER_TYPE_VLAN,
+		    .tci = 3,
+		    .proto = IPPROTO_UDP,
+		    .payload = 30 },
+		  IP_UNK | L4_GOOD },
+		{ { .v6 = true, .proto = IPPROTO_ICMPV6, .payload = 20 },
 		  IP_UNK | L4_UNK },
 	};
+	struct rte_ether_addr dst;
 	struct rte_mbuf *r;
 	unsigned int i, pass;
 
-	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, 0), 0, "p0");
-	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
+	VT_CHECK_EQ(rte_eth_macaddr_get(rx, &dst), 0, "%s: mac", tag);
+	VT_CHECK_EQ(port_up(tx, 1, 0, 256, NULL, 0, 0), 0, "%s: tx port", tag);
+	VT_CHECK_EQ(port_up(rx, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
 			    0),
-		    0, "p1 with checksum flags");
-	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+		    0, "%s: rx port with checksum flags", tag);
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(rx), 0, "promisc");
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 1)
-			VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1,
+			VT_CHECK_EQ(rte_eth_dev_set_ptypes(rx,
 							   RTE_PTYPE_UNKNOWN,
 							   NULL, 0),
 				    0, "no ptypes");
 		for (i = 0; i < RTE_DIM(cases); i++) {
 			struct fspec f = cases[i].f;
 
-			f.dst = &mac1;
-			r = through(build(pool, &f));
-			VT_CHECK(r != NULL, "case %u received", i);
+			f.dst = &dst;
+			r = through_on(tx, rx, build(pool, &f));
+			VT_CHECK(r != NULL, "%s: case %u received", tag, i);
 			VT_CHECK_EQ(r->ol_flags & CKSUM_MASK, cases[i].flags,
-				    "case %u, pass %u: flags", i, pass);
+				    "%s: case %u, pass %u: flags", tag, i,
+				    pass);
 			rte_pktmbuf_free(r);
 		}
 	}
-	VT_CHECK_EQ(rte_eth_dev_set_ptypes(p1, RTE_PTYPE_ALL_MASK, NULL, 0), 0,
+	VT_CHECK_EQ(rte_eth_dev_set_ptypes(rx, RTE_PTYPE_ALL_MASK, NULL, 0), 0,
 		    "ptypes back");
 	/* Without the offload, no verdict at all. */
-	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1 plain");
-	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
-	r = through(build(pool, &(struct fspec){ .dst = &mac1,
-						 .proto = IPPROTO_TCP,
-						 .payload = 40,
-						 .bad_l4 = true }));
+	VT_CHECK_EQ(port_up(rx, 1, 0, 256, NULL, 0, 0), 0, "%s: plain", tag);
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(rx), 0, "promisc");
+	r = through_on(tx, rx,
+		       build(pool, &(struct fspec){ .dst = &dst,
+						    .proto = IPPROTO_TCP,
+						    .payload = 40,
+						    .bad_l4 = true }));
 	VT_CHECK(r != NULL, "received");
 	VT_CHECK_EQ(r->ol_flags & CKSUM_MASK, 0, "UNKNOWN without the offload");
 	rte_pktmbuf_free(r);
 	return VT_OK;
+}
+
+static int
+test_rx_checksum_flags(void)
+{
+	struct rte_eth_dev_info info;
+	struct vt_pair pp;
+	int ret;
+
+	/* What the port delivers on any device: the burst's verdicts. */
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK_EQ(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM,
+		    RTE_ETH_RX_OFFLOAD_CHECKSUM, "offered");
+	ret = rx_checksum_cases(p0, p1, "mlx5");
+	if (ret != VT_OK)
+		return ret;
+	VT_CHECK_EQ(vt_pair_open(&pp, "csg", 1, 0, 0, 0), 0, "generic pair");
+	ret = rx_checksum_cases(pp.a, pp.b, "generic");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return ret;
 }
 
 /* A tagged frame to p1; the received packet (NULL if none). */
@@ -3427,6 +3734,10 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_tx_rx_exact),
 	VT_CASE(test_tx_pool_recycled),
 	VT_CASE(test_multiseg_tx),
+	VT_CASE(test_tx_ring_limits),
+#ifndef VT_RDMA_GLUE
+	VT_CASE(test_rx_error_recovery),
+#endif
 	VT_CASE(test_scatter_rx),
 	VT_CASE(test_rss_default_traffic),
 	VT_CASE(test_flow_tag_to_mbuf),
@@ -3443,6 +3754,7 @@ static const struct vt_case cases[] = {
 #endif
 	VT_CASE(test_probe_caps),
 	VT_CASE(test_hash_qp_states),
+	VT_CASE(test_ctl_lock_checked),
 	VT_CASE(test_eight_priorities),
 	VT_CASE(test_egress_probe),
 	VT_CASE(test_tunnel_hash_qp),

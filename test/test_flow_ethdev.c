@@ -1323,6 +1323,32 @@ count_shared(void)
 	VT_CHECK_EQ(qc.hits, 8, "hits");
 	VT_CHECK_EQ(rte_flow_destroy(pb, f2, &err), 0, "destroy flow 2");
 	VT_CHECK_EQ(rte_flow_destroy(pb, f3, &err), 0, "destroy flow 3");
+	/* No flow left: the handle still answers, and resets. */
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query, no flow left: %s",
+		    err.message ? err.message : "");
+	VT_CHECK_EQ(qc.hits, 8, "hits kept");
+	VT_CHECK_EQ(qc.bytes, bytes + 180, "bytes kept");
+	qc.reset = 1;
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "query with reset, no flow left");
+	VT_CHECK_EQ(qc.hits, 8, "hits before the reset");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "query after the reset");
+	VT_CHECK_EQ(qc.hits, 0, "hits after the reset");
+	/* A flow uses it again: it counts on from the reset. */
+	f3 = flow_new(pb, &attr_in, pat_ipv4(&p3, 0, IP(10, 9, 0, 4)),
+		      act_queue(&a3, 0, RTE_FLOW_ACTION_TYPE_INDIRECT, h));
+	VT_CHECK(f3 != NULL, "a flow on the handle again");
+	VT_CHECK_EQ(xfer_pkt(&k), 0, "frame to the new flow");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query");
+	VT_CHECK_EQ(qc.hits, 1, "hits since the reset");
+	VT_CHECK_EQ(qc.bytes, 80, "bytes since the reset");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f3, &err), 0, "destroy flow 3");
 	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), 0,
 		    "destroy when unused");
 	handles[0] = NULL;

@@ -872,6 +872,97 @@ test_wq_deliver(void)
 	return VT_OK;
 }
 
+/*
+ * mlx5: a receive error stops the WQ on the device (a ConnectX moves the
+ * RQ to error; mlx5e and DPDK's mlx5 reset it): the WQEs behind the error
+ * complete flushed, buffers posted meanwhile too, frames find no buffer,
+ * a MODIFY to ready or of the flags is refused, while the verbs state
+ * still says RDY; RESET then RDY brings it back. Length and protection
+ * errors alike.
+ */
+static int
+test_wq_error_state(void)
+{
+	static uint8_t mem[4096];
+	struct ibv_wq_attr ma = { .attr_mask = IBV_WQ_ATTR_FLAGS,
+				  .flags_mask = IBV_WQ_FLAGS_CVLAN_STRIPPING };
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_cq_ex *cq;
+	struct ibv_wq *wq;
+	struct sv_wq *swq;
+	struct ibv_mr *mr;
+	uint8_t frame[300];
+	struct wc w[16];
+	unsigned int i, round;
+	struct tdev d;
+
+	VT_CHECK_EQ(tdev_open(&d, "mem:objwqe", SV_PROFILE_MLX5), 0, "open");
+	cq = mk_cq(&d, 16);
+	wq = mk_wq(&d, cq, 8, 1);
+	mr = sv_reg_mr(d.pd, mem, sizeof(mem), IBV_ACCESS_LOCAL_WRITE);
+	VT_CHECK(cq != NULL && wq != NULL && mr != NULL, "objects");
+	swq = sv_container_of(wq, struct sv_wq, wq);
+	memset(frame, 0x5a, sizeof(frame));
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), 0, "RDY");
+	for (round = 0; round < 2; round++) {
+		/* Four buffers of 256 bytes; round 1 posts the second one
+		 * with a key of nothing (a protection error). */
+		for (i = 0; i < 4; i++) {
+			sge = (struct ibv_sge){ (uintptr_t)mem + 256 * i, 256,
+						mr->lkey };
+			if (round == 1 && i == 1)
+				sge.lkey = mr->lkey + 1000;
+			wr.wr_id = i;
+			VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		}
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), 0, "fits");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, round == 0 ? 300 : 100,
+					  NULL, 0),
+			    0, "round %u: the error", round);
+		VT_CHECK_EQ(poll_all(cq, w, 16), 4, "round %u: four", round);
+		VT_CHECK(w[0].wr_id == 0 && w[0].status == IBV_WC_SUCCESS,
+			 "the first fits");
+		VT_CHECK_EQ(w[1].status,
+			    round == 0 ? IBV_WC_LOC_LEN_ERR :
+					 IBV_WC_LOC_PROT_ERR,
+			    "round %u: the error", round);
+		VT_CHECK(w[2].wr_id == 2 &&
+				 w[2].status == IBV_WC_WR_FLUSH_ERR &&
+				 w[3].wr_id == 3 &&
+				 w[3].status == IBV_WC_WR_FLUSH_ERR,
+			 "the rest flushed");
+		VT_CHECK_EQ(wq->state, IBV_WQS_RDY, "software still says RDY");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), ENOBUFS,
+			    "no buffer while in error");
+		sge = (struct ibv_sge){ (uintptr_t)mem, 256, mr->lkey };
+		wr.wr_id = 9;
+		VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		VT_CHECK_EQ(poll_all(cq, w, 16), 1, "flushed as posted");
+		VT_CHECK(w[0].wr_id == 9 && w[0].status == IBV_WC_WR_FLUSH_ERR,
+			 "the new buffer flushed");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), EINVAL, "not ready again");
+		VT_CHECK_EQ(ibv_modify_wq(wq, &ma), EINVAL, "nor its flags");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RESET), 0, "RESET");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), 0, "RDY");
+		wr.wr_id = 10;
+		VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), 0,
+			    "round %u: receives again", round);
+		VT_CHECK_EQ(poll_all(cq, w, 16), 1, "one");
+		VT_CHECK(w[0].wr_id == 10 && w[0].status == IBV_WC_SUCCESS,
+			 "round %u: after the reset", round);
+	}
+	VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "destroy wq");
+	VT_CHECK_EQ(sv_dereg_mr(mr), 0, "dereg");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy cq");
+	VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	return VT_OK;
+}
+
 /* ---- indirection tables and hash QPs ---- */
 
 static struct ibv_qp *
@@ -1532,6 +1623,89 @@ test_send_immediate_errors(void)
 	return VT_OK;
 }
 
+/*
+ * mlx5: the send queue in 64-byte WQE basic blocks (libmlx5 44,
+ * mlx5_calc_sq_size(), mlx5_calc_send_wqe()): a WQE is 48 bytes of
+ * control and Ethernet segments and 16 per SGE (or the inline data and
+ * its 4-byte header), rounded up to 64; max_send_wr WQEs rounded up to a
+ * power of two must fit max_send_wqebb (max_qp_wr) blocks; the caps say
+ * what the queue holds. generic: max_qp_wr WRs of any SGE count.
+ */
+static int
+test_send_queue_blocks(void)
+{
+	static const struct {
+		uint32_t wr, sge, inl;
+		int err;
+		uint32_t got_wr, got_inl; /* written back (mlx5) */
+	} c[] = {
+		{ SV_MAX_QP_WR, 1, 0, 0, SV_MAX_QP_WR, 12 },
+		{ SV_MAX_QP_WR + 1, 1, 0, EINVAL, 0, 0 },
+		{ SV_MAX_QP_WR / 2 + 1, 1, 0, 0, SV_MAX_QP_WR, 12 },
+		{ SV_MAX_QP_WR, 2, 0, EINVAL, 0, 0 }, /* 2 blocks */
+		{ SV_MAX_QP_WR / 2, 2, 0, 0, SV_MAX_QP_WR / 2, 76 },
+		{ SV_MAX_QP_WR / 8, 16, 0, 0, 1638, 268 }, /* 320-byte WQEs */
+		{ SV_MAX_QP_WR / 4, 16, 0, EINVAL, 0, 0 },
+		{ 16, 29, 0, 0, 16, 460 },   /* 512 bytes: the largest */
+		{ 16, 30, 0, EINVAL, 0, 0 }, /* beyond the WQE */
+		{ 16, 1, 460, 0, 16, 460 },  /* inline fills it */
+		{ 16, 1, 461, EINVAL, 0, 0 },
+		{ SV_MAX_QP_WR, 1, 13, EINVAL, 0, 0 }, /* 2 blocks */
+	};
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct tdev d;
+	unsigned int i, prof;
+
+	for (prof = 0; prof < 2; prof++) {
+		bool mlx5 = prof == 1;
+
+		VT_CHECK_EQ(tdev_open(&d, mlx5 ? "mem:objsqm" : "mem:objsqg",
+				      mlx5 ? SV_PROFILE_MLX5 :
+					     SV_PROFILE_GENERIC),
+			    0, "open");
+		cq = mk_cq(&d, 16);
+		VT_CHECK(cq != NULL, "cq");
+		for (i = 0; i < RTE_DIM(c); i++) {
+			memset(&a, 0, sizeof(a));
+			a.send_cq = ibv_cq_ex_to_cq(cq);
+			a.qp_type = IBV_QPT_RAW_PACKET;
+			a.cap.max_send_wr = c[i].wr;
+			a.cap.max_send_sge = c[i].sge;
+			a.cap.max_inline_data = c[i].inl;
+			a.comp_mask = IBV_QP_INIT_ATTR_PD |
+				      IBV_QP_INIT_ATTR_CREATE_FLAGS;
+			a.pd = d.pd;
+			errno = 0;
+			qp = ibv_create_qp_ex(d.ctx, &a);
+			/* generic: within max_qp_wr, max_sge, 512 inline. */
+			if (!mlx5) {
+				bool ok = c[i].wr <= SV_MAX_QP_WR;
+
+				VT_CHECK_EQ(qp != NULL, ok, "generic %u", i);
+			} else if (c[i].err != 0) {
+				VT_CHECK(qp == NULL && errno == c[i].err,
+					 "mlx5 %u: %u WRs x %u SGEs, inline %u: "
+					 "errno %d",
+					 i, c[i].wr, c[i].sge, c[i].inl, errno);
+			} else {
+				VT_CHECK(qp != NULL, "mlx5 %u: errno %d", i,
+					 errno);
+				VT_CHECK_EQ(a.cap.max_send_wr, c[i].got_wr,
+					    "mlx5 %u: WRs it holds", i);
+				VT_CHECK_EQ(a.cap.max_inline_data, c[i].got_inl,
+					    "mlx5 %u: inline it takes", i);
+			}
+			if (qp != NULL)
+				VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+		}
+		VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "cq");
+		VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	}
+	return VT_OK;
+}
+
 /* Send queue slots come back when completions are read (selective
  * signalling): more outstanding WRs than max_send_wr is ENOMEM. */
 static int
@@ -1821,6 +1995,13 @@ test_counters(void)
 	at.index = 2;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), 0,
 		    "bytes at 2");
+	/* No flow uses it: the kernel reads nothing (uverbs: EINVAL). */
+	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 0), EINVAL, "read unbound");
+	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 1u << 5), EOPNOTSUPP,
+		    "unknown read flag");
+
+	/* Bound to a flow: no more attach, no destroy; values move. */
+	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bind");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 2, 0), EINVAL,
 		    "ncounters below highest index + 1");
 	memset(v, 0xff, sizeof(v));
@@ -1829,11 +2010,6 @@ test_counters(void)
 		    0, "read");
 	VT_CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0,
 		 "cleared on creation; unused slots zero");
-	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 1u << 5), EOPNOTSUPP,
-		    "unknown read flag");
-
-	/* Bound to a flow: no more attach, no destroy; values move. */
-	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bind");
 	at.counter_desc = IBV_COUNTER_PACKETS;
 	at.index = 1;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), EBUSY,
@@ -1852,12 +2028,22 @@ test_counters(void)
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), EBUSY,
 		    "one flow still bound");
 	sv_counters_unbind(sc);
-	/* Unbound: attach works again; points sharing an index add up. */
+	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), EINVAL,
+		    "the last flow gone: not readable");
+	/* Unbound: attach works again; points sharing an index add up.
+	 * Bound again, the values go on from where they were (mlx5_ib
+	 * keeps the hardware counter). */
 	at.index = 2;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), 0,
 		    "packets at 2 as well");
+	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bound again");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), 0, "read");
 	VT_CHECK(v[0] == 3 && v[2] == 203, "index 2 = bytes + packets");
+	sv_counters_add(sc, 10);
+	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), 0, "read");
+	VT_CHECK(v[0] == 4 && v[2] == 214, "counting on: %llu %llu",
+		 (unsigned long long)v[0], (unsigned long long)v[2]);
+	sv_counters_unbind(sc);
 	VT_CHECK_EQ(ibv_destroy_counters(c), 0, "destroy");
 
 	/* An object without attach points cannot be bound. */
@@ -1866,7 +2052,8 @@ test_counters(void)
 	VT_CHECK_EQ(sv_counters_bind(
 			    sv_container_of(c2, struct sv_counters, c)),
 		    EINVAL, "bind without points");
-	VT_CHECK_EQ(ibv_read_counters(c2, NULL, 0, 0), 0, "nothing to read");
+	VT_CHECK_EQ(ibv_read_counters(c2, NULL, 0, 0), EINVAL,
+		    "never bound: nothing to read");
 	VT_CHECK_EQ(ibv_destroy_counters(c2), 0, "destroy");
 	VT_CHECK_EQ(tdev_close(&d), 0, "close");
 	return VT_OK;
@@ -2624,6 +2811,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_cq),
 	VT_CASE(test_wq_create_modify),
 	VT_CASE(test_wq_deliver),
+	VT_CASE(test_wq_error_state),
 	VT_CASE(test_ind_table),
 	VT_CASE(test_hash_qp_generic),
 	VT_CASE(test_hash_qp_mlx5),
@@ -2632,6 +2820,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_qp_state_machine),
 	VT_CASE(test_send_wire),
 	VT_CASE(test_send_immediate_errors),
+	VT_CASE(test_send_queue_blocks),
 	VT_CASE(test_send_queue_full),
 	VT_CASE(test_send_local_errors),
 	VT_CASE(test_send_ip_csum),

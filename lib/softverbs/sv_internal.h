@@ -457,8 +457,12 @@ struct sv_wq {
 	uint8_t *ring;	  /* size WQEs of stride bytes */
 	uint32_t stride;  /* sizeof(struct sv_rwqe) + max_sge SGEs */
 	uint32_t size, max_sge;
-	uint32_t head;		 /* consumer (device, pump lock) */
-	uint32_t flags;		 /* IBV_WQ_FLAGS_* in effect (pump lock) */
+	uint32_t head;	/* consumer (device, pump lock) */
+	uint32_t flags; /* IBV_WQ_FLAGS_* in effect (pump lock) */
+	/* mlx5: a receive error put the WQ in error on the device, whatever
+	 * wq.state (what software set last) says; until a reset it takes
+	 * no frame and flushes what is posted (pump lock). */
+	bool dev_err;
 	bool single;		 /* posts need no lock (thread domain) */
 	struct sv_buf buf;	 /* ring and SGEs */
 	pthread_spinlock_t lock; /* posts, state changes */
@@ -474,7 +478,9 @@ struct sv_wq {
  * discards, as an RQ in RESET does; the caller counts rx_not_ready). An
  * SGE outside memory registered with local write access in the WQ's PD
  * completes with IBV_WC_LOC_PROT_ERR, a frame longer than the buffers
- * with IBV_WC_LOC_LEN_ERR. A WQ with IBV_WQ_FLAGS_CVLAN_STRIPPING receives
+ * with IBV_WC_LOC_LEN_ERR; on mlx5 either puts the WQ in error (dev_err:
+ * the WQEs posted behind it are flushed, later frames find no buffer,
+ * ENOBUFS) until it is reset. A WQ with IBV_WQ_FLAGS_CVLAN_STRIPPING receives
  * an 802.1Q-tagged frame without its tag, whose TCI ibv_wc_read_cvlan()
  * gives.
  */
@@ -646,7 +652,7 @@ struct sv_counters {
 	pthread_mutex_t lock;
 	unsigned int npoints;
 	struct sv_counter_point points[SV_MAX_COUNTER_POINTS];
-	atomic_int bound; /* flows using it: attach -> EBUSY */
+	atomic_int bound; /* flows using it: attach EBUSY, read only if > 0 */
 };
 void sv_counters_add(struct sv_counters *c, uint32_t bytes);
 /* A flow starts / stops using c (ibv_create_flow with an

@@ -37,6 +37,8 @@
 
 #define SV_MAX_INLINE 512
 #define SV_ETH_HLEN 14
+#define SV_MLX5_DATA_SEG 16 /* struct mlx5_wqe_data_seg */
+#define SV_ALIGN_UP(v, a) (((v) + (a)-1) / (a) * (a))
 
 #define SV_QP_COMP_MASK                                        \
 	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
@@ -226,12 +228,70 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	return &qp->qp;
 }
 
+/*
+ * libmlx5 sizes a send queue in 64-byte WQE basic blocks (rdma-core
+ * v44.0, providers/mlx5/verbs.c). A raw packet WQE is the control (16
+ * bytes) and Ethernet (32, with inline headers) segments, then 16 bytes
+ * per SGE or the inline data behind a 4-byte header, whichever is larger,
+ * rounded up to a block (mlx5_calc_send_wqe(), _sq_overhead()); more SGEs
+ * than the largest WQE holds, or a WQE beyond it (max_sq_desc_sz, the
+ * firmware's max_wqe_sz_sq): EINVAL. The queue is max_send_wr WQEs
+ * rounded up to a power of two; more blocks than max_send_wqebb (1 <<
+ * log_max_qp_sz, which the kernel reports as max_qp_wr too): EINVAL
+ * (mlx5_calc_sq_size()). The caps come back with what the queue holds:
+ * wq_size / wqe_size WRs, inline data up to what a WQE leaves
+ * (create_qp()).
+ */
+#define SV_MLX5_SEND_WQE_BB 64
+#define SV_MLX5_SQ_DESC_MAX 512 /* max_wqe_sz_sq of the modelled device */
+#define SV_MLX5_SQ_OVERHEAD (16 + 32)
+#define SV_MLX5_INL_HDR 4
+
+static uint32_t
+sv_pow2_above(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p > UINT32_MAX ? 0 : (uint32_t)p;
+}
+
+static int
+sv_mlx5_sq_size(struct ibv_qp_cap *cap)
+{
+	uint32_t size = SV_MLX5_SQ_OVERHEAD, inl = 0, wqe, wq;
+
+	if (cap->max_send_wr == 0)
+		return 0;
+	if (cap->max_inline_data != 0)
+		inl = size +
+		      SV_ALIGN_UP(SV_MLX5_INL_HDR + cap->max_inline_data, 16);
+	if (cap->max_send_sge > (SV_MLX5_SQ_DESC_MAX - size) / SV_MLX5_DATA_SEG)
+		return EINVAL;
+	size += cap->max_send_sge * SV_MLX5_DATA_SEG;
+	if (inl > size)
+		size = inl;
+	if (size > SV_MLX5_SQ_DESC_MAX)
+		return EINVAL;
+	wqe = SV_ALIGN_UP(size, SV_MLX5_SEND_WQE_BB);
+	if (cap->max_send_wr > 0x7fffffff / SV_MLX5_SQ_DESC_MAX)
+		return EINVAL;
+	wq = sv_pow2_above((uint64_t)cap->max_send_wr * wqe);
+	if (wq == 0 || wq / SV_MLX5_SEND_WQE_BB > SV_MAX_QP_WR)
+		return EINVAL;
+	cap->max_send_wr = wq / wqe;
+	cap->max_inline_data = wqe - SV_MLX5_SQ_OVERHEAD - SV_MLX5_INL_HDR;
+	return 0;
+}
+
 static struct ibv_qp *
 sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_context *context = &ctx->vctx.context;
 	struct ibv_qp_cap *cap = &attr->cap;
 	struct sv_qp *qp;
+	int rc;
 
 	if (attr->send_cq == NULL || attr->send_cq->context != context ||
 	    (attr->recv_cq != NULL && attr->recv_cq->context != context) ||
@@ -240,9 +300,19 @@ sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 		return NULL;
 	}
 	/* Beyond the device's capabilities: no receive queue in a QP. */
-	if (cap->max_send_wr > SV_MAX_QP_WR || cap->max_send_sge > SV_MAX_SGE ||
-	    cap->max_inline_data > SV_MAX_INLINE || cap->max_recv_wr != 0 ||
-	    cap->max_recv_sge != 0) {
+	if (cap->max_recv_wr != 0 || cap->max_recv_sge != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (ctx->dev->caps.profile == SV_PROFILE_MLX5) {
+		rc = sv_mlx5_sq_size(cap);
+		if (rc != 0) {
+			errno = rc;
+			return NULL;
+		}
+	} else if (cap->max_send_wr > SV_MAX_QP_WR ||
+		   cap->max_send_sge > SV_MAX_SGE ||
+		   cap->max_inline_data > SV_MAX_INLINE) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -773,7 +773,8 @@ vsteer_probe_hash_qp_states(const char *name, struct vsteer_priv *priv,
  *   verbs_esp_ok      a rule with IBV_FLOW_SPEC_ESP (current mlx5 kernels
  *                     refuse it: EOPNOTSUPP);
  *   egress_ok         a rule with IBV_FLOW_ATTR_FLAGS_EGRESS;
- *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it).
+ *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it);
+ *   tx_*              the largest send queues (vsteer_tx_probe()).
  * Returns 0, or a negative errno when the device cannot steer at all.
  */
 static int
@@ -853,12 +854,20 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 	priv->egress_ok = vsteer_probe_rule_try(priv, sc.qp, &rule) == 0;
 	vsteer_scratch_free(priv, &sc);
 	vsteer_probe_parser(name, priv);
+	ret = vsteer_tx_probe(priv);
+	if (ret != 0) {
+		INIT_LOG(ERR, "%s: %s: no send queue of %u WRs or more: %s",
+			 name, priv->ibdev_name, VSTEER_DESC_MIN,
+			 strerror(-ret));
+		return ret;
+	}
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d, send queues of %u WRs, %u with %u SGEs",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
 		 priv->egress_ok, priv->hash_qp_rtr, priv->mpls_ok,
-		 priv->ihl_ok, priv->ihl_inner_ok);
+		 priv->ihl_ok, priv->ihl_inner_ok, priv->tx_wr_max,
+		 priv->tx_wr_max_sges, priv->tx_sge_max);
 	return 0;
 }
 
@@ -926,8 +935,6 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	priv->ind_tbl_max = rte_align32prevpow2(priv->ind_tbl_max);
 	priv->reta_size =
 		(uint16_t)RTE_MIN(priv->ind_tbl_max, (uint32_t)VSTEER_RETA_MAX);
-	priv->rx_csum = (priv->dev_attr.device_cap_flags_ex &
-			 IBV_DEVICE_RAW_IP_CSUM) != 0;
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
 			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
 	priv->dv_ok = is_mlx5dv != 0;
@@ -968,6 +975,36 @@ vsteer_ctl_lock_init(struct vsteer_priv *priv)
 	RTE_VERIFY(pthread_mutex_init(&priv->ctl_lock, &attr) == 0);
 	pthread_mutexattr_destroy(&attr);
 	priv->ctl_owner = 0;
+}
+
+void (*vsteer_ctl_unheld_hook)(const char *func);
+
+bool
+vsteer_ctl_held(struct vsteer_priv *priv)
+{
+	int ret;
+
+	if (__atomic_load_n(&priv->ctl_owner, __ATOMIC_RELAXED) != rte_gettid())
+		return false;
+	/* The owner alone would say yes to a lock that never locked the
+	 * mutex: a locked mutex refuses a try, even to its owner. */
+	ret = pthread_mutex_trylock(&priv->ctl_lock);
+	if (ret == 0) {
+		pthread_mutex_unlock(&priv->ctl_lock);
+		return false;
+	}
+	return ret == EBUSY || ret == EDEADLK;
+}
+
+void
+vsteer_ctl_unheld(const struct vsteer_priv *priv, const char *func)
+{
+	if (vsteer_ctl_unheld_hook != NULL) {
+		vsteer_ctl_unheld_hook(func);
+		return;
+	}
+	rte_panic("%s(): port %u: called without the port's control lock\n",
+		  func, priv->data != NULL ? priv->data->port_id : 0);
 }
 
 /*

@@ -25,6 +25,7 @@
  */
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -139,6 +140,7 @@ struct vsteer_rxq_stats {
 	uint64_t errors;      /* error completions */
 	uint64_t nombuf;      /* dropped: no replacement mbuf */
 	uint64_t post_errors; /* WQEs the device refused */
+	uint64_t resets;      /* WQ reset after the device stopped it */
 };
 
 /* A completion read ahead of the burst (rx_queue_count, descriptor
@@ -149,8 +151,16 @@ struct vsteer_rx_cqe {
 	uint32_t wc_flags;
 	uint32_t tag;
 	uint16_t cvlan;
-	uint16_t ok; /* IBV_WC_SUCCESS */
+	uint8_t ok;   /* IBV_WC_SUCCESS */
+	uint8_t fail; /* VSTEER_RX_FAIL_*, when not ok */
 };
+
+/* What an error completion says of the queue: a frame the device could
+ * not take (counted in errors), or, after a protection or operation error
+ * or for a flushed WQE, a WQ the device stopped (vsteer_rxq_recover()). */
+#define VSTEER_RX_FAIL_FRAME 1 /* the frame is lost, the WQ may run on */
+#define VSTEER_RX_FAIL_STOP 2  /* a frame is lost and the WQ stopped */
+#define VSTEER_RX_FAIL_FLUSH 3 /* no frame: the WQ stopped earlier */
 
 /*
  * A queue used by one thread says so to the device, as verbs allows: its
@@ -192,6 +202,7 @@ struct vsteer_rxq {
 	uint32_t strip : 1;
 	uint32_t ptype : 1; /* set mbuf packet types */
 	uint32_t unposted;  /* WQEs the device refused, not posted since */
+	uint32_t stopped;   /* the device stopped the WQ: reset it */
 	struct vsteer_rx_cqe *ahead; /* wqe_n, a ring of read-ahead CQEs */
 	uint32_t ahead_head;
 	uint32_t ahead_n;
@@ -293,7 +304,6 @@ struct vsteer_priv {
 	/* Capabilities, from queries and probes at start-up (vsteer.c:
 	 * vsteer_probe_caps(); none from which glue is linked). */
 	uint32_t max_verbs_prio;    /* highest verbs flow priority: 7 or 15 */
-	uint32_t rx_csum : 1;	    /* IBV_DEVICE_RAW_IP_CSUM */
 	uint32_t tx_csum : 1;	    /* IBV_RAW_PACKET_CAP_IP_CSUM */
 	uint32_t tag_ok : 1;	    /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
 	uint32_t count_ok : 1;	    /* ibv_counters */
@@ -321,6 +331,12 @@ struct vsteer_priv {
 	uint16_t max_mtu;
 	uint32_t max_sge;
 	uint32_t max_wr;
+	/* Send queues (vsteer_tx_probe()): the largest ring of one SGE per
+	 * WR, the most SGEs a multi-segment queue gets and its largest
+	 * ring, as the device took them (powers of two). */
+	uint32_t tx_wr_max;
+	uint32_t tx_sge_max;
+	uint32_t tx_wr_max_sges;
 	uint32_t ind_tbl_max;	   /* entries of an indirection table */
 	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* */
 	uint64_t rss_hf;	   /* port RSS types, 0: no hashing */
@@ -377,11 +393,22 @@ vsteer_ctl_unlock(struct vsteer_priv *priv)
 	RTE_VERIFY(pthread_mutex_unlock(&priv->ctl_lock) == 0);
 }
 
-/* The helpers that walk the lists check that their caller holds the
- * lock: a path that forgets it fails every test that takes it. */
-#define VSTEER_CTL_HELD(priv)                                               \
-	RTE_VERIFY(__atomic_load_n(&(priv)->ctl_owner, __ATOMIC_RELAXED) == \
-		   rte_gettid())
+/*
+ * The helpers that walk the lists check that their caller holds the
+ * lock, the mutex itself and not only the owner the lock functions note:
+ * a path that forgets it, or a lock that does not lock, stops the process
+ * with the helper's name (vsteer_ctl_unheld()) in every test that takes
+ * it. Tests may set vsteer_ctl_unheld_hook to be told instead.
+ */
+bool vsteer_ctl_held(struct vsteer_priv *priv);
+void vsteer_ctl_unheld(const struct vsteer_priv *priv, const char *func);
+extern void (*vsteer_ctl_unheld_hook)(const char *func);
+
+#define VSTEER_CTL_HELD(priv)                                \
+	do {                                                 \
+		if (unlikely(!vsteer_ctl_held(priv)))        \
+			vsteer_ctl_unheld((priv), __func__); \
+	} while (0)
 
 /* softverbs device model: the devargs of soft: and mem: devices. */
 struct vsteer_soft_opts {
@@ -432,6 +459,10 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      struct rte_mempool *mp);
 void vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_rxq_start(struct vsteer_rxq *rxq);
+/* After an error completion that stopped the WQ (a ConnectX moves it to
+ * error): drop what the CQ still holds, WQ to RESET then RDY, every WQE
+ * posted again with the buffers it has. From the queue's burst. */
+int vsteer_rxq_recover(struct vsteer_rxq *rxq);
 void vsteer_rxq_stop(struct vsteer_rxq *rxq);
 /* VLAN stripping on or off; applied to the WQ when the queue runs. */
 int vsteer_rxq_vlan_strip(struct vsteer_rxq *rxq, int on);
@@ -459,6 +490,9 @@ int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf);
 void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
+/* At probe: the send queues the device takes (priv->tx_*); 0 or a
+ * negative errno when it takes none. */
+int vsteer_tx_probe(struct vsteer_priv *priv);
 int vsteer_txq_start(struct vsteer_txq *txq);
 void vsteer_txq_stop(struct vsteer_txq *txq);
 /* Reset a QP that failed a WR and bring it back to RTS: the WRs it still

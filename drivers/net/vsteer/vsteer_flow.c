@@ -65,11 +65,22 @@
 /* A counter: a verbs ibv_counters object and/or a DevX flow counter. A
  * flow's own counter has one of them; an indirect COUNT action gets each
  * kind the first time a flow of that engine uses it, and reports the sum.
- * Hardware counters only grow: reset is a stored base. */
+ * Hardware counters only grow: reset is a stored base.
+ *
+ * The kernel reads an ibv_counters object only while a rule uses it
+ * (EINVAL otherwise): the last verbs rule to let it go (port stop, a rule
+ * kept but no longer applied, the last user of an indirect COUNT
+ * destroyed) leaves its totals in cs_hits / cs_bytes, which a query
+ * answers until a rule binds it again; the device's values go on from
+ * there (mlx5_ib keeps the hardware counter while the object lives). A
+ * DevX counter is a firmware object of its own, readable at any time. */
 struct vsteer_count {
 	struct ibv_counters *cs;
 	struct mlx5dv_devx_obj *devx;
 	uint32_t devx_id;
+	uint32_t cs_users; /* applied verbs rules bound to cs */
+	uint64_t cs_hits;
+	uint64_t cs_bytes;
 	uint64_t base_hits;
 	uint64_t base_bytes;
 };
@@ -362,6 +373,46 @@ vsteer_count_release(struct vsteer_priv *priv, struct vsteer_count *c)
 	}
 }
 
+/* The verbs object's totals: read from the device while a rule uses it,
+ * else those kept when the last one let go. 0 or a positive errno. */
+static int
+vsteer_count_verbs_read(const struct vsteer_count *c, uint64_t *hits,
+			uint64_t *bytes)
+{
+	uint64_t v[2] = { 0, 0 };
+	int ret;
+
+	if (c->cs_users == 0) {
+		*hits = c->cs_hits;
+		*bytes = c->cs_bytes;
+		return 0;
+	}
+	ret = ibv_read_counters(c->cs, v, RTE_DIM(v),
+				IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
+	if (ret != 0)
+		return ret;
+	*hits = v[VSTEER_CNT_PACKETS];
+	*bytes = v[VSTEER_CNT_BYTES];
+	return 0;
+}
+
+/* A verbs rule that binds the counters is about to go. */
+static void
+vsteer_count_verbs_unbinding(struct vsteer_count *c)
+{
+	int ret;
+
+	/* The last one: keep what the device will no longer answer. */
+	if (c->cs_users == 1) {
+		ret = vsteer_count_verbs_read(c, &c->cs_hits, &c->cs_bytes);
+		if (ret != 0)
+			FLOW_LOG(ERR,
+				 "ibv_read_counters before the last rule goes: %s (the counter keeps its earlier values)",
+				 strerror(ret));
+	}
+	c->cs_users--;
+}
+
 /* Raw totals of both kinds. Returns 0 or a positive errno, naming the
  * failing call in *what. */
 static int
@@ -371,17 +422,12 @@ vsteer_count_read(struct vsteer_priv *priv, const struct vsteer_count *c,
 	*hits = 0;
 	*bytes = 0;
 	if (c->cs != NULL) {
-		uint64_t v[2] = { 0, 0 };
-		int ret =
-			ibv_read_counters(c->cs, v, RTE_DIM(v),
-					  IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
+		int ret = vsteer_count_verbs_read(c, hits, bytes);
 
 		if (ret != 0) {
 			*what = "ibv_read_counters";
 			return ret;
 		}
-		*hits += v[VSTEER_CNT_PACKETS];
-		*bytes += v[VSTEER_CNT_BYTES];
 	}
 	if (c->devx != NULL) {
 		uint8_t in[VSTEER_PRM_QUERY_FC_IN_BYTES] = { 0 };
@@ -946,6 +992,9 @@ vsteer_flow_remove(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 		struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 
 		if (r->ibv != NULL) {
+			if (flow->engine == VSTEER_FLOW_ENGINE_VERBS &&
+			    r->count_off != 0)
+				vsteer_count_verbs_unbinding(flow->cnt);
 			ret = ibv_destroy_flow(r->ibv);
 			if (ret != 0)
 				FLOW_LOG(ERR, "port %u: ibv_destroy_flow: %s",
@@ -1194,6 +1243,8 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 				i + 1, flow->n_rules, rule.attr.priority,
 				strerror(ret), vsteer_flow_full(ret));
 		}
+		if (r->count_off != 0)
+			flow->cnt->cs_users++;
 		flow->applied = (uint8_t)(i + 1);
 	}
 	return 0;

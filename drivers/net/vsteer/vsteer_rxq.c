@@ -284,11 +284,24 @@ vsteer_rxq_free_elts(struct vsteer_rxq *rxq)
 	}
 }
 
+/* Post WQEs 0..wqe_n - 1 with the buffers they hold, as one list. */
+static int
+vsteer_rxq_post_all(struct vsteer_rxq *rxq)
+{
+	struct ibv_recv_wr *bad = NULL;
+	uint32_t i;
+
+	for (i = 0; i < rxq->wqe_n; i++) {
+		rxq->wrs[i].wr_id = i;
+		rxq->wrs[i].next = i + 1 < rxq->wqe_n ? &rxq->wrs[i + 1] : NULL;
+	}
+	return ibv_post_wq_recv(rxq->wq, &rxq->wrs[0], &bad);
+}
+
 /* Post every ring slot with fresh mbufs and let the burst read the CQ. */
 static int
 vsteer_rxq_run(struct vsteer_rxq *rxq)
 {
-	struct ibv_recv_wr *bad = NULL;
 	uint32_t i, n = rxq->wqe_n * rxq->sges_n;
 	int ret;
 
@@ -307,10 +320,8 @@ vsteer_rxq_run(struct vsteer_rxq *rxq)
 			       rxq->port_id, rxq->queue_id);
 			goto err;
 		}
-		if (i > 0)
-			rxq->wrs[i - 1].next = &rxq->wrs[i];
 	}
-	ret = ibv_post_wq_recv(rxq->wq, &rxq->wrs[0], &bad);
+	ret = vsteer_rxq_post_all(rxq);
 	if (ret != 0) {
 		RX_LOG(ERR, "port %u: Rx queue %u: post %u WQEs: %s",
 		       rxq->port_id, rxq->queue_id, rxq->wqe_n, strerror(ret));
@@ -318,6 +329,7 @@ vsteer_rxq_run(struct vsteer_rxq *rxq)
 		goto err;
 	}
 	rxq->unposted = 0;
+	rxq->stopped = 0;
 	rxq->ahead_head = 0;
 	rxq->ahead_n = 0;
 	__atomic_store_n(&rxq->cq, rxq->cq_obj, __ATOMIC_RELEASE);
@@ -354,6 +366,37 @@ vsteer_rxq_cq_drain(struct vsteer_rxq *rxq)
 	while (ibv_next_poll(rxq->cq_obj) == 0);
 	ibv_end_poll(rxq->cq_obj);
 	return n;
+}
+
+/*
+ * As mlx5e and DPDK's mlx5 (mlx5_rx_err_handle()) do with an RQ in error:
+ * RESET, then RDY (libmlx5 then cleans the CQ of the WQ's completions and
+ * starts its ring over, mlx5_modify_wq()), then every WQE posted again.
+ * Posting before RDY would be lost to that restart. The completions still
+ * in the CQ are flushes of WQEs posted again here.
+ */
+int
+vsteer_rxq_recover(struct vsteer_rxq *rxq)
+{
+	int ret;
+
+	vsteer_rxq_cq_drain(rxq);
+	rxq->ahead_n = 0;
+	rxq->ahead_head = 0;
+	ret = vsteer_rxq_wq_state(rxq, IBV_WQS_RESET);
+	if (ret == 0)
+		ret = vsteer_rxq_wq_state(rxq, IBV_WQS_RDY);
+	if (ret == 0)
+		ret = vsteer_rxq_post_all(rxq);
+	if (ret != 0) {
+		RX_LOG(ERR, "port %u: Rx queue %u: reset after an error: %s",
+		       rxq->port_id, rxq->queue_id, strerror(ret));
+		return -ret;
+	}
+	rxq->unposted = 0;
+	rxq->stopped = 0;
+	rxq->stats.resets++;
+	return 0;
 }
 
 /*
