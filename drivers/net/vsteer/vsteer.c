@@ -37,6 +37,9 @@
  * drives it: queries, and probes at start-up (vsteer_probe_caps()).
  */
 
+/* dladdr(): which object another copy of the driver came from. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -50,6 +53,7 @@
 #include <rte_ether.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
+#include <bus_driver.h>
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
 
@@ -1030,12 +1034,64 @@ static struct rte_vdev_driver vsteer_vdev_driver = {
 	.remove = vsteer_remove,
 };
 
-RTE_PMD_REGISTER_VDEV(net_vsteer, vsteer_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(
-	net_vsteer, VSTEER_ARG_DEV
-	"=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT
-	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
-	"=<auto|verbs|dv> " VSTEER_ARG_MAC
-	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX
-	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS "=<0|1>");
-RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");
+#define VSTEER_DRIVER_NAME "net_vsteer"
+#define VSTEER_PARAMS                                                          \
+	VSTEER_ARG_DEV                                                         \
+	"=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT           \
+	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE \
+	"=<auto|verbs|dv> " VSTEER_ARG_MAC                                     \
+	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX  \
+	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS "=<0|1>"
+#define VSTEER_KMOD "* ib_uverbs & mlx5_core & mlx5_ib"
+
+/*
+ * Registration, as RTE_PMD_REGISTER_VDEV() does, unless a driver of the
+ * name is registered already: another copy of this driver in the process.
+ * That happens when a driver is installed in the plugin directory, which
+ * EAL loads every time, and a build of it is loaded with -d as well (or
+ * is built into the program): EAL loads the -d objects before the plugin
+ * directory, so the copy asked for by name is the one that probes, and
+ * the other one says so and stays out of the way.
+ */
+RTE_INIT(vsteer_register)
+{
+	struct rte_vdev_driver *other = NULL;
+	struct rte_bus *bus = rte_bus_find_by_name("vdev");
+	Dl_info mine, theirs;
+	int lt;
+
+	if (bus != NULL && bus->parse != NULL &&
+	    bus->parse(VSTEER_DRIVER_NAME, &other) == 0 && other != NULL &&
+	    strcmp(other->driver.name, VSTEER_DRIVER_NAME) == 0) {
+		/* The log types may not be registered yet in this copy. */
+		lt = rte_log_register_type_and_pick_level(
+			RTE_STR(RTE_LOG_DEFAULT_LOGTYPE) ".init",
+			RTE_LOG_NOTICE);
+		if (dladdr(other, &theirs) == 0 || theirs.dli_fname == NULL)
+			theirs.dli_fname = "?";
+		if (dladdr(&vsteer_vdev_driver, &mine) == 0 ||
+		    mine.dli_fname == NULL)
+			mine.dli_fname = "?";
+		rte_log(RTE_LOG_NOTICE, lt < 0 ? RTE_LOGTYPE_PMD : (uint32_t)lt,
+			"%s: using the driver of %s; the copy in %s is not used\n",
+			VSTEER_DRIVER_NAME,
+			theirs.dli_fname[0] ? theirs.dli_fname : "the program",
+			mine.dli_fname);
+		return;
+	}
+	vsteer_vdev_driver.driver.name = VSTEER_DRIVER_NAME;
+	rte_vdev_register(&vsteer_vdev_driver);
+}
+
+RTE_PMD_EXPORT_NAME(net_vsteer, __COUNTER__);
+RTE_PMD_REGISTER_PARAM_STRING(net_vsteer, VSTEER_PARAMS);
+RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, VSTEER_KMOD);
+
+/* What dpdk-pmdinfo.py reads in a driver (DPDK's build makes it with
+ * buildtools/pmdinfogen.py, which an out-of-tree driver does not have):
+ * dpdk-pmdinfo.py -p dpdk-testpmd lists the drivers of the plugin
+ * directory, this one among them once installed. */
+static const char vsteer_pmd_info[] __rte_used =
+	"PMD_INFO_STRING= {\"name\": \"" VSTEER_DRIVER_NAME
+	"\", \"params\": \"" VSTEER_PARAMS "\", \"kmod\": \"" VSTEER_KMOD
+	"\", \"pci_ids\": []}";
