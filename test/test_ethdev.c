@@ -303,26 +303,44 @@ sv_device_exists(const char *name)
 	return found;
 }
 
+/* What is logged between log_capture_begin() and log_capture_end(). */
+static FILE *log_saved, *log_stream;
+static char *log_buf;
+static size_t log_len;
+
+static void
+log_capture_begin(void)
+{
+	log_saved = rte_log_get_stream();
+	log_stream = open_memstream(&log_buf, &log_len);
+	if (log_stream != NULL)
+		rte_openlog_stream(log_stream);
+}
+
+static void
+log_capture_end(char *log, size_t len)
+{
+	snprintf(log, len, "(log not captured)");
+	if (log_stream == NULL)
+		return;
+	fflush(log_stream);
+	rte_openlog_stream(log_saved);
+	fclose(log_stream);
+	log_stream = NULL;
+	snprintf(log, len, "%s", log_buf != NULL ? log_buf : "");
+	free(log_buf);
+	log_buf = NULL;
+}
+
 /* Capture what the PMD logs while probing args; returns probe's result. */
 static int
 probe_capture(const char *name, const char *args, char *log, size_t len)
 {
-	FILE *saved = rte_log_get_stream();
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *f;
 	int ret;
 
-	f = open_memstream(&buf, &blen);
-	if (f == NULL)
-		return -ENOMEM;
-	rte_openlog_stream(f);
+	log_capture_begin();
 	ret = rte_vdev_init(name, args);
-	fflush(f);
-	rte_openlog_stream(saved);
-	fclose(f);
-	snprintf(log, len, "%s", buf != NULL ? buf : "");
-	free(buf);
+	log_capture_end(log, len);
 	return ret;
 }
 
@@ -400,6 +418,47 @@ test_bad_devargs(void)
 	VT_CHECK(!sv_device_exists("mem:x.0"), "device mem:x.0 left behind");
 	return VT_OK;
 }
+
+#ifndef VT_RDMA_GLUE
+/* The probe's line names the engine choice as it is in force: auto is
+ * auto (verbs first), whatever the device offers. */
+static int
+test_probe_log_engine(void)
+{
+	static const struct {
+		const char *args;
+		const char *engine;
+	} c[] = {
+		{ "", "flow engine auto (verbs, else mlx5dv)" },
+		{ ",profile=generic", "flow engine auto (verbs)" },
+		{ ",flow_engine=verbs", "flow engine verbs" },
+		{ ",flow_engine=dv", "flow engine mlx5dv" },
+	};
+	char args[128], log[4096];
+	unsigned int i;
+	uint16_t port;
+	int ret;
+
+	for (i = 0; i < RTE_DIM(c); i++) {
+		snprintf(args, sizeof(args), "dev=mem:%s-eng%u%s", link_a, i,
+			 c[i].args);
+		rte_log_set_level_pattern("pmd.net.vsteer.init", RTE_LOG_INFO);
+		ret = probe_capture("net_vsteer9", args, log, sizeof(log));
+		rte_log_set_level_pattern("pmd.net.vsteer.init",
+					  RTE_LOG_NOTICE);
+		VT_CHECK_EQ(ret, 0, "probe '%s'", args);
+		VT_CHECK(strstr(log, c[i].engine) != NULL &&
+				 strstr(log, "net_vsteer9: port") != NULL,
+			 "'%s': the probe's line lacks '%s': %s", args,
+			 c[i].engine, log);
+		VT_CHECK_EQ(rte_eth_dev_get_port_by_name("net_vsteer9", &port),
+			    0, "port");
+		VT_CHECK_EQ(rte_eth_dev_close(port), 0, "close");
+		VT_CHECK_EQ(rte_vdev_uninit("net_vsteer9"), 0, "uninit");
+	}
+	return VT_OK;
+}
+#endif
 
 static int
 test_lifecycle_repeatable(void)
@@ -3264,6 +3323,9 @@ test_deferred_start(void)
 static const struct vt_case cases[] = {
 	/* clang-format off */
 	VT_CASE(test_bad_devargs),
+#ifndef VT_RDMA_GLUE
+	VT_CASE(test_probe_log_engine),
+#endif
 	VT_CASE(test_lifecycle_repeatable),
 	VT_CASE(test_tx_rx_exact),
 	VT_CASE(test_tx_pool_recycled),

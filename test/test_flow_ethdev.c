@@ -1896,6 +1896,86 @@ errors(void)
 }
 PER_ENGINE3(errors)
 
+/* What rte_flow_dev_dump() prints for flow f (NULL: the port) on port
+ * pb, to free(); NULL when it fails. */
+static char *
+dump_text(struct rte_flow *f)
+{
+	struct rte_flow_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	fp = open_memstream(&buf, &len);
+	if (fp == NULL)
+		return NULL;
+	ret = rte_flow_dev_dump(pb, f, fp, &err);
+	fclose(fp);
+	if (ret != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The number the dump heads flow f with ("flow rule <n> (handle ...)"),
+ * or -1. */
+static int
+dump_rule_id(struct rte_flow *f)
+{
+	char *buf = dump_text(f);
+	int id = -1;
+
+	if (buf == NULL || sscanf(buf, "flow rule %d (handle ", &id) != 1)
+		id = -1;
+	free(buf);
+	return id;
+}
+
+/*
+ * A rule is headed with the ID testpmd gives it (port_flow_create(): the
+ * newest rule's ID + 1, or 0), so that `flow dump 0 rule 3` prints rule
+ * 3: after destroying the newest rule its ID comes again, after
+ * destroying an older one it does not. first: the port's only flow.
+ */
+static int
+dump_rule_ids(struct rte_flow *first)
+{
+	struct pat_ip ip[4];
+	struct rte_flow *f[4];
+	struct rte_flow_error err;
+	struct act_q a;
+	unsigned int i;
+
+	VT_CHECK_EQ(dump_rule_id(first), 0, "the first rule");
+	for (i = 0; i < 3; i++) {
+		f[i] = flow_new(pb, &attr_in,
+				pat_ipv4(&ip[i], 0, 0x0a000001 + i),
+				act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END,
+					  NULL));
+		VT_CHECK(f[i] != NULL, "rule %u", i + 1);
+		VT_CHECK_EQ(dump_rule_id(f[i]), (int)i + 1, "rule %u", i + 1);
+	}
+	/* testpmd: 0 1 2 3, destroy 3 -> the next is 3 again. */
+	VT_CHECK_EQ(rte_flow_destroy(pb, f[2], &err), 0, "destroy rule 3");
+	f[2] = flow_new(pb, &attr_in, pat_ipv4(&ip[2], 0, 0x0a000003),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[2]), 3, "the newest rule's ID again");
+	/* Destroy 1: the next is 4, 1 stays a gap. */
+	VT_CHECK_EQ(rte_flow_destroy(pb, f[0], &err), 0, "destroy rule 1");
+	f[3] = flow_new(pb, &attr_in, pat_ipv4(&ip[3], 0, 0x0a000004),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[3]), 4, "after a gap");
+	VT_CHECK_EQ(dump_rule_id(f[1]), 2, "rule 2 kept its ID");
+	/* A flush starts over, as testpmd's list does. */
+	VT_CHECK_EQ(rte_flow_flush(pb, &err), 0, "flush");
+	f[0] = flow_new(pb, &attr_in, pat_ipv4(&ip[0], 0, 0x0a000001),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[0]), 0, "after a flush");
+	return VT_OK;
+}
+
 /* rte_flow_dev_dump prints the device-level translation. */
 static int
 dump(void)
@@ -1976,7 +2056,7 @@ dump(void)
 	free(buf);
 	VT_CHECK_EQ(ret, -EINVAL, "dump of an unknown flow");
 	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_HANDLE, "error type");
-	return VT_OK;
+	return dump_rule_ids(f);
 }
 PER_ENGINE(dump)
 
@@ -3936,23 +4016,17 @@ mt_toggle(unsigned int *restarts)
 	return ret;
 }
 
-/* Lines of the dump that open a rule: "flow 0x...: ingress, ...". */
+/* Lines of the dump that open a rule: "flow rule 3 (handle 0x...): ingress,
+ * ...". */
 static int
 mt_dumped_rules(void)
 {
-	struct rte_flow_error err;
-	char *buf = NULL, *p;
-	size_t len = 0;
+	char *buf = dump_text(NULL), *p;
 	int n = 0;
-	FILE *f;
 
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
+	if (buf == NULL)
 		return -1;
-	if (rte_flow_dev_dump(pb, NULL, f, &err) != 0)
-		n = -1;
-	fclose(f);
-	for (p = buf; n >= 0 && p != NULL && *p != '\0'; p++) {
+	for (p = buf; *p != '\0'; p++) {
 		if ((p == buf || p[-1] == '\n') && strncmp(p, "flow ", 5) == 0)
 			n++;
 	}

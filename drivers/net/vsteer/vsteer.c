@@ -21,8 +21,9 @@
  *                   mlx5, so that software runs behave like the NIC).
  * flow_engine=auto|verbs|dv
  *                   how rte_flow rules are made: ibv_create_flow spec
- *                   chains, or mlx5dv matchers; auto takes dv where the
- *                   device is an mlx5dv device.
+ *                   chains, or mlx5dv matchers; auto takes verbs for what
+ *                   a spec chain carries, else a matcher where the device
+ *                   is an mlx5dv device.
  * mac=<addr>        the port's initial unicast address instead of the
  *                   device's (what mac_addr_set would do after probe).
  * sv_flow_prios=<n> softverbs devices only: verbs flow priorities of the
@@ -1003,7 +1004,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 		 name, eth_dev->data->port_id, glue->name, ibdev,
 		 priv->port_num,
 		 RTE_ETHER_ADDR_BYTES(&eth_dev->data->mac_addrs[0]),
-		 priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "dv" : "verbs");
+		 vsteer_flow_engine_desc(priv));
 	return 0;
 err:
 	if (eth_dev != NULL)

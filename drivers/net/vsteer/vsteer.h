@@ -586,6 +586,9 @@ extern const struct rte_flow_ops vsteer_flow_ops_secondary;
 int vsteer_flow_start(struct rte_eth_dev *dev);
 void vsteer_flow_stop(struct rte_eth_dev *dev);
 void vsteer_flow_close(struct rte_eth_dev *dev);
+/* How rules are made, in the words of the probe log and the dump: "auto
+ * (verbs, else mlx5dv)", "auto (verbs)", "verbs" or "mlx5dv". */
+const char *vsteer_flow_engine_desc(const struct vsteer_priv *priv);
 
 /*
  * vsteer_mp.c: what a secondary process asks the primary (rte_mp IPC).

@@ -158,6 +158,10 @@ struct vsteer_flow {
 	uint8_t egress : 1;
 	uint8_t own_cnt : 1;
 	uint8_t ext : 1; /* the body is a block of its own */
+	/* The number the dump heads it with: the newest live flow's + 1, or
+	 * 0, which is how testpmd numbers its rules (port_flow_create()),
+	 * so that "flow dump 0 rule 3" prints "flow rule 3". */
+	uint32_t id;
 	union {
 		uint64_t align;
 		uint8_t *block;	  /* ext */
@@ -1232,7 +1236,7 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
 	struct rte_flow_action_handle *h;
 	struct vsteer_xlate_ctx ctx;
-	struct vsteer_flow *flow;
+	struct vsteer_flow *flow, *last;
 	int ret;
 
 	if (fp == NULL) {
@@ -1260,6 +1264,8 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	h = vsteer_flow_indirect(flow);
 	if (h != NULL)
 		h->refcnt++;
+	last = TAILQ_LAST(&fp->flows, vsteer_flow_list);
+	flow->id = last != NULL ? last->id + 1 : 0;
 	TAILQ_INSERT_TAIL(&fp->flows, flow, next);
 	/* The arguments cost even when the message is not logged. */
 	if (rte_log_can_log(vsteer_logtype_flow, RTE_LOG_DEBUG))
@@ -1467,6 +1473,15 @@ vsteer_flow_bytes(const struct vsteer_flow_priv *fp, struct vsteer_flow *flow)
 	return fp->pool.entry_size + n;
 }
 
+const char *
+vsteer_flow_engine_desc(const struct vsteer_priv *priv)
+{
+	if (priv->flow_engine_auto)
+		return priv->dv_ok ? "auto (verbs, else mlx5dv)" :
+				     "auto (verbs)";
+	return priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs";
+}
+
 static void
 vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		     struct vsteer_flow *flow, FILE *f)
@@ -1476,8 +1491,9 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 
 	if (d != NULL)
 		live = vsteer_dest_live_queues(dev, d, NULL);
-	fprintf(f, "flow %p: %s, priority %u, engine %s, %s, %zu bytes\n",
-		(void *)vsteer_flow_handle(flow),
+	fprintf(f,
+		"flow rule %u (handle %p): %s, priority %u, engine %s, %s, %zu bytes\n",
+		flow->id, (void *)vsteer_flow_handle(flow),
 		flow->egress ? "egress" : "ingress", flow->rte_priority,
 		flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
 		flow->applied ?
@@ -1565,11 +1581,7 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *handle,
 	}
 	fprintf(file, "port %u: %s device %s, flow engine %s%s\n",
 		dev->data->port_id, priv->glue->name, priv->ibdev_name,
-		priv->flow_engine_auto ?
-			(priv->dv_ok ? "auto (verbs, else mlx5dv)" :
-				       "auto (verbs)") :
-		priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" :
-							     "verbs",
+		vsteer_flow_engine_desc(priv),
 		priv->isolated ? ", isolated" : "");
 	/* What the port's rules hold, and that it shrinks as they go. */
 	fprintf(file, "%u flow rule(s), flow pool %zu bytes in %u slab(s)\n",
