@@ -819,6 +819,40 @@ test_rss_default_traffic(void)
 		reta[i] = conf[i / 64].reta[i % 64];
 		VT_CHECK_EQ(reta[i], i % 4, "default RETA is round-robin");
 	}
+	/* The first entries alone, as testpmd's `show port 1 rss reta 4
+	 * (0xf)` asks; beyond the table or none: refused. */
+	memset(conf, 0, sizeof(conf));
+	conf[0].mask = 0xf;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, 4), 0,
+		    "query of 4 entries");
+	for (i = 0; i < 4; i++)
+		VT_CHECK_EQ(conf[0].reta[i], reta[i], "entry %u of 4", i);
+	conf[0].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, 64), 0,
+		    "query of 64 entries");
+	VT_CHECK_EQ(conf[0].reta[63], reta[63], "entry 63 of 64");
+	for (i = 0; i < RTE_DIM(conf); i++)
+		conf[i].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, info.reta_size + 64),
+		    -EINVAL, "beyond the table");
+	/* An update of the first 4 entries leaves the others. */
+	memset(conf, 0, sizeof(conf));
+	conf[0].mask = 0xf;
+	for (i = 0; i < 4; i++)
+		conf[0].reta[i] = 3 - i;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_update(p1, conf, 4), 0,
+		    "update of 4 entries");
+	for (i = 0; i < RTE_DIM(conf); i++)
+		conf[i].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, info.reta_size), 0,
+		    "reta");
+	for (i = 0; i < info.reta_size; i++)
+		VT_CHECK_EQ(conf[i / 64].reta[i % 64], i < 4 ? 3 - i : i % 4,
+			    "entry %u after a partial update", i);
+	for (i = 0; i < 4; i++)
+		conf[0].reta[i] = (uint16_t)(i % 4);
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_update(p1, conf, 4), 0,
+		    "round-robin again");
 	ret = rss_check(4, key, reta, info.reta_size, 64, 1, per_q);
 	if (ret != VT_OK)
 		return ret;
@@ -1463,14 +1497,30 @@ through(struct rte_mbuf *m)
 #define JUMBO_FRAME (JUMBO_MTU + RTE_ETHER_HDR_LEN)
 static uint8_t jumbo_scratch[JUMBO_FRAME];
 
+/* Take every mbuf pool still has (up to n) into out: how many. */
+static int
+drain_pool(struct rte_mempool *mp, struct rte_mbuf **out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = rte_pktmbuf_alloc(mp);
+		if (out[i] == NULL)
+			break;
+	}
+	return (int)i;
+}
+
 static int
 test_mtu_on_device(void)
 {
+	static struct rte_mbuf *drained[NB_MBUF];
 	struct rte_mempool *jumbo;
 	struct rte_eth_dev_info info;
 	struct rte_mbuf *m, *r;
 	uint16_t mtu = 0;
 	uint8_t ref[JUMBO_FRAME];
+	char log[4096];
 	int ret;
 
 	VT_CHECK_EQ(ports_default(), 0, "ports");
@@ -1498,16 +1548,34 @@ test_mtu_on_device(void)
 	/* Beyond the device: refused, nothing changed. */
 	VT_CHECK(rte_eth_dev_set_mtu(p0, JUMBO_MTU + 1) < 0, "beyond refused");
 	VT_CHECK_EQ(dev_mtu(p0), 1600, "device unchanged");
-	/* Beyond the Rx buffers (no scatter): refused before the device. */
-	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 3000), -EINVAL, "Rx buffers");
+	/* Beyond the Rx buffers (no scatter): refused before the device,
+	 * saying that scatter is the way. */
+	log_capture_begin();
+	ret = rte_eth_dev_set_mtu(p1, 3000);
+	log_capture_end(log, sizeof(log));
+	VT_CHECK_EQ(ret, -EINVAL, "Rx buffers");
+	VT_CHECK(strstr(log, "enable the Rx scatter offload") != NULL,
+		 "the refusal names scatter: %s", log);
 	VT_CHECK_EQ(dev_mtu(p1), 1600, "device unchanged");
 	/* Stopped, the port takes it (the queues may be set up again before
 	 * the start, as Open vSwitch does) and refuses to start until they
-	 * are. */
+	 * are; the device gets it at the start, so the failed start leaves
+	 * it as it was. */
 	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
 	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 3000), 0, "MTU 3000, stopped");
-	VT_CHECK_EQ(dev_mtu(p1), 3000, "on the device");
+	VT_CHECK_EQ(dev_mtu(p1), 1600, "on the device at the start only");
 	VT_CHECK_EQ(rte_eth_dev_start(p1), -EINVAL, "start, Rx buffers");
+	VT_CHECK_EQ(dev_mtu(p1), 1600, "a failed start leaves the device");
+	/* A start that fails after the device took the MTU (no mbuf left
+	 * to post) gives the device its MTU back. */
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 1500), 0, "MTU 1500, stopped");
+	ret = drain_pool(pool, drained, RTE_DIM(drained));
+	VT_CHECK(ret > 0, "pool drained");
+	VT_CHECK(rte_eth_dev_start(p1) < 0, "start without mbufs");
+	rte_pktmbuf_free_bulk(drained, (unsigned int)ret);
+	VT_CHECK_EQ(dev_mtu(p1), 1600, "MTU back after the failed start");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start with mbufs");
+	VT_CHECK_EQ(dev_mtu(p1), 1500, "now on the device");
 
 	/* The configured MTU goes to the device at start. */
 	port_up_mtu = 1400;
