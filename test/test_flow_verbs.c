@@ -885,6 +885,86 @@ test_action_specs(void)
 	return VT_OK;
 }
 
+/*
+ * AGE: the flow ages on its own counter, one COUNT spec whether or not the
+ * rule counts too; the plan carries the timeout and context.
+ */
+static int
+test_age_specs(void)
+{
+	struct vsteer_xlate_ctx c = ctx_default();
+	static int ctx_obj;
+	static const struct rte_flow_action_age age = { .timeout = 10,
+							.context = &ctx_obj };
+	static const struct rte_flow_action_age age0 = { .timeout = 0 };
+	const struct rte_flow_action act_age[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue0 },
+		{ .type = RTE_FLOW_ACTION_TYPE_AGE, .conf = &age },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act_age_count[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_AGE, .conf = &age },
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action_handle *handle =
+		(const struct rte_flow_action_handle *)(uintptr_t)0x1000;
+	struct rte_flow_action act[4];
+	struct xbuf x;
+
+	SPEC(eth, ibv_flow_spec_eth, IBV_FLOW_SPEC_ETH);
+	SPEC(cnt, ibv_flow_spec_counter_action, IBV_FLOW_SPEC_ACTION_COUNT);
+	SPEC(drop, ibv_flow_spec_action_drop, IBV_FLOW_SPEC_ACTION_DROP);
+
+	xb_init(&x);
+	xb_add(&x, &eth, sizeof(eth));
+	xb_add(&x, &cnt, sizeof(cnt));
+	xb_attr(&x, 2, 0);
+	XLATE_OK(&c, &attr_in, eth_only, act_age);
+	VT_CHECK(rule_is(&plan.rules[0], &x), "AGE alone: a COUNT spec");
+	VT_CHECK(plan.age && plan.age_timeout == 10 &&
+			 plan.age_context == &ctx_obj,
+		 "age in the plan");
+	VT_CHECK(plan.count, "AGE makes the flow's own counter");
+	VT_CHECK_EQ(plan.rules[0].count_off, 60, "COUNT offset");
+
+	xb_init(&x);
+	xb_add(&x, &eth, sizeof(eth));
+	xb_add(&x, &cnt, sizeof(cnt));
+	xb_add(&x, &drop, sizeof(drop));
+	xb_attr(&x, 2, 0);
+	XLATE_OK(&c, &attr_in, eth_only, act_age_count);
+	VT_CHECK(rule_is(&plan.rules[0], &x), "AGE + COUNT: one COUNT spec");
+	VT_CHECK(plan.age && plan.count, "age and count");
+
+	memcpy(act, act_age, sizeof(act_age));
+	act[1].conf = &age0;
+	EXPECT_ERR(&c, &attr_in, eth_only, act, EINVAL,
+		   RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act[1], "timeout 0");
+	act[1].conf = NULL;
+	EXPECT_ERR(&c, &attr_in, eth_only, act, EINVAL,
+		   RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act[1],
+		   "no configuration");
+	act[1].conf = &age;
+	act[2] = act[1];
+	act[3] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+	EXPECT_ERR(&c, &attr_in, eth_only, act, EINVAL,
+		   RTE_FLOW_ERROR_TYPE_ACTION, &act[2], "only one AGE");
+	act[2] =
+		(struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_INDIRECT,
+					  .conf = handle };
+	EXPECT_ERR(&c, &attr_in, eth_only, act, ENOTSUP,
+		   RTE_FLOW_ERROR_TYPE_ACTION, &act[1], "indirect COUNT");
+	/* No counters on the device: verbs cannot age. */
+	c.count_ok = false;
+	EXPECT_LIMIT(
+		&c, &attr_in, eth_only, act_age, RTE_FLOW_ERROR_TYPE_ACTION,
+		&act_age[1],
+		"AGE action: verbs cannot take it: the device has no flow counters");
+	return VT_OK;
+}
+
 /* PASSTHRU: DONT_TRAP, no action spec of its own. */
 static int
 test_passthru(void)
@@ -1839,31 +1919,19 @@ test_dump(void)
 }
 
 static const struct vt_case cases[] = {
-	VT_CASE(test_seed_example),
-	VT_CASE(test_eth_masking_void),
-	VT_CASE(test_empty_pattern),
-	VT_CASE(test_vlan_folded),
-	VT_CASE(test_ipv4_ext),
-	VT_CASE(test_ipv6_udp),
-	VT_CASE(test_ipv4_tcp),
-	VT_CASE(test_vxlan_inner),
-	VT_CASE(test_gre_key),
-	VT_CASE(test_mpls),
-	VT_CASE(test_esp),
-	VT_CASE(test_action_specs),
-	VT_CASE(test_passthru),
-	VT_CASE(test_egress),
-	VT_CASE(test_priorities),
-	VT_CASE(test_last),
-	VT_CASE(test_rss_expand_eth),
-	VT_CASE(test_rss_expand_l3),
-	VT_CASE(test_rss_inner),
-	VT_CASE(test_rss_inner_gre),
-	VT_CASE(test_err_attr),
-	VT_CASE(test_err_actions),
-	VT_CASE(test_err_items),
-	VT_CASE(test_dump),
-	{ 0 },
+	VT_CASE(test_seed_example),  VT_CASE(test_eth_masking_void),
+	VT_CASE(test_empty_pattern), VT_CASE(test_vlan_folded),
+	VT_CASE(test_ipv4_ext),	     VT_CASE(test_ipv6_udp),
+	VT_CASE(test_ipv4_tcp),	     VT_CASE(test_vxlan_inner),
+	VT_CASE(test_gre_key),	     VT_CASE(test_mpls),
+	VT_CASE(test_esp),	     VT_CASE(test_action_specs),
+	VT_CASE(test_age_specs),     VT_CASE(test_passthru),
+	VT_CASE(test_egress),	     VT_CASE(test_priorities),
+	VT_CASE(test_last),	     VT_CASE(test_rss_expand_eth),
+	VT_CASE(test_rss_expand_l3), VT_CASE(test_rss_inner),
+	VT_CASE(test_rss_inner_gre), VT_CASE(test_err_attr),
+	VT_CASE(test_err_actions),   VT_CASE(test_err_items),
+	VT_CASE(test_dump),	     { 0 },
 };
 
 int

@@ -342,6 +342,10 @@ const struct vsteer_flow_row vsteer_flow_action_rows[] = {
 	ACTION(INDIRECT, YES | VSTEER_SUP_IF_COUNT,
 	       "a shared COUNT: its ibv_counters object",
 	       YES | VSTEER_SUP_IF_DEVX, "a shared COUNT: its DevX counter"),
+	ACTION(AGE, YES | VSTEER_SUP_IF_COUNT,
+	       "the flow's ACTION_COUNT counters, read every second",
+	       YES | VSTEER_SUP_IF_DEVX,
+	       "the flow's DevX counter, read every second"),
 };
 
 const unsigned int vsteer_flow_action_rows_n = RTE_DIM(vsteer_flow_action_rows);

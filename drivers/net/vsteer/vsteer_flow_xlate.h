@@ -279,6 +279,11 @@ struct vsteer_flow_plan {
 	/* INDIRECT COUNT: the handle given by the application (count stays
 	 * false: the counters object belongs to the handle). */
 	const struct rte_flow_action_handle *count_handle;
+	/* AGE: seconds without a hit, the application's context (NULL: the
+	 * flow's handle). It sets count: the flow ages on its counter. */
+	bool age;
+	uint32_t age_timeout;
+	void *age_context;
 	uint32_t flags;	   /* IBV_FLOW_ATTR_FLAGS_* (verbs) */
 	uint8_t aspecs[3]; /* enum vsteer_aspec, action order */
 	uint8_t n_aspecs;
