@@ -1339,6 +1339,190 @@ count_shared(void)
 }
 PER_ENGINE(count_shared)
 
+/* --- aging --- */
+
+static atomic_uint aged_events;
+
+static int
+aged_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(arg);
+	RTE_SET_USED(ret);
+	if (type == RTE_ETH_EVENT_FLOW_AGED)
+		atomic_fetch_add(&aged_events, 1);
+	return 0;
+}
+
+static int
+age_query(struct rte_flow *f, struct rte_flow_query_age *q)
+{
+	const struct rte_flow_action age[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_AGE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+
+	memset(q, 0, sizeof(*q));
+	return rte_flow_query(pb, f, age, q, &err);
+}
+
+static bool
+age_is_aged(struct rte_flow *f)
+{
+	struct rte_flow_query_age q;
+
+	return age_query(f, &q) == 0 && q.aged;
+}
+
+/* A frame to each of the n destinations (dst[i] steered to queue[i]),
+ * every 200 ms for ms, or until watch aged. */
+static int
+age_traffic(const uint32_t *dst, const int *queue, unsigned int n,
+	    unsigned int ms, struct rte_flow *watch)
+{
+	unsigned int t, i;
+	struct pkt k;
+
+	for (t = 0; t < ms; t += 200) {
+		for (i = 0; i < n; i++) {
+			k = udp(IP(10, 0, 0, 1), dst[i], 1000, 7, 80);
+			if (xfer_pkt(&k) != queue[i]) {
+				fprintf(stderr, "  frame to flow %u lost\n", i);
+				return -1;
+			}
+		}
+		if (watch != NULL && age_is_aged(watch))
+			return 0;
+		rte_delay_us_sleep(200 * 1000);
+	}
+	return 0;
+}
+
+/* Until cond holds, for at most 6 s (the check runs every second). */
+#define AGE_WAIT(cond)                                  \
+	do {                                            \
+		unsigned int w_;                        \
+		for (w_ = 0; w_ < 60 && !(cond); w_++)  \
+			rte_delay_us_sleep(100 * 1000); \
+	} while (0)
+
+/*
+ * AGE as DPDK's mlx5 ages its root table's rules: a flow that sees no hit
+ * for more than its timeout (seconds, counters read each second) is
+ * reported by rte_flow_get_aged_flows() with its context (the flow
+ * handle when none was given), in the order flows aged, and announced by
+ * RTE_ETH_EVENT_FLOW_AGED, once until the application reads them; a flow
+ * that is hit does not age, and a destroyed flow leaves the report.
+ */
+static int
+aging_body(void)
+{
+	static int ctx_a;
+	const uint32_t dst[] = { IP(10, 9, 0, 1), IP(10, 9, 0, 2),
+				 IP(10, 9, 0, 3), IP(10, 9, 0, 4) };
+	const int queue[] = { 1, 2, 3, 1 };
+	struct rte_flow_action_age age1 = { .timeout = 1, .context = &ctx_a };
+	struct rte_flow_action_age age1n = { .timeout = 1 };
+	struct rte_flow_action_age age60 = { .timeout = 60 };
+	struct rte_flow *fa, *fb, *fc, *fd;
+	struct rte_flow_query_count qc;
+	struct rte_flow_query_age q;
+	struct rte_flow_error err;
+	struct pat_ip p[4];
+	struct act_q a[4];
+	void *ctx[4];
+
+	fa = flow_new(pb, &attr_in, pat_ipv4(&p[0], 0, dst[0]),
+		      act_queue(&a[0], 1, RTE_FLOW_ACTION_TYPE_AGE, &age1));
+	/* With COUNT as well: one counter for both. */
+	fb = flow_new(pb, &attr_in, pat_ipv4(&p[1], 0, dst[1]),
+		      act_queue(&a[1], 2, RTE_FLOW_ACTION_TYPE_AGE, &age1n));
+	fc = flow_new(pb, &attr_in, pat_ipv4(&p[2], 0, dst[2]),
+		      act_queue(&a[2], 3, RTE_FLOW_ACTION_TYPE_AGE, &age60));
+	VT_CHECK(fa != NULL && fb != NULL && fc != NULL, "AGE flows");
+	/* Hit every 200 ms: none ages. */
+	if (age_traffic(dst, queue, 2, 2600, NULL) != 0)
+		return VT_FAIL;
+	VT_CHECK(!age_is_aged(fa) && !age_is_aged(fb),
+		 "a flow hit every 200 ms aged");
+	VT_CHECK(age_query(fa, &q) == 0 && q.sec_since_last_hit_valid &&
+			 q.sec_since_last_hit <= 1,
+		 "%u s since the last hit", q.sec_since_last_hit);
+	VT_CHECK(rte_flow_get_aged_flows(pb, NULL, 0, &err) == 0,
+		 "aged flows while hit");
+	VT_CHECK(atomic_load(&aged_events) == 0, "event while hit");
+	/* Only fb hit: fa ages, announced once. */
+	if (age_traffic(&dst[1], &queue[1], 1, 5000, fa) != 0)
+		return VT_FAIL;
+	AGE_WAIT(atomic_load(&aged_events) == 1);
+	VT_CHECK(age_is_aged(fa), "fa did not age");
+	VT_CHECK(!age_is_aged(fb), "fb, still hit, aged");
+	VT_CHECK(atomic_load(&aged_events) == 1, "%u events",
+		 atomic_load(&aged_events));
+	VT_CHECK(age_query(fa, &q) == 0 && q.aged &&
+			 !q.sec_since_last_hit_valid,
+		 "fa's query");
+	/* fb ages too, unread: no second event until the application
+	 * reads them. */
+	AGE_WAIT(age_is_aged(fb));
+	VT_CHECK(age_is_aged(fb), "fb did not age");
+	rte_delay_us_sleep(1200 * 1000);
+	VT_CHECK(atomic_load(&aged_events) == 1,
+		 "%u events before the aged flows were read",
+		 atomic_load(&aged_events));
+	VT_CHECK(rte_flow_get_aged_flows(pb, NULL, 0, &err) == 2,
+		 "two aged flows");
+	memset(ctx, 0, sizeof(ctx));
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 2 &&
+			 ctx[0] == &ctx_a && ctx[1] == (void *)fb,
+		 "contexts %p %p: want %p and the handle %p", ctx[0], ctx[1],
+		 (void *)&ctx_a, (void *)fb);
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 1, &err) == 1 &&
+			 ctx[0] == &ctx_a,
+		 "the first only");
+	/* Aged stays aged, whatever hits it. */
+	if (age_traffic(dst, queue, 2, 400, NULL) != 0)
+		return VT_FAIL;
+	VT_CHECK(age_is_aged(fa), "fa came back");
+	VT_CHECK(count_query(pb, fb, 0, &qc) == 0 && qc.hits > 0, "fb's COUNT");
+	/* The one that waits 60 s keeps counting its idle time. */
+	VT_CHECK(age_query(fc, &q) == 0 && !q.aged && q.sec_since_last_hit >= 3,
+		 "fc: %u s without a hit", q.sec_since_last_hit);
+	/* Destroyed: out of the report. Read, the next one is announced. */
+	VT_CHECK(rte_flow_destroy(pb, fa, &err) == 0, "destroy fa");
+	fa = NULL;
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 1 &&
+			 ctx[0] == (void *)fb,
+		 "after destroying fa");
+	fd = flow_new(pb, &attr_in, pat_ipv4(&p[3], 0, dst[3]),
+		      act_queue(&a[3], 1, RTE_FLOW_ACTION_TYPE_AGE, &age1n));
+	VT_CHECK(fd != NULL, "fd");
+	AGE_WAIT(atomic_load(&aged_events) == 2);
+	VT_CHECK(atomic_load(&aged_events) == 2, "%u events",
+		 atomic_load(&aged_events));
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 2 &&
+			 ctx[1] == (void *)fd,
+		 "fd after fb");
+	return VT_OK;
+}
+
+static int
+aging(void)
+{
+	int ret;
+
+	atomic_store(&aged_events, 0);
+	VT_CHECK_EQ(rte_eth_dev_callback_register(pb, RTE_ETH_EVENT_FLOW_AGED,
+						  aged_cb, NULL),
+		    0, "event callback");
+	ret = aging_body();
+	rte_eth_dev_callback_unregister(pb, RTE_ETH_EVENT_FLOW_AGED, aged_cb,
+					NULL);
+	return ret;
+}
+PER_ENGINE(aging)
+
 /* Priority 0 beats 1; within a priority L4 beats L3. */
 static int
 priorities(void)
@@ -4162,6 +4346,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(mark_flag_verbs),
 	VT_CASE(count_verbs),
 	VT_CASE(count_shared_verbs),
+	VT_CASE(aging_verbs),
 	VT_CASE(priorities_verbs),
 	VT_CASE(lifecycle_verbs),
 	VT_CASE(rxq_shrink_verbs),
@@ -4190,6 +4375,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(mark_flag_dv),
 	VT_CASE(count_dv),
 	VT_CASE(count_shared_dv),
+	VT_CASE(aging_dv),
 	VT_CASE(priorities_dv),
 	VT_CASE(lifecycle_dv),
 	VT_CASE(rxq_shrink_dv),

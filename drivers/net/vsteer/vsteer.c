@@ -991,6 +991,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	snprintf(priv->ibdev_name, sizeof(priv->ibdev_name), "%s", ibdev);
 	TAILQ_INIT(&priv->rss_list);
 	TAILQ_INIT(&priv->defflows);
+	vsteer_age_init(priv);
 	/* The probes' hash QPs take the key too. */
 	memcpy(priv->rss_key, vsteer_flow_rss_key_default, VSTEER_RSS_KEY_LEN);
 	ret = vsteer_priv_init(name, priv, &a, is_mlx5dv, devx);

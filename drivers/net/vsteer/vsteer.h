@@ -18,7 +18,7 @@
  *   vsteer_mr.c         mempool registration, lkey lookup
  *   vsteer_rss.c        shared RSS contexts (indirection table + hash QP)
  *   vsteer_defflow.c    default flows (promiscuous, all-multicast, MACs)
- *   vsteer_flow*.c      rte_flow ops and translators
+ *   vsteer_flow*.c      rte_flow ops and translators, flow aging
  *   vsteer_mp.c         secondary processes: the primary's answers
  *   vsteer_pool.c       indexed object pool: the flows, their handles
  *   vsteer_glue_*.c     the device tables (rdma-core, softverbs)
@@ -247,6 +247,36 @@ struct vsteer_txq {
 	uint32_t deferred : 1;	  /* tx_deferred_start */
 };
 
+/*
+ * Flow aging (vsteer_flow_age.c): the record of a flow with an AGE action,
+ * on the port's list of flows that may age, then on its list of aged
+ * flows until the flow is destroyed.
+ */
+struct vsteer_age {
+	TAILQ_ENTRY(vsteer_age) next;
+	void *context;	  /* what rte_flow_get_aged_flows() reports */
+	void *flow;	  /* the flow the record belongs to */
+	uint64_t hits;	  /* its counter at the last check */
+	uint32_t timeout; /* seconds without a hit */
+	uint32_t idle;	  /* seconds since the last hit seen */
+	uint32_t aged : 1;
+};
+
+TAILQ_HEAD(vsteer_age_list, vsteer_age);
+
+struct vsteer_age_port {
+	struct vsteer_age_list aging; /* not aged yet, checked each second */
+	struct vsteer_age_list aged;  /* in the order they aged */
+	uint32_t n_aged;
+	uint64_t last_check_s; /* when the last check ran, in seconds */
+	/* RTE_ETH_EVENT_FLOW_AGED goes out for new aged flows when set;
+	 * cleared by the event, set again by rte_flow_get_aged_flows(), as
+	 * DPDK's mlx5 does (MLX5_AGE_TRIGGER). */
+	uint32_t trigger : 1;
+	uint32_t armed : 1;   /* the check's alarm is set */
+	uint32_t closing : 1; /* the port closes: no alarm any more */
+};
+
 /* Device-level counters (softverbs wire counters, rdma-core hw_counters). */
 struct vsteer_port_counters {
 	uint64_t rx_frames;
@@ -342,6 +372,7 @@ struct vsteer_priv {
 	struct vsteer_port_counters cnt_base; /* at the last stats reset */
 	/* For the flow ops (vsteer_flow.c): its own state hangs here. */
 	void *flow_priv;
+	struct vsteer_age_port age; /* flows with an AGE action */
 	/* Interrupts (vsteer_intr.c), from probes: completion channels for
 	 * Rx interrupts, the context's async fd for link changes. */
 	uint32_t rxq_intr_ok : 1;
@@ -596,6 +627,35 @@ void vsteer_flow_close(struct rte_eth_dev *dev);
 /* How rules are made, in the words of the probe log and the dump: "auto
  * (verbs, else mlx5dv)", "auto (verbs)", "verbs" or "mlx5dv". */
 const char *vsteer_flow_engine_desc(const struct vsteer_priv *priv);
+
+/*
+ * vsteer_flow_age.c: flow aging, as DPDK's mlx5 ages its root table's
+ * rules: each flow with an AGE action has a counter, read every second
+ * (an EAL alarm, under the port's control lock); a flow whose counter did
+ * not move for more than its timeout is aged, reported by
+ * rte_flow_get_aged_flows() and announced with RTE_ETH_EVENT_FLOW_AGED.
+ * The flow code gives the counter: vsteer_flow_age_hits() reads it, or
+ * says it cannot (the flow is not on the device: nothing hits it).
+ */
+void vsteer_age_init(struct vsteer_priv *priv);
+/* A new flow's record (on the aging list; the alarm set). */
+void vsteer_age_add(struct rte_eth_dev *dev, struct vsteer_age *a,
+		    uint32_t timeout, void *context, void *flow);
+/* The flow goes: off its list. */
+void vsteer_age_del(struct vsteer_priv *priv, struct vsteer_age *a);
+/* rte_flow_get_aged_flows(): how many are aged, the first n contexts
+ * into contexts when n > 0. */
+int vsteer_age_get(struct vsteer_priv *priv, void **contexts, uint32_t n);
+void vsteer_age_query(const struct vsteer_age *a, struct rte_flow_query_age *q);
+/* At close, without the control lock (the alarm takes it): no check
+ * runs or will run. */
+void vsteer_age_stop(struct rte_eth_dev *dev);
+/* One check, as the alarm runs it (the lock held); returns whether a flow
+ * aged. */
+bool vsteer_age_check(struct rte_eth_dev *dev, uint64_t now_s);
+/* vsteer_flow.c: the raw hits of the flow's counter; false when it is not
+ * on the device or the read failed. */
+bool vsteer_flow_age_hits(struct rte_eth_dev *dev, void *flow, uint64_t *hits);
 
 /*
  * vsteer_mp.c: what a secondary process asks the primary (rte_mp IPC).

@@ -549,6 +549,8 @@ vsteer_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	/* No secondary asks the device anything from here on. */
 	vsteer_mp_port_close(dev);
+	/* No aging check either; it takes the lock, so not under it. */
+	vsteer_age_stop(dev);
 	vsteer_ctl_lock(priv);
 	vsteer_dev_stop(dev);
 	vsteer_intr_fini(dev);

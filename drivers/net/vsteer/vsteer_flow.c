@@ -136,7 +136,8 @@ struct vsteer_frule {
  * shared destination and counter, and a body of
  *
  *	rules[n_rules]	(struct vsteer_frule)
- *	the own counter	(struct vsteer_count, with COUNT)
+ *	the own counter	(struct vsteer_count, with COUNT or AGE)
+ *	the age record	(struct vsteer_age, with AGE)
  *	the rules' bytes	(verbs attr + specs, matcher value sections)
  *
  * inside the object when it fits (a simple rule: eth / ipv4 / queue is
@@ -157,7 +158,8 @@ struct vsteer_flow {
 	uint8_t applied; /* rules made on the device */
 	uint8_t egress : 1;
 	uint8_t own_cnt : 1;
-	uint8_t ext : 1; /* the body is a block of its own */
+	uint8_t ext : 1;   /* the body is a block of its own */
+	uint8_t aging : 1; /* an AGE action: the body has its record */
 	/* The number the dump heads it with: the newest live flow's + 1, or
 	 * 0, which is how testpmd numbers its rules (port_flow_create()),
 	 * so that "flow dump 0 rule 3" prints "flow rule 3". */
@@ -638,7 +640,8 @@ vsteer_flow_rules(struct vsteer_flow *flow)
 	return (struct vsteer_frule *)vsteer_flow_body(flow);
 }
 
-/* Where the body's parts start, for n rules (with an own counter). */
+/* Where the body's parts start, for n rules (with an own counter, an age
+ * record). */
 static inline size_t
 vsteer_body_cnt_off(uint32_t n)
 {
@@ -646,17 +649,35 @@ vsteer_body_cnt_off(uint32_t n)
 }
 
 static inline size_t
-vsteer_body_data_off(uint32_t n, bool own_cnt)
+vsteer_body_age_off(uint32_t n, bool own_cnt)
 {
 	return vsteer_body_cnt_off(n) +
 	       (own_cnt ? sizeof(struct vsteer_count) : 0);
+}
+
+static inline size_t
+vsteer_body_data_off(uint32_t n, bool own_cnt, bool aging)
+{
+	return vsteer_body_age_off(n, own_cnt) +
+	       (aging ? sizeof(struct vsteer_age) : 0);
 }
 
 static inline uint8_t *
 vsteer_flow_data(struct vsteer_flow *flow)
 {
 	return vsteer_flow_body(flow) +
-	       vsteer_body_data_off(flow->n_rules, flow->own_cnt);
+	       vsteer_body_data_off(flow->n_rules, flow->own_cnt, flow->aging);
+}
+
+/* The age record of a flow with an AGE action, else NULL. */
+static inline struct vsteer_age *
+vsteer_flow_age(struct vsteer_flow *flow)
+{
+	if (!flow->aging)
+		return NULL;
+	return (struct vsteer_age *)(vsteer_flow_body(flow) +
+				     vsteer_body_age_off(flow->n_rules,
+							 flow->own_cnt));
 }
 
 /* The indirect COUNT action the flow counts in, or NULL. */
@@ -741,7 +762,7 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	if (flow == NULL)
 		goto nomem;
 	flow->handle = handle;
-	body = vsteer_body_data_off(n, plan->count) + data;
+	body = vsteer_body_data_off(n, plan->count, plan->age) + data;
 	if (body > sizeof(flow->body.inl)) {
 		flow->body.block = calloc(1, body);
 		if (flow->body.block == NULL) {
@@ -753,6 +774,7 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	}
 	flow->n_rules = (uint8_t)n;
 	flow->own_cnt = plan->count;
+	flow->aging = plan->age;
 	flow->engine = (uint8_t)plan->engine;
 	flow->fate = (uint8_t)plan->fate;
 	flow->egress = plan->egress;
@@ -1267,6 +1289,13 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	last = TAILQ_LAST(&fp->flows, vsteer_flow_list);
 	flow->id = last != NULL ? last->id + 1 : 0;
 	TAILQ_INSERT_TAIL(&fp->flows, flow, next);
+	/* A context of NULL means the rte_flow pointer (rte_flow.h). */
+	if (flow->aging)
+		vsteer_age_add(dev, vsteer_flow_age(flow), fp->plan.age_timeout,
+			       fp->plan.age_context != NULL ?
+				       fp->plan.age_context :
+				       (void *)vsteer_flow_handle(flow),
+			       flow);
 	/* The arguments cost even when the message is not logged. */
 	if (rte_log_can_log(vsteer_logtype_flow, RTE_LOG_DEBUG))
 		FLOW_LOG(DEBUG, "port %u: flow %p created (%s, %u rule(s))",
@@ -1305,6 +1334,8 @@ vsteer_flow_destroy_one(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 
 	vsteer_flow_remove(dev, flow);
 	TAILQ_REMOVE(&fp->flows, flow, next);
+	if (flow->aging)
+		vsteer_age_del(priv, vsteer_flow_age(flow));
 	if (h != NULL)
 		h->refcnt--;
 	else if (flow->own_cnt)
@@ -1386,15 +1417,62 @@ vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *handle,
 						       "flow has no COUNT action");
 			return vsteer_count_query(priv, flow->cnt, data, action,
 						  error);
+		case RTE_FLOW_ACTION_TYPE_AGE:
+			if (!flow->aging)
+				return vsteer_flow_err(error, EINVAL,
+						       RTE_FLOW_ERROR_TYPE_ACTION,
+						       action,
+						       "flow has no AGE action");
+			vsteer_age_query(vsteer_flow_age(flow), data);
+			return 0;
 		default:
 			return vsteer_flow_err(error, ENOTSUP,
 					       RTE_FLOW_ERROR_TYPE_ACTION,
 					       action,
-					       "only COUNT can be queried");
+					       "only COUNT and AGE can be queried");
 		}
 	}
 	return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
 			       action, "no action to query");
+}
+
+bool
+vsteer_flow_age_hits(struct rte_eth_dev *dev, void *arg, uint64_t *hits)
+{
+	struct vsteer_flow *flow = arg;
+	const char *what = "";
+	uint64_t bytes;
+	int ret;
+
+	/* A flow not (wholly) on the device is hit by nothing; its counter
+	 * may not be bound to a device rule either. */
+	if (flow->cnt == NULL || flow->applied != flow->n_rules)
+		return false;
+	ret = vsteer_count_read(vsteer_priv(dev), flow->cnt, hits, &bytes,
+				&what);
+	if (ret != 0) {
+		FLOW_LOG(WARNING, "port %u: flow rule %u: %s: %s",
+			 dev->data->port_id, flow->id, what, strerror(ret));
+		return false;
+	}
+	return true;
+}
+
+static int
+vsteer_flow_get_aged_op(struct rte_eth_dev *dev, void **contexts,
+			uint32_t nb_contexts, struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	if (nb_contexts != 0 && contexts == NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				       "no array for %u contexts", nb_contexts);
+	vsteer_ctl_lock(priv);
+	ret = vsteer_age_get(priv, contexts, nb_contexts);
+	vsteer_ctl_unlock(priv);
+	return ret;
 }
 
 /* The counter and its reset base: under the lock like the rest. */
@@ -1470,6 +1548,8 @@ vsteer_flow_bytes(const struct vsteer_flow_priv *fp, struct vsteer_flow *flow)
 		n += vsteer_flow_rules(flow)[i].size;
 	if (flow->own_cnt)
 		n += sizeof(struct vsteer_count);
+	if (flow->aging)
+		n += sizeof(struct vsteer_age);
 	return fp->pool.entry_size + n;
 }
 
@@ -1520,6 +1600,15 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	if (flow->cnt != NULL)
 		fprintf(f, ", count%s",
 			vsteer_flow_indirect(flow) ? " (indirect)" : "");
+	if (flow->aging) {
+		const struct vsteer_age *a = vsteer_flow_age(flow);
+
+		if (a->aged)
+			fprintf(f, ", age %u s: aged", a->timeout);
+		else
+			fprintf(f, ", age %u s: %u s without a hit", a->timeout,
+				a->idle);
+	}
 	fprintf(f, "\n");
 	for (i = 0; i < flow->n_rules; i++) {
 		const struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
@@ -1744,6 +1833,7 @@ const struct rte_flow_ops vsteer_flow_ops = {
 	.action_handle_create = vsteer_action_handle_create_op,
 	.action_handle_destroy = vsteer_action_handle_destroy,
 	.action_handle_query = vsteer_action_handle_query,
+	.get_aged_flows = vsteer_flow_get_aged_op,
 };
 
 /* --- lifecycle hooks (vsteer.h) --- */
@@ -1925,6 +2015,17 @@ vsteer_flow_dev_dump_secondary(struct rte_eth_dev *dev, struct rte_flow *flow,
 	return vsteer_flow_secondary_err(error);
 }
 
+static int
+vsteer_flow_get_aged_secondary(struct rte_eth_dev *dev, void **contexts,
+			       uint32_t nb_contexts,
+			       struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(contexts);
+	RTE_SET_USED(nb_contexts);
+	return vsteer_flow_secondary_err(error);
+}
+
 static struct rte_flow_action_handle *
 vsteer_action_handle_create_secondary(
 	struct rte_eth_dev *dev, const struct rte_flow_indir_action_conf *conf,
@@ -1969,4 +2070,5 @@ const struct rte_flow_ops vsteer_flow_ops_secondary = {
 	.action_handle_create = vsteer_action_handle_create_secondary,
 	.action_handle_destroy = vsteer_action_handle_destroy_secondary,
 	.action_handle_query = vsteer_action_handle_query_secondary,
+	.get_aged_flows = vsteer_flow_get_aged_secondary,
 };
