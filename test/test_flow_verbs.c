@@ -1197,6 +1197,53 @@ test_rss_expand_eth(void)
 	return VT_OK;
 }
 
+/*
+ * An RSS action that may change under the rule (an indirect one): one
+ * device rule for every type the device hashes, each hashing what the
+ * action's types say now (TCP, not a type: the first queue), so that a
+ * new types list only changes hash fields.
+ */
+static int
+test_rss_expand_shared(void)
+{
+	struct vsteer_xlate_ctx c = ctx_default();
+	static const uint16_t queues[] = { 1, 3 };
+	struct rte_flow_action_rss rss = {
+		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		.queue_num = RTE_DIM(queues),
+		.queue = queues,
+	};
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	unsigned int i, tcp = 0;
+
+	XLATE_OK(&c, &attr_in, pattern, act);
+	VT_CHECK_EQ(plan.n_rules, 2, "ipv4 and ipv4/udp, as asked");
+	c.rss_shared = true;
+	XLATE_OK(&c, &attr_in, pattern, act);
+	VT_CHECK_EQ(plan.n_rules, 3, "ipv4, ipv4/udp and ipv4/tcp");
+	VT_CHECK(rule_by_hash(H4 | HU) != NULL, "udp rule hashes the ports");
+	for (i = 0; i < plan.n_rules; i++) {
+		VT_CHECK(plan.rules[i].hash_fields == 0 ||
+				 plan.rules[i].hash_fields == (H4 | HU),
+			 "rule %u hashes 0x%" PRIx64, i,
+			 plan.rules[i].hash_fields);
+		tcp += plan.var[i].l4p == IPPROTO_TCP;
+	}
+	VT_CHECK_EQ(tcp, 1, "one TCP rule, not hashed");
+	VT_CHECK_EQ(vsteer_flow_rss_fields(RTE_ETH_RSS_IPV4, 4, IPPROTO_TCP,
+					   false),
+		    H4, "its fields once the types say IPv4");
+	return VT_OK;
+}
+
 /* Expansion from L3, limited by the user's protocol; none from L4. */
 static int
 test_rss_expand_l3(void)
@@ -1919,19 +1966,33 @@ test_dump(void)
 }
 
 static const struct vt_case cases[] = {
-	VT_CASE(test_seed_example),  VT_CASE(test_eth_masking_void),
-	VT_CASE(test_empty_pattern), VT_CASE(test_vlan_folded),
-	VT_CASE(test_ipv4_ext),	     VT_CASE(test_ipv6_udp),
-	VT_CASE(test_ipv4_tcp),	     VT_CASE(test_vxlan_inner),
-	VT_CASE(test_gre_key),	     VT_CASE(test_mpls),
-	VT_CASE(test_esp),	     VT_CASE(test_action_specs),
-	VT_CASE(test_age_specs),     VT_CASE(test_passthru),
-	VT_CASE(test_egress),	     VT_CASE(test_priorities),
-	VT_CASE(test_last),	     VT_CASE(test_rss_expand_eth),
-	VT_CASE(test_rss_expand_l3), VT_CASE(test_rss_inner),
-	VT_CASE(test_rss_inner_gre), VT_CASE(test_err_attr),
-	VT_CASE(test_err_actions),   VT_CASE(test_err_items),
-	VT_CASE(test_dump),	     { 0 },
+	VT_CASE(test_seed_example),
+	VT_CASE(test_eth_masking_void),
+	VT_CASE(test_empty_pattern),
+	VT_CASE(test_vlan_folded),
+	VT_CASE(test_ipv4_ext),
+	VT_CASE(test_ipv6_udp),
+	VT_CASE(test_ipv4_tcp),
+	VT_CASE(test_vxlan_inner),
+	VT_CASE(test_gre_key),
+	VT_CASE(test_mpls),
+	VT_CASE(test_esp),
+	VT_CASE(test_action_specs),
+	VT_CASE(test_age_specs),
+	VT_CASE(test_passthru),
+	VT_CASE(test_egress),
+	VT_CASE(test_priorities),
+	VT_CASE(test_last),
+	VT_CASE(test_rss_expand_eth),
+	VT_CASE(test_rss_expand_l3),
+	VT_CASE(test_rss_expand_shared),
+	VT_CASE(test_rss_inner),
+	VT_CASE(test_rss_inner_gre),
+	VT_CASE(test_err_attr),
+	VT_CASE(test_err_actions),
+	VT_CASE(test_err_items),
+	VT_CASE(test_dump),
+	{ 0 },
 };
 
 int

@@ -70,6 +70,7 @@ const uint8_t vsteer_flow_rss_key_default[VSTEER_RSS_KEY_LEN] = {
 #define XL_RSS_L3 (XL_RSS_IPV4_L3 | XL_RSS_IPV6_L3)
 #define XL_RSS_L4 \
 	(XL_RSS_IPV4_TCP | XL_RSS_IPV4_UDP | XL_RSS_IPV6_TCP | XL_RSS_IPV6_UDP)
+#define XL_RSS_L3_L4 (XL_RSS_L3 | XL_RSS_L4)
 #define XL_RSS_MODS                                          \
 	(RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY | \
 	 RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)
@@ -491,6 +492,8 @@ xl_act_rss(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
 	if (ret < 0)
 		return ret;
 	plan->rss_types = types;
+	plan->rss_expand_types =
+		ctx->rss_shared ? ctx->rss_hf_supported & XL_RSS_L3_L4 : types;
 	plan->rss_level = rss->level;
 	plan->rss_act = act;
 	return 0;
@@ -984,8 +987,8 @@ vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
  * RSS expansion.
  */
 
-static uint64_t
-xl_hash_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner)
+uint64_t
+vsteer_flow_rss_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner)
 {
 	uint64_t l3t, tcpt, udpt, l3f, h = 0;
 
@@ -1053,7 +1056,7 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 {
 	bool rss = plan->fate == VSTEER_FATE_RSS;
 	bool inner = rss && plan->rss_level >= 2;
-	uint64_t t = plan->rss_types;
+	uint64_t t = plan->rss_expand_types;
 	unsigned int n = 0, i, j;
 	static const uint8_t fams[] = { 4, 6 };
 
@@ -1100,8 +1103,10 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 			v->sub = VSTEER_SUBPRIO_L3;
 		else
 			v->sub = VSTEER_SUBPRIO_L2;
-		v->hash_fields =
-			rss ? xl_hash_fields(t, v->fam, v->l4p, inner) : 0;
+		v->hash_fields = rss ? vsteer_flow_rss_fields(plan->rss_types,
+							      v->fam, v->l4p,
+							      inner) :
+				       0;
 	}
 	/* Most specific rules first (stable). */
 	for (i = 1; i < n; i++) {

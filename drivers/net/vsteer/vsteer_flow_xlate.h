@@ -32,6 +32,7 @@
 #define VSTEER_RSS_KEY_LEN 40
 #define VSTEER_MAX_EXPAND 8	  /* device rules per rte_flow */
 #define VSTEER_MAX_SPEC_BYTES 512 /* attr + specs of one verbs rule */
+#define VSTEER_MAX_ACTIONS 32	  /* actions of a rule, END included */
 
 enum vsteer_flow_engine {
 	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
@@ -77,6 +78,11 @@ struct vsteer_xlate_ctx {
 	uint16_t max_spec_bytes;	/* bytes of attr + specs the provider
 				     * takes per rule; 0 or more than
 				     * VSTEER_MAX_SPEC_BYTES: that value */
+	/* The RSS action comes from an indirect action, whose queues and
+	 * types may change under the rule: expand for every type the device
+	 * hashes (vsteer_flow_variants()), so that a change of types only
+	 * changes each device rule's hash fields. */
+	bool rss_shared;
 };
 
 /*
@@ -272,6 +278,9 @@ struct vsteer_flow_plan {
 	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
 	uint32_t rss_level; /* 0/1 outer, 2 inner */
 	uint64_t rss_types; /* RTE_ETH_RSS_* after defaults */
+	/* The types the expansion makes device rules for: rss_types, or
+	 * every type the device hashes for a shared RSS action. */
+	uint64_t rss_expand_types;
 	bool mark, flag;
 	uint32_t mark_id;
 	bool count; /* COUNT action: a counters object */
@@ -389,6 +398,12 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 		     const struct vsteer_flow_stack *hashed,
 		     bool hashed_is_last, bool tunnel,
 		     struct vsteer_flow_variant vs[VSTEER_MAX_EXPAND]);
+
+/* IBV_RX_HASH_* of a device rule of the expansion: the headers its
+ * pattern has (fam 0/4/6, l4p 0/TCP/UDP/ESP), the action's types; inner:
+ * RSS level 2. 0: not hashed (the first queue). */
+uint64_t
+vsteer_flow_rss_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner);
 
 /* Number of rte_flow priority levels open to applications. */
 uint32_t vsteer_flow_user_levels(const struct vsteer_xlate_ctx *ctx);
