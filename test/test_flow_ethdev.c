@@ -1339,6 +1339,163 @@ count_shared(void)
 }
 PER_ENGINE(count_shared)
 
+/* --- indirect RSS --- */
+
+/* Frames to dst (UDP, or TCP when tcp), each where RSS over queues[0..n-1]
+ * with key puts it: l4 hashes the ports too, none (0 types the frame's
+ * protocol) sends it to queues[0]. */
+static int
+indirect_rss_check(const char *what, uint32_t dst, bool tcp, const uint8_t *key,
+		   const uint16_t *queues, uint32_t n, int hashed, bool l4)
+{
+	unsigned int per_q[NQ] = { 0 }, i, used = 0;
+	struct pkt k;
+	int q, want;
+
+	for (i = 0; i < 32; i++) {
+		k = udp(IP(10, 5, 0, 0) + (uint32_t)(rte_rand() & 0xffff), dst,
+			(uint16_t)rte_rand(), (uint16_t)(2000 + i), 90);
+		if (tcp)
+			k.proto = IPPROTO_TCP;
+		want = hashed ? rss_queue(key, queues, n, &k, l4) : queues[0];
+		q = xfer_pkt(&k);
+		VT_CHECK_EQ(q, want, "%s: frame %u", what, i);
+		per_q[q]++;
+	}
+	for (i = 0; i < NQ; i++)
+		used += per_q[i] != 0;
+	VT_CHECK(!hashed || used > 1, "%s: one queue only", what);
+	return VT_OK;
+}
+
+/*
+ * An indirect RSS action shared by two rules, updated under them: new
+ * queues, new types, a new key, each followed by every frame of both
+ * rules on the queue the Toeplitz hash picks with the new settings, the
+ * rules the same (handles, counters). What it cannot take is refused and
+ * changes nothing.
+ */
+static int
+indirect_rss(void)
+{
+	static const uint16_t q12[] = { 1, 2 };
+	static const uint16_t q03[] = { 0, 3 };
+	static const uint16_t q023[] = { 0, 2, 3 };
+	const uint32_t dst[2] = { IP(10, 6, 0, 1), IP(10, 6, 0, 2) };
+	struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_TOEPLITZ,
+		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		.key_len = sizeof(rss_key_custom),
+		.key = rss_key_custom,
+		.queue_num = RTE_DIM(q12),
+		.queue = q12,
+	};
+	struct rte_flow_action rss_act = { .type = RTE_FLOW_ACTION_TYPE_RSS,
+					   .conf = &rss };
+	const struct rte_flow_indir_action_conf ic = { .ingress = 1 };
+	struct rte_flow_action acts[3];
+	struct rte_flow_action_handle *h, *hc;
+	const struct rte_flow_action count_act = {
+		.type = RTE_FLOW_ACTION_TYPE_COUNT
+	};
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *f[2];
+	struct pat_ip p[2];
+	uint8_t key2[40];
+	unsigned int i;
+
+	rte_srand(21);
+	h = rte_flow_action_handle_create(pb, &ic, &rss_act, &err);
+	VT_CHECK(h != NULL, "indirect RSS: %s", err.message ? err.message : "");
+	memset(acts, 0, sizeof(acts));
+	acts[0].type = RTE_FLOW_ACTION_TYPE_INDIRECT;
+	acts[0].conf = h;
+	acts[1].type = RTE_FLOW_ACTION_TYPE_COUNT;
+	acts[2].type = RTE_FLOW_ACTION_TYPE_END;
+	for (i = 0; i < 2; i++) {
+		f[i] = flow_new(pb, &attr_in, pat_ipv4(&p[i], 0, dst[i]), acts);
+		VT_CHECK(f[i] != NULL, "rule %u with the indirect RSS", i);
+	}
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(indirect_rss_check("queues 1 2", dst[i], false,
+					    rss_key_custom, q12, 2, 1, true));
+		/* TCP is no type of the action: the first queue. */
+		CHECK_OK(indirect_rss_check("TCP, UDP types", dst[i], true,
+					    rss_key_custom, q12, 2, 0, false));
+	}
+	/* New queues: the rules follow. */
+	rss.queue = q03;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update queues: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("queues 0 3", dst[i], false,
+					    rss_key_custom, q03, 2, 1, true));
+	/* New types, three queues: IPv4 addresses only, TCP too. */
+	rss.types = RTE_ETH_RSS_IPV4;
+	rss.queue = q023;
+	rss.queue_num = RTE_DIM(q023);
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update types: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(indirect_rss_check("types ipv4", dst[i], false,
+					    rss_key_custom, q023, 3, 1, false));
+		CHECK_OK(indirect_rss_check("types ipv4, TCP", dst[i], true,
+					    rss_key_custom, q023, 3, 1, false));
+	}
+	/* Back to UDP with ports, another key. */
+	for (i = 0; i < sizeof(key2); i++)
+		key2[i] = (uint8_t)(0x3c + 7 * i);
+	rss.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
+	rss.key = key2;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update key: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("new key", dst[i], false, key2,
+					    q023, 3, 1, true));
+	/* The same rules: their counters counted all of it. */
+	VT_CHECK_EQ(count_query(pb, f[0], 0, &qc), 0, "count");
+	VT_CHECK_EQ(qc.hits, 32 * 6, "rule 0's hits");
+	/* Refused, nothing changed: a queue beyond the port's, another
+	 * level, a COUNT update, a query, a destroy while used. */
+	rss.queue = (const uint16_t[]){ 0, 9 };
+	rss.queue_num = 2;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err),
+		    -EINVAL, "queue 9");
+	VT_CHECK(err.cause == &rss_act, "cause: the update's action");
+	rss.queue = q023;
+	rss.queue_num = 3;
+	rss.level = 2;
+	VT_CHECK(rte_flow_action_handle_update(pb, h, &rss_act, &err) < 0,
+		 "level 2");
+	rss.level = 0;
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("after refusals", dst[i], false,
+					    key2, q023, 3, 1, true));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), -ENOTSUP,
+		    "query of an RSS action");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), -EBUSY,
+		    "destroy while used");
+	hc = rte_flow_action_handle_create(pb, &ic, &count_act, &err);
+	VT_CHECK(hc != NULL, "indirect COUNT");
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, hc, &rss_act, &err),
+		    -ENOTSUP, "update of a COUNT");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, hc, &err), 0,
+		    "destroy the COUNT");
+	/* Kept across stop/start with what the last update said. */
+	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	CHECK_OK(indirect_rss_check("after a restart", dst[1], false, key2,
+				    q023, 3, 1, true));
+	for (i = 0; i < 2; i++)
+		VT_CHECK_EQ(rte_flow_destroy(pb, f[i], &err), 0, "destroy");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), 0,
+		    "destroy the RSS action");
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(indirect_rss)
+
 /* --- aging --- */
 
 static atomic_uint aged_events;
@@ -4347,6 +4504,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(count_verbs),
 	VT_CASE(count_shared_verbs),
 	VT_CASE(aging_verbs),
+	VT_CASE(indirect_rss_verbs),
 	VT_CASE(priorities_verbs),
 	VT_CASE(lifecycle_verbs),
 	VT_CASE(rxq_shrink_verbs),
@@ -4376,6 +4534,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(count_dv),
 	VT_CASE(count_shared_dv),
 	VT_CASE(aging_dv),
+	VT_CASE(indirect_rss_dv),
 	VT_CASE(priorities_dv),
 	VT_CASE(lifecycle_dv),
 	VT_CASE(rxq_shrink_dv),
