@@ -31,6 +31,7 @@
 #include <rte_ip.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 #include <rte_random.h>
 #include <rte_thash.h>
@@ -1817,6 +1818,173 @@ vt_pair_close(struct vt_pair *pp)
 	return ret;
 }
 
+/* ---- port offloads from the device's capabilities ---- */
+
+/* An Ethernet/IPv4/TCP packet for segmentation into mss-byte frames. */
+static void
+tso_mark(struct rte_mbuf *m, uint16_t mss)
+{
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
+	m->l4_len = sizeof(struct rte_tcp_hdr);
+	m->tso_segsz = mss;
+	m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4 |
+		       RTE_MBUF_F_TX_IP_CKSUM;
+}
+
+/*
+ * TCP segmentation (RTE_ETH_TX_OFFLOAD_TCP_TSO, from the device's
+ * tso_caps): a 3946-byte TCP payload in two mbufs goes out as one
+ * IBV_WR_TSO and arrives as frames of tso_segsz bytes with their
+ * sequence numbers, IPv4 lengths and checksums right, the payload in
+ * order. A device without tso_caps (the generic profile) does not offer
+ * it.
+ */
+static int
+test_tso(void)
+{
+	const uint64_t tx_off =
+		RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+		RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	static uint8_t sent[4096];
+	struct rte_eth_dev_info info;
+	struct rte_mbuf *m, *m2, *r[8];
+	struct rte_eth_stats st0, st1;
+	struct rte_tcp_hdr *tcp;
+	struct vt_pair pp;
+	uint32_t seq, i, off = 0;
+	uint8_t *p;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	VT_CHECK(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO,
+		 "TSO offered");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, tx_off), 0, "p0 TSO");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
+			    0),
+		    0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	m = l4_frame(pool, &mac1, IPPROTO_TCP, 0x0a000001, 0x0a000002, 4000, 80,
+		     2000, 7);
+	m2 = rte_pktmbuf_alloc(pool);
+	VT_CHECK(m != NULL && m2 != NULL, "alloc");
+	p = (uint8_t *)rte_pktmbuf_append(m2, 2000);
+	for (i = 0; i < 2000; i++)
+		p[i] = (uint8_t)(i * 13 + 5);
+	VT_CHECK_EQ(rte_pktmbuf_chain(m, m2), 0, "chain");
+	tso_mark(m, 1000);
+	tcp = rte_pktmbuf_mtod_offset(m, struct rte_tcp_hdr *, 34);
+	seq = rte_be_to_cpu_32(tcp->sent_seq);
+	{
+		const void *pl = rte_pktmbuf_read(m, 54, 3946, sent);
+
+		VT_CHECK(pl != NULL, "payload");
+		if (pl != sent)
+			memcpy(sent, pl, 3946);
+	}
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st0), 0, "stats");
+	VT_CHECK_EQ(send_one(p0, m), 0, "send the TSO packet");
+	VT_CHECK_EQ(recv_n(p1, 0, r, 8), 4, "four frames");
+	for (i = 0; i < 4; i++) {
+		uint32_t pay = i < 3 ? 1000 : 946;
+		const struct rte_ipv4_hdr *ip;
+
+		VT_CHECK_EQ(r[i]->pkt_len, 54 + pay, "frame %u length", i);
+		ip = rte_pktmbuf_mtod_offset(r[i], const struct rte_ipv4_hdr *,
+					     14);
+		tcp = rte_pktmbuf_mtod_offset(r[i], struct rte_tcp_hdr *, 34);
+		VT_CHECK_EQ(rte_be_to_cpu_16(ip->total_length), 40 + pay,
+			    "frame %u IPv4 length", i);
+		VT_CHECK_EQ(rte_be_to_cpu_32(tcp->sent_seq), seq + off,
+			    "frame %u sequence number", i);
+		VT_CHECK(rte_ipv4_cksum(ip) == 0 &&
+				 rte_ipv4_udptcp_cksum_verify(ip, tcp) == 0,
+			 "frame %u checksums", i);
+		VT_CHECK((r[i]->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+				 RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+			 "frame %u: the port's checksum verdict", i);
+		VT_CHECK(memcmp(rte_pktmbuf_mtod_offset(r[i], uint8_t *, 54),
+				sent + off, pay) == 0,
+			 "frame %u payload", i);
+		off += pay;
+	}
+	rte_pktmbuf_free_bulk(r, 4);
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st1), 0, "stats");
+	VT_CHECK_EQ(st1.opackets - st0.opackets, 1, "one packet sent");
+	VT_CHECK_EQ(st1.oerrors - st0.oerrors, 0, "no error");
+	/* Headers past the first segment: not for the device. */
+	m = l4_frame(pool, &mac1, IPPROTO_TCP, 0x0a000001, 0x0a000002, 4000, 80,
+		     40, 7);
+	m2 = l4_frame(pool, &mac1, IPPROTO_TCP, 0x0a000001, 0x0a000002, 4000,
+		      80, 1500, 8);
+	VT_CHECK(m != NULL && m2 != NULL && rte_pktmbuf_chain(m, m2) == 0,
+		 "frame");
+	tso_mark(m, 1000);
+	VT_CHECK_EQ(send_one(p0, m), 0, "taken");
+	VT_CHECK_EQ(recv_n(p1, 0, r, 8), 0, "nothing sent");
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st0), 0, "stats");
+	VT_CHECK_EQ(st0.oerrors - st1.oerrors, 1, "dropped, counted");
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+
+	VT_CHECK_EQ(vt_pair_open(&pp, "notso", 1, 0, 0), 0, "generic pair");
+	VT_CHECK_EQ(rte_eth_dev_info_get(pp.a, &info), 0, "info");
+	VT_CHECK(!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO),
+		 "TSO offered without tso_caps");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
+}
+
+/*
+ * Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP, from a device clock): the
+ * completion's timestamp in the mbuf's timestamp dynamic field with its
+ * flag, in the units of rte_eth_read_clock(), between the clock read
+ * before the frame was sent and after it was received. A queue without
+ * the offload leaves the flag; a device without a clock offers neither.
+ */
+static int
+test_rx_timestamp(void)
+{
+	struct rte_eth_dev_info info;
+	struct rte_mbuf *r;
+	struct vt_pair pp;
+	uint64_t c0, c1, ts, flag;
+	int off, bit;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP,
+		 "timestamps offered");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_TIMESTAMP,
+			    0),
+		    0, "p1 with timestamps");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+	VT_CHECK(off >= 0 && bit >= 0, "timestamp field and flag registered");
+	flag = RTE_BIT64(bit);
+	VT_CHECK_EQ(rte_eth_read_clock(p1, &c0), 0, "clock");
+	r = through(simple_frame(&mac1, 100, 1));
+	VT_CHECK(r != NULL, "received");
+	VT_CHECK_EQ(rte_eth_read_clock(p1, &c1), 0, "clock");
+	ts = *RTE_MBUF_DYNFIELD(r, off, rte_mbuf_timestamp_t *);
+	VT_CHECK(r->ol_flags & flag, "timestamp flag");
+	VT_CHECK(c0 <= ts && ts <= c1,
+		 "timestamp %" PRIu64 " not within %" PRIu64 "..%" PRIu64, ts,
+		 c0, c1);
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+	r = through(simple_frame(&mac1, 100, 2));
+	VT_CHECK(r != NULL && !(r->ol_flags & flag),
+		 "no timestamp without the offload");
+	rte_pktmbuf_free(r);
+
+	VT_CHECK_EQ(vt_pair_open(&pp, "nots", 1, 0, 0), 0, "generic pair");
+	VT_CHECK_EQ(rte_eth_dev_info_get(pp.a, &info), 0, "info");
+	VT_CHECK(!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP),
+		 "timestamps offered without a clock");
+	VT_CHECK_EQ(rte_eth_read_clock(pp.a, &c0), -ENOTSUP, "no clock");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
+}
+
 /*
  * The probes answer what the device does, whatever glue drives it: each
  * modelled device against the bits the driver found, and the context it
@@ -3525,6 +3693,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_mtu_on_device),
 #endif
 	VT_CASE(test_tx_oversize_dropped),
+	VT_CASE(test_tso),
+	VT_CASE(test_rx_timestamp),
 	VT_CASE(test_tx_device_error_recovery),
 	VT_CASE(test_stats_survive_reconfig),
 	VT_CASE(test_ptypes),

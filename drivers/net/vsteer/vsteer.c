@@ -853,6 +853,15 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 			 IBV_DEVICE_RAW_IP_CSUM) != 0;
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
 			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
+	/* What libmlx5 takes for IBV_WR_TSO on a raw packet QP (max_tso
+	 * from tso_caps), and a device clock for completion timestamps, as
+	 * DPDK's mlx5 reads them (mlx5_os_capabilities_prepare()). */
+	priv->tso_ok = priv->dev_attr.tso_caps.max_tso > 0 &&
+		       (priv->dev_attr.tso_caps.supported_qpts &
+			(1u << IBV_QPT_RAW_PACKET)) != 0;
+	priv->max_tso = priv->tso_ok ? priv->dev_attr.tso_caps.max_tso : 0;
+	priv->ts_ok = priv->dev_attr.completion_timestamp_mask != 0 &&
+		      priv->dev_attr.hca_core_clock != 0;
 	priv->dv_ok = is_mlx5dv != 0;
 	priv->devx_ok = devx != 0;
 	priv->min_mtu = RTE_ETHER_MIN_MTU;

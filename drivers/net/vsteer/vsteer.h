@@ -67,6 +67,9 @@ extern int vsteer_logtype_tx;
 #define VSTEER_RX_MAX_SGE 16	 /* SGEs per Rx WQE with scatter */
 #define VSTEER_TX_MAX_SGE 16	 /* segments per Tx packet */
 #define VSTEER_TX_COMP_THRESH 32 /* signal every N-th WR of a burst */
+/* Headers (L2 to L4) of a TSO packet, copied into the send WQE (DPDK
+ * mlx5's MLX5_MAX_TSO_HEADER). */
+#define VSTEER_TSO_HDR_MAX 192
 #define VSTEER_DESC_MIN 16
 /* Frame bytes beyond the MTU a port receives: Ethernet header and two
  * VLAN tags. */
@@ -150,6 +153,7 @@ struct vsteer_rx_cqe {
 	uint32_t tag;
 	uint16_t cvlan;
 	uint16_t ok; /* IBV_WC_SUCCESS */
+	uint64_t ts; /* completion timestamp (Rx timestamp offload) */
 };
 
 /*
@@ -191,7 +195,12 @@ struct vsteer_rxq {
 	 * then read the stripped TCI. */
 	uint32_t strip : 1;
 	uint32_t ptype : 1; /* set mbuf packet types */
-	uint32_t unposted;  /* WQEs the device refused, not posted since */
+	/* Rx timestamp offload: the completion's device clock value in the
+	 * mbuf's timestamp dynamic field, its flag in ol_flags. */
+	uint32_t ts : 1;
+	int ts_off;
+	uint64_t ts_flag;
+	uint32_t unposted; /* WQEs the device refused, not posted since */
 	struct vsteer_rx_cqe *ahead; /* wqe_n, a ring of read-ahead CQEs */
 	uint32_t ahead_head;
 	uint32_t ahead_n;
@@ -238,6 +247,7 @@ struct vsteer_txq {
 	unsigned int socket;
 	uint64_t offloads;
 	uint32_t csum : 1;   /* IBV_SEND_IP_CSUM allowed */
+	uint32_t tso : 1;    /* TCP_TSO offload: IBV_WR_TSO */
 	uint32_t qp_err : 1; /* an error completion: QP to recover */
 	uint32_t warned : 1; /* an error was logged at WARNING */
 	uint64_t recoveries; /* QP resets after errors */
@@ -334,6 +344,10 @@ struct vsteer_priv {
 	uint32_t verbs_esp_ok : 1;  /* IBV_FLOW_SPEC_ESP accepted */
 	uint32_t tunnel_qp_ok : 1;  /* hash QPs with tunnel offloads */
 	uint32_t vlan_strip_ok : 1; /* IBV_RAW_PACKET_CAP_CVLAN_STRIPPING */
+	/* tso_caps list raw packet QPs (max_tso payload bytes per WR). */
+	uint32_t tso_ok : 1;
+	/* completion timestamps: a timestamp mask and a clock frequency. */
+	uint32_t ts_ok : 1;
 	/* Hash QPs go INIT -> RTR before use (mlx4); 0: the provider
 	 * refuses any modify of one and it works as created (mlx5). */
 	uint32_t hash_qp_rtr : 1;
@@ -348,6 +362,7 @@ struct vsteer_priv {
 	uint16_t max_mtu;
 	uint32_t max_sge;
 	uint32_t max_wr;
+	uint32_t max_tso;
 	uint32_t ind_tbl_max;	   /* entries of an indirection table */
 	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* */
 	uint64_t rss_hf;	   /* port RSS types, 0: no hashing */

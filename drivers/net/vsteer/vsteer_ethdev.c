@@ -124,6 +124,8 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
 	if (priv->vlan_strip_ok)
 		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+	if (priv->ts_ok)
+		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	/* Per port: the default flows filter VLANs. */
 	info->rx_offload_capa = info->rx_queue_offload_capa |
 				RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
@@ -132,6 +134,10 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 					 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
 					 RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+	/* TSO segments get their checksums from the device (libmlx5 sets
+	 * the checksum flags with IBV_SEND_IP_CSUM): with checksums only. */
+	if (priv->tso_ok && priv->tx_csum)
+		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	info->tx_queue_offload_capa = info->tx_offload_capa;
 	info->flow_type_rss_offloads = priv->rss_hf_supported;
 	info->hash_key_size = VSTEER_RSS_KEY_LEN;
@@ -1345,6 +1351,32 @@ vsteer_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
 	return 0;
 }
 
+/*
+ * The device clock, in the units of Rx timestamps (ticks of
+ * hca_core_clock kHz), as DPDK's mlx5 reads it (mlx5_read_clock()):
+ * ibv_query_rt_values_ex(), the raw clock in raw_clock.tv_nsec.
+ */
+static int
+vsteer_read_clock(struct rte_eth_dev *dev, uint64_t *clock)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct ibv_values_ex values;
+	int ret;
+
+	if (!priv->ts_ok)
+		return -ENOTSUP;
+	memset(&values, 0, sizeof(values));
+	values.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	ret = ibv_query_rt_values_ex(priv->ctx, &values);
+	if (ret != 0)
+		return -ret;
+	if (!(values.comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
+		return -ENOTSUP;
+	*clock = (uint64_t)values.raw_clock.tv_sec * 1000000000u +
+		 (uint64_t)values.raw_clock.tv_nsec;
+	return 0;
+}
+
 static int
 vsteer_fw_version_get(struct rte_eth_dev *dev, char *fw_version, size_t fw_size)
 {
@@ -1616,6 +1648,7 @@ const struct eth_dev_ops vsteer_dev_ops = {
 	.rx_burst_mode_get = vsteer_rx_burst_mode_get,
 	.tx_burst_mode_get = vsteer_tx_burst_mode_get,
 	.fw_version_get = vsteer_fw_version_get,
+	.read_clock = vsteer_read_clock,
 	.dev_supported_ptypes_get = vsteer_dev_supported_ptypes_get,
 	.dev_ptypes_set = vsteer_dev_ptypes_set,
 	.vlan_filter_set = vsteer_vlan_filter_set,

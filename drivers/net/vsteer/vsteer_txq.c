@@ -95,7 +95,9 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	txq->csum = priv->tx_csum &&
 		    (offloads & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 				 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
-				 RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) != 0;
+				 RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+				 RTE_ETH_TX_OFFLOAD_TCP_TSO)) != 0;
+	txq->tso = priv->tso_ok && (offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO);
 	txq->elts = rte_zmalloc_socket("vsteer_txq_elts",
 				       elts_n * sizeof(*txq->elts),
 				       RTE_CACHE_LINE_SIZE, socket);
@@ -256,6 +258,11 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	 * (zero) create_flags keeps the call on the context's ops. */
 	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	qp_attr.create_flags = 0;
+	/* TSO headers are copied into the send WQE: room for them. */
+	if (txq->tso) {
+		qp_attr.comp_mask |= IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+		qp_attr.max_tso_header = VSTEER_TSO_HDR_MAX;
+	}
 	qp_attr.pd = vsteer_qdomain_get(priv, &txq->dom);
 	txq->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
 	if (txq->qp == NULL) {
