@@ -33,6 +33,7 @@
 #include <rte_ip.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 #include <rte_random.h>
 #include <rte_thash.h>
@@ -311,26 +312,44 @@ sv_device_exists(const char *name)
 	return found;
 }
 
+/* What is logged between log_capture_begin() and log_capture_end(). */
+static FILE *log_saved, *log_stream;
+static char *log_buf;
+static size_t log_len;
+
+static void
+log_capture_begin(void)
+{
+	log_saved = rte_log_get_stream();
+	log_stream = open_memstream(&log_buf, &log_len);
+	if (log_stream != NULL)
+		rte_openlog_stream(log_stream);
+}
+
+static void
+log_capture_end(char *log, size_t len)
+{
+	snprintf(log, len, "(log not captured)");
+	if (log_stream == NULL)
+		return;
+	fflush(log_stream);
+	rte_openlog_stream(log_saved);
+	fclose(log_stream);
+	log_stream = NULL;
+	snprintf(log, len, "%s", log_buf != NULL ? log_buf : "");
+	free(log_buf);
+	log_buf = NULL;
+}
+
 /* Capture what the PMD logs while probing args; returns probe's result. */
 static int
 probe_capture(const char *name, const char *args, char *log, size_t len)
 {
-	FILE *saved = rte_log_get_stream();
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *f;
 	int ret;
 
-	f = open_memstream(&buf, &blen);
-	if (f == NULL)
-		return -ENOMEM;
-	rte_openlog_stream(f);
+	log_capture_begin();
 	ret = rte_vdev_init(name, args);
-	fflush(f);
-	rte_openlog_stream(saved);
-	fclose(f);
-	snprintf(log, len, "%s", buf != NULL ? buf : "");
-	free(buf);
+	log_capture_end(log, len);
 	return ret;
 }
 
@@ -408,6 +427,47 @@ test_bad_devargs(void)
 	VT_CHECK(!sv_device_exists("mem:x.0"), "device mem:x.0 left behind");
 	return VT_OK;
 }
+
+#ifndef VT_RDMA_GLUE
+/* The probe's line names the engine choice as it is in force: auto is
+ * auto (verbs first), whatever the device offers. */
+static int
+test_probe_log_engine(void)
+{
+	static const struct {
+		const char *args;
+		const char *engine;
+	} c[] = {
+		{ "", "flow engine auto (verbs, else mlx5dv)" },
+		{ ",profile=generic", "flow engine auto (verbs)" },
+		{ ",flow_engine=verbs", "flow engine verbs" },
+		{ ",flow_engine=dv", "flow engine mlx5dv" },
+	};
+	char args[128], log[4096];
+	unsigned int i;
+	uint16_t port;
+	int ret;
+
+	for (i = 0; i < RTE_DIM(c); i++) {
+		snprintf(args, sizeof(args), "dev=mem:%s-eng%u%s", link_a, i,
+			 c[i].args);
+		rte_log_set_level_pattern("pmd.net.vsteer.init", RTE_LOG_INFO);
+		ret = probe_capture("net_vsteer9", args, log, sizeof(log));
+		rte_log_set_level_pattern("pmd.net.vsteer.init",
+					  RTE_LOG_NOTICE);
+		VT_CHECK_EQ(ret, 0, "probe '%s'", args);
+		VT_CHECK(strstr(log, c[i].engine) != NULL &&
+				 strstr(log, "net_vsteer9: port") != NULL,
+			 "'%s': the probe's line lacks '%s': %s", args,
+			 c[i].engine, log);
+		VT_CHECK_EQ(rte_eth_dev_get_port_by_name("net_vsteer9", &port),
+			    0, "port");
+		VT_CHECK_EQ(rte_eth_dev_close(port), 0, "close");
+		VT_CHECK_EQ(rte_vdev_uninit("net_vsteer9"), 0, "uninit");
+	}
+	return VT_OK;
+}
+#endif
 
 static int
 test_lifecycle_repeatable(void)
@@ -653,7 +713,7 @@ test_tx_ring_limits(void)
 	struct rte_eth_txq_info qi;
 	struct rte_mbuf *h, *seg, *r;
 	uint16_t nb_max, nseg, i;
-	unsigned int ms;
+	unsigned int k, ms, tso;
 
 	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
 	nb_max = info.tx_desc_lim.nb_max;
@@ -663,11 +723,22 @@ test_tx_ring_limits(void)
 		    "segments per frame");
 	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, 0, 0), 0, "p1");
 	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
-	for (ms = 0; ms < 2; ms++) {
+	VT_CHECK(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO, "TSO");
+	/* Room for TSO headers makes every WQE larger (48 + 192 + 16 bytes
+	 * per SGE): 4 blocks with one SGE, 8 with 16. */
+	VT_CHECK_EQ(pv->tx_wr_max_tso, 2048, "probed, TSO");
+	VT_CHECK_EQ(pv->tx_wr_max_tso_sges, 1024, "probed, TSO and 16 SGEs");
+	for (k = 0; k < 4; k++) {
+		ms = k & 1;
+		tso = k >> 1;
 		nseg = ms ? info.tx_desc_lim.nb_seg_max : 1;
 		VT_CHECK_EQ(rte_eth_dev_stop(p0), 0, "stop");
 		memset(&conf, 0, sizeof(conf));
 		conf.txmode.offloads = ms ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0;
+		if (tso)
+			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_TSO |
+						RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+						RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 		VT_CHECK_EQ(rte_eth_dev_configure(p0, 1, 1, &conf), 0,
 			    "configure");
 		VT_CHECK_EQ(rte_eth_rx_queue_setup(p0, 0, 256, 0, NULL, pool),
@@ -677,11 +748,15 @@ test_tx_ring_limits(void)
 		VT_CHECK_EQ(rte_eth_tx_queue_setup(p0, 0, nb_max, 0, NULL), 0,
 			    "%u descriptors, %u segments", nb_max, nseg);
 		VT_CHECK_EQ(rte_eth_dev_start(p0), 0,
-			    "start with %u descriptors of %u segments", nb_max,
-			    nseg);
+			    "start with %u descriptors of %u segments, TSO %u",
+			    nb_max, nseg, tso);
 		/* 16 SGEs are 5 blocks a WQE: 1024 WRs fill the 8192. */
 		VT_CHECK_EQ(rte_eth_tx_queue_info_get(p0, 0, &qi), 0, "qinfo");
-		VT_CHECK_EQ(qi.nb_desc, ms ? 1024 : nb_max, "ring held");
+		VT_CHECK_EQ(qi.nb_desc,
+			    ms	? 1024 :
+			    tso ? 2048 :
+				  nb_max,
+			    "ring held, %u segments, TSO %u", nseg, tso);
 		VT_CHECK_EQ(pv->tx_wr_max_sges, 1024, "probed");
 		h = udp_frame(pool, &mac1, 1, 2, 3, 4, 100, 9);
 		VT_CHECK(h != NULL, "alloc");
@@ -901,6 +976,40 @@ test_rss_default_traffic(void)
 		reta[i] = conf[i / 64].reta[i % 64];
 		VT_CHECK_EQ(reta[i], i % 4, "default RETA is round-robin");
 	}
+	/* The first entries alone, as testpmd's `show port 1 rss reta 4
+	 * (0xf)` asks; beyond the table or none: refused. */
+	memset(conf, 0, sizeof(conf));
+	conf[0].mask = 0xf;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, 4), 0,
+		    "query of 4 entries");
+	for (i = 0; i < 4; i++)
+		VT_CHECK_EQ(conf[0].reta[i], reta[i], "entry %u of 4", i);
+	conf[0].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, 64), 0,
+		    "query of 64 entries");
+	VT_CHECK_EQ(conf[0].reta[63], reta[63], "entry 63 of 64");
+	for (i = 0; i < RTE_DIM(conf); i++)
+		conf[i].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, info.reta_size + 64),
+		    -EINVAL, "beyond the table");
+	/* An update of the first 4 entries leaves the others. */
+	memset(conf, 0, sizeof(conf));
+	conf[0].mask = 0xf;
+	for (i = 0; i < 4; i++)
+		conf[0].reta[i] = 3 - i;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_update(p1, conf, 4), 0,
+		    "update of 4 entries");
+	for (i = 0; i < RTE_DIM(conf); i++)
+		conf[i].mask = UINT64_MAX;
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_query(p1, conf, info.reta_size), 0,
+		    "reta");
+	for (i = 0; i < info.reta_size; i++)
+		VT_CHECK_EQ(conf[i / 64].reta[i % 64], i < 4 ? 3 - i : i % 4,
+			    "entry %u after a partial update", i);
+	for (i = 0; i < 4; i++)
+		conf[0].reta[i] = (uint16_t)(i % 4);
+	VT_CHECK_EQ(rte_eth_dev_rss_reta_update(p1, conf, 4), 0,
+		    "round-robin again");
 	ret = rss_check(4, key, reta, info.reta_size, 64, 1, per_q);
 	if (ret != VT_OK)
 		return ret;
@@ -1551,14 +1660,30 @@ through(struct rte_mbuf *m)
 #define JUMBO_FRAME (JUMBO_MTU + RTE_ETHER_HDR_LEN)
 static uint8_t jumbo_scratch[JUMBO_FRAME];
 
+/* Take every mbuf pool still has (up to n) into out: how many. */
+static int
+drain_pool(struct rte_mempool *mp, struct rte_mbuf **out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = rte_pktmbuf_alloc(mp);
+		if (out[i] == NULL)
+			break;
+	}
+	return (int)i;
+}
+
 static int
 test_mtu_on_device(void)
 {
+	static struct rte_mbuf *drained[NB_MBUF];
 	struct rte_mempool *jumbo;
 	struct rte_eth_dev_info info;
 	struct rte_mbuf *m, *r;
 	uint16_t mtu = 0;
 	uint8_t ref[JUMBO_FRAME];
+	char log[4096];
 	int ret;
 
 	VT_CHECK_EQ(ports_default(), 0, "ports");
@@ -1586,16 +1711,34 @@ test_mtu_on_device(void)
 	/* Beyond the device: refused, nothing changed. */
 	VT_CHECK(rte_eth_dev_set_mtu(p0, JUMBO_MTU + 1) < 0, "beyond refused");
 	VT_CHECK_EQ(dev_mtu(p0), 1600, "device unchanged");
-	/* Beyond the Rx buffers (no scatter): refused before the device. */
-	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 3000), -EINVAL, "Rx buffers");
+	/* Beyond the Rx buffers (no scatter): refused before the device,
+	 * saying that scatter is the way. */
+	log_capture_begin();
+	ret = rte_eth_dev_set_mtu(p1, 3000);
+	log_capture_end(log, sizeof(log));
+	VT_CHECK_EQ(ret, -EINVAL, "Rx buffers");
+	VT_CHECK(strstr(log, "enable the Rx scatter offload") != NULL,
+		 "the refusal names scatter: %s", log);
 	VT_CHECK_EQ(dev_mtu(p1), 1600, "device unchanged");
 	/* Stopped, the port takes it (the queues may be set up again before
 	 * the start, as Open vSwitch does) and refuses to start until they
-	 * are. */
+	 * are; the device gets it at the start, so the failed start leaves
+	 * it as it was. */
 	VT_CHECK_EQ(rte_eth_dev_stop(p1), 0, "stop");
 	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 3000), 0, "MTU 3000, stopped");
-	VT_CHECK_EQ(dev_mtu(p1), 3000, "on the device");
+	VT_CHECK_EQ(dev_mtu(p1), 1600, "on the device at the start only");
 	VT_CHECK_EQ(rte_eth_dev_start(p1), -EINVAL, "start, Rx buffers");
+	VT_CHECK_EQ(dev_mtu(p1), 1600, "a failed start leaves the device");
+	/* A start that fails after the device took the MTU (no mbuf left
+	 * to post) gives the device its MTU back. */
+	VT_CHECK_EQ(rte_eth_dev_set_mtu(p1, 1500), 0, "MTU 1500, stopped");
+	ret = drain_pool(pool, drained, RTE_DIM(drained));
+	VT_CHECK(ret > 0, "pool drained");
+	VT_CHECK(rte_eth_dev_start(p1) < 0, "start without mbufs");
+	rte_pktmbuf_free_bulk(drained, (unsigned int)ret);
+	VT_CHECK_EQ(dev_mtu(p1), 1600, "MTU back after the failed start");
+	VT_CHECK_EQ(rte_eth_dev_start(p1), 0, "start with mbufs");
+	VT_CHECK_EQ(dev_mtu(p1), 1500, "now on the device");
 
 	/* The configured MTU goes to the device at start. */
 	port_up_mtu = 1400;
@@ -1831,6 +1974,173 @@ vt_pair_close(struct vt_pair *pp)
 		ret = -1;
 #endif
 	return ret;
+}
+
+/* ---- port offloads from the device's capabilities ---- */
+
+/* An Ethernet/IPv4/TCP packet for segmentation into mss-byte frames. */
+static void
+tso_mark(struct rte_mbuf *m, uint16_t mss)
+{
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
+	m->l4_len = sizeof(struct rte_tcp_hdr);
+	m->tso_segsz = mss;
+	m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4 |
+		       RTE_MBUF_F_TX_IP_CKSUM;
+}
+
+/*
+ * TCP segmentation (RTE_ETH_TX_OFFLOAD_TCP_TSO, from the device's
+ * tso_caps): a 3946-byte TCP payload in two mbufs goes out as one
+ * IBV_WR_TSO and arrives as frames of tso_segsz bytes with their
+ * sequence numbers, IPv4 lengths and checksums right, the payload in
+ * order. A device without tso_caps (the generic profile) does not offer
+ * it.
+ */
+static int
+test_tso(void)
+{
+	const uint64_t tx_off =
+		RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+		RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	static uint8_t sent[4096];
+	struct rte_eth_dev_info info;
+	struct rte_mbuf *m, *m2, *r[8];
+	struct rte_eth_stats st0, st1;
+	struct rte_tcp_hdr *tcp;
+	struct vt_pair pp;
+	uint32_t seq, i, off = 0;
+	uint8_t *p;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p0, &info), 0, "info");
+	VT_CHECK(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO,
+		 "TSO offered");
+	VT_CHECK_EQ(port_up(p0, 1, 0, 256, NULL, 0, tx_off), 0, "p0 TSO");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_CHECKSUM,
+			    0),
+		    0, "p1");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	m = l4_frame(pool, &mac1, IPPROTO_TCP, 0x0a000001, 0x0a000002, 4000, 80,
+		     2000, 7);
+	m2 = rte_pktmbuf_alloc(pool);
+	VT_CHECK(m != NULL && m2 != NULL, "alloc");
+	p = (uint8_t *)rte_pktmbuf_append(m2, 2000);
+	for (i = 0; i < 2000; i++)
+		p[i] = (uint8_t)(i * 13 + 5);
+	VT_CHECK_EQ(rte_pktmbuf_chain(m, m2), 0, "chain");
+	tso_mark(m, 1000);
+	tcp = rte_pktmbuf_mtod_offset(m, struct rte_tcp_hdr *, 34);
+	seq = rte_be_to_cpu_32(tcp->sent_seq);
+	{
+		const void *pl = rte_pktmbuf_read(m, 54, 3946, sent);
+
+		VT_CHECK(pl != NULL, "payload");
+		if (pl != sent)
+			memcpy(sent, pl, 3946);
+	}
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st0), 0, "stats");
+	VT_CHECK_EQ(send_one(p0, m), 0, "send the TSO packet");
+	VT_CHECK_EQ(recv_n(p1, 0, r, 8), 4, "four frames");
+	for (i = 0; i < 4; i++) {
+		uint32_t pay = i < 3 ? 1000 : 946;
+		const struct rte_ipv4_hdr *ip;
+
+		VT_CHECK_EQ(r[i]->pkt_len, 54 + pay, "frame %u length", i);
+		ip = rte_pktmbuf_mtod_offset(r[i], const struct rte_ipv4_hdr *,
+					     14);
+		tcp = rte_pktmbuf_mtod_offset(r[i], struct rte_tcp_hdr *, 34);
+		VT_CHECK_EQ(rte_be_to_cpu_16(ip->total_length), 40 + pay,
+			    "frame %u IPv4 length", i);
+		VT_CHECK_EQ(rte_be_to_cpu_32(tcp->sent_seq), seq + off,
+			    "frame %u sequence number", i);
+		VT_CHECK(rte_ipv4_cksum(ip) == 0 &&
+				 rte_ipv4_udptcp_cksum_verify(ip, tcp) == 0,
+			 "frame %u checksums", i);
+		VT_CHECK((r[i]->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+				 RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+			 "frame %u: the port's checksum verdict", i);
+		VT_CHECK(memcmp(rte_pktmbuf_mtod_offset(r[i], uint8_t *, 54),
+				sent + off, pay) == 0,
+			 "frame %u payload", i);
+		off += pay;
+	}
+	rte_pktmbuf_free_bulk(r, 4);
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st1), 0, "stats");
+	VT_CHECK_EQ(st1.opackets - st0.opackets, 1, "one packet sent");
+	VT_CHECK_EQ(st1.oerrors - st0.oerrors, 0, "no error");
+	/* Headers past the first segment: not for the device. */
+	m = l4_frame(pool, &mac1, IPPROTO_TCP, 0x0a000001, 0x0a000002, 4000, 80,
+		     40, 7);
+	m2 = l4_frame(pool, &mac1, IPPROTO_TCP, 0x0a000001, 0x0a000002, 4000,
+		      80, 1500, 8);
+	VT_CHECK(m != NULL && m2 != NULL && rte_pktmbuf_chain(m, m2) == 0,
+		 "frame");
+	tso_mark(m, 1000);
+	VT_CHECK_EQ(send_one(p0, m), 0, "taken");
+	VT_CHECK_EQ(recv_n(p1, 0, r, 8), 0, "nothing sent");
+	VT_CHECK_EQ(rte_eth_stats_get(p0, &st0), 0, "stats");
+	VT_CHECK_EQ(st0.oerrors - st1.oerrors, 1, "dropped, counted");
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+
+	VT_CHECK_EQ(vt_pair_open(&pp, "notso", 1, 0, 0, 0), 0, "generic pair");
+	VT_CHECK_EQ(rte_eth_dev_info_get(pp.a, &info), 0, "info");
+	VT_CHECK(!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO),
+		 "TSO offered without tso_caps");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
+}
+
+/*
+ * Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP, from a device clock): the
+ * completion's timestamp in the mbuf's timestamp dynamic field with its
+ * flag, in the units of rte_eth_read_clock(), between the clock read
+ * before the frame was sent and after it was received. A queue without
+ * the offload leaves the flag; a device without a clock offers neither.
+ */
+static int
+test_rx_timestamp(void)
+{
+	struct rte_eth_dev_info info;
+	struct rte_mbuf *r;
+	struct vt_pair pp;
+	uint64_t c0, c1, ts, flag;
+	int off, bit;
+
+	VT_CHECK_EQ(rte_eth_dev_info_get(p1, &info), 0, "info");
+	VT_CHECK(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP,
+		 "timestamps offered");
+	VT_CHECK_EQ(port_up(p1, 1, 0, 256, NULL, RTE_ETH_RX_OFFLOAD_TIMESTAMP,
+			    0),
+		    0, "p1 with timestamps");
+	VT_CHECK_EQ(rte_eth_promiscuous_disable(p1), 0, "promisc");
+	off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+	VT_CHECK(off >= 0 && bit >= 0, "timestamp field and flag registered");
+	flag = RTE_BIT64(bit);
+	VT_CHECK_EQ(rte_eth_read_clock(p1, &c0), 0, "clock");
+	r = through(simple_frame(&mac1, 100, 1));
+	VT_CHECK(r != NULL, "received");
+	VT_CHECK_EQ(rte_eth_read_clock(p1, &c1), 0, "clock");
+	ts = *RTE_MBUF_DYNFIELD(r, off, rte_mbuf_timestamp_t *);
+	VT_CHECK(r->ol_flags & flag, "timestamp flag");
+	VT_CHECK(c0 <= ts && ts <= c1,
+		 "timestamp %" PRIu64 " not within %" PRIu64 "..%" PRIu64, ts,
+		 c0, c1);
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(ports_default(), 0, "ports back");
+	r = through(simple_frame(&mac1, 100, 2));
+	VT_CHECK(r != NULL && !(r->ol_flags & flag),
+		 "no timestamp without the offload");
+	rte_pktmbuf_free(r);
+
+	VT_CHECK_EQ(vt_pair_open(&pp, "nots", 1, 0, 0, 0), 0, "generic pair");
+	VT_CHECK_EQ(rte_eth_dev_info_get(pp.a, &info), 0, "info");
+	VT_CHECK(!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP),
+		 "timestamps offered without a clock");
+	VT_CHECK_EQ(rte_eth_read_clock(pp.a, &c0), -ENOTSUP, "no clock");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	return VT_OK;
 }
 
 /*
@@ -3730,6 +4040,9 @@ test_deferred_start(void)
 static const struct vt_case cases[] = {
 	/* clang-format off */
 	VT_CASE(test_bad_devargs),
+#ifndef VT_RDMA_GLUE
+	VT_CASE(test_probe_log_engine),
+#endif
 	VT_CASE(test_lifecycle_repeatable),
 	VT_CASE(test_tx_rx_exact),
 	VT_CASE(test_tx_pool_recycled),
@@ -3766,6 +4079,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_mtu_on_device),
 #endif
 	VT_CASE(test_tx_oversize_dropped),
+	VT_CASE(test_tso),
+	VT_CASE(test_rx_timestamp),
 	VT_CASE(test_tx_device_error_recovery),
 	VT_CASE(test_stats_survive_reconfig),
 	VT_CASE(test_ptypes),

@@ -273,6 +273,8 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		cqe->cvlan = cvlan;
 		cqe->sq_retired = NULL;
 		cqe->sq_retire = 0;
+		if (sv_unlikely(wq->cq->ts))
+			cqe->ts = sv_clock_ticks();
 		sv_cq_rx_commit(wq->cq);
 	}
 	/* On a ConnectX a receive error moves the RQ to error: the WQEs

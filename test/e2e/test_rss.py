@@ -55,6 +55,9 @@ def run_phase(tp, net, phase, port_mac, reta_size):
     reta = tp.reta(reta_size)
     e2e.check(all(0 <= q < QUEUES for q in reta),
               "RETA points outside the %d queues: %s", QUEUES, reta)
+    # A query of the first entries only is valid too.
+    head = e2e.parse.reta(tp.cmd("show port 0 rss reta 4 (0xf)"), 4)
+    e2e.check_eq(head, reta[:4], "show port 0 rss reta 4 (0xf)")
     mode = hash_fields(functions)
     e2e.log("phase %d: hash %s (%s), key %s, reta %s..." %
             (phase, mode, " ".join(functions), key.hex(), reta[:16]))

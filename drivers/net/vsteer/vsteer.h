@@ -18,7 +18,7 @@
  *   vsteer_mr.c         mempool registration, lkey lookup
  *   vsteer_rss.c        shared RSS contexts (indirection table + hash QP)
  *   vsteer_defflow.c    default flows (promiscuous, all-multicast, MACs)
- *   vsteer_flow*.c      rte_flow ops and translators
+ *   vsteer_flow*.c      rte_flow ops and translators, flow aging
  *   vsteer_mp.c         secondary processes: the primary's answers
  *   vsteer_pool.c       indexed object pool: the flows, their handles
  *   vsteer_glue_*.c     the device tables (rdma-core, softverbs)
@@ -68,6 +68,9 @@ extern int vsteer_logtype_tx;
 #define VSTEER_RX_MAX_SGE 16	 /* SGEs per Rx WQE with scatter */
 #define VSTEER_TX_MAX_SGE 16	 /* segments per Tx packet */
 #define VSTEER_TX_COMP_THRESH 32 /* signal every N-th WR of a burst */
+/* Headers (L2 to L4) of a TSO packet, copied into the send WQE (DPDK
+ * mlx5's MLX5_MAX_TSO_HEADER). */
+#define VSTEER_TSO_HDR_MAX 192
 #define VSTEER_DESC_MIN 16
 /* Frame bytes beyond the MTU a port receives: Ethernet header and two
  * VLAN tags. */
@@ -153,6 +156,7 @@ struct vsteer_rx_cqe {
 	uint16_t cvlan;
 	uint8_t ok;   /* IBV_WC_SUCCESS */
 	uint8_t fail; /* VSTEER_RX_FAIL_*, when not ok */
+	uint64_t ts;  /* completion timestamp (Rx timestamp offload) */
 };
 
 /* What an error completion says of the queue: a frame the device could
@@ -201,8 +205,13 @@ struct vsteer_rxq {
 	 * then read the stripped TCI. */
 	uint32_t strip : 1;
 	uint32_t ptype : 1; /* set mbuf packet types */
-	uint32_t unposted;  /* WQEs the device refused, not posted since */
-	uint32_t stopped;   /* the device stopped the WQ: reset it */
+	/* Rx timestamp offload: the completion's device clock value in the
+	 * mbuf's timestamp dynamic field, its flag in ol_flags. */
+	uint32_t ts : 1;
+	int ts_off;
+	uint64_t ts_flag;
+	uint32_t unposted; /* WQEs the device refused, not posted since */
+	uint32_t stopped;  /* the device stopped the WQ: reset it */
 	struct vsteer_rx_cqe *ahead; /* wqe_n, a ring of read-ahead CQEs */
 	uint32_t ahead_head;
 	uint32_t ahead_n;
@@ -249,6 +258,7 @@ struct vsteer_txq {
 	unsigned int socket;
 	uint64_t offloads;
 	uint32_t csum : 1;   /* IBV_SEND_IP_CSUM allowed */
+	uint32_t tso : 1;    /* TCP_TSO offload: IBV_WR_TSO */
 	uint32_t qp_err : 1; /* an error completion: QP to recover */
 	uint32_t warned : 1; /* an error was logged at WARNING */
 	uint64_t recoveries; /* QP resets after errors */
@@ -256,6 +266,36 @@ struct vsteer_txq {
 	struct vsteer_txq_stats stats;
 	struct ibv_cq_ex *cq_obj; /* while the port is started */
 	uint32_t deferred : 1;	  /* tx_deferred_start */
+};
+
+/*
+ * Flow aging (vsteer_flow_age.c): the record of a flow with an AGE action,
+ * on the port's list of flows that may age, then on its list of aged
+ * flows until the flow is destroyed.
+ */
+struct vsteer_age {
+	TAILQ_ENTRY(vsteer_age) next;
+	void *context;	  /* what rte_flow_get_aged_flows() reports */
+	void *flow;	  /* the flow the record belongs to */
+	uint64_t hits;	  /* its counter at the last check */
+	uint32_t timeout; /* seconds without a hit */
+	uint32_t idle;	  /* seconds since the last hit seen */
+	uint32_t aged : 1;
+};
+
+TAILQ_HEAD(vsteer_age_list, vsteer_age);
+
+struct vsteer_age_port {
+	struct vsteer_age_list aging; /* not aged yet, checked each second */
+	struct vsteer_age_list aged;  /* in the order they aged */
+	uint32_t n_aged;
+	uint64_t last_check_s; /* when the last check ran, in seconds */
+	/* RTE_ETH_EVENT_FLOW_AGED goes out for new aged flows when set;
+	 * cleared by the event, set again by rte_flow_get_aged_flows(), as
+	 * DPDK's mlx5 does (MLX5_AGE_TRIGGER). */
+	uint32_t trigger : 1;
+	uint32_t armed : 1;   /* the check's alarm is set */
+	uint32_t closing : 1; /* the port closes: no alarm any more */
 };
 
 /* Device-level counters (softverbs wire counters, rdma-core hw_counters). */
@@ -317,6 +357,10 @@ struct vsteer_priv {
 	uint32_t mpls_ok : 1;	    /* MPLS over GRE / UDP parsed */
 	uint32_t ihl_ok : 1;	    /* IPv4 IHL match field, outer */
 	uint32_t ihl_inner_ok : 1;  /* ... inner */
+	/* tso_caps list raw packet QPs (max_tso payload bytes per WR). */
+	uint32_t tso_ok : 1;
+	/* completion timestamps: a timestamp mask and a clock frequency. */
+	uint32_t ts_ok : 1;
 	/* Hash QPs go INIT -> RTR before use (mlx4); 0: the provider
 	 * refuses any modify of one and it works as created (mlx5). */
 	uint32_t hash_qp_rtr : 1;
@@ -333,10 +377,14 @@ struct vsteer_priv {
 	uint32_t max_wr;
 	/* Send queues (vsteer_tx_probe()): the largest ring of one SGE per
 	 * WR, the most SGEs a multi-segment queue gets and its largest
-	 * ring, as the device took them (powers of two). */
+	 * ring, and the largest rings with room for TSO headers, as the
+	 * device took them (powers of two). */
 	uint32_t tx_wr_max;
 	uint32_t tx_sge_max;
 	uint32_t tx_wr_max_sges;
+	uint32_t tx_wr_max_tso;
+	uint32_t tx_wr_max_tso_sges;
+	uint32_t max_tso;
 	uint32_t ind_tbl_max;	   /* entries of an indirection table */
 	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* */
 	uint64_t rss_hf;	   /* port RSS types, 0: no hashing */
@@ -361,6 +409,7 @@ struct vsteer_priv {
 	struct vsteer_port_counters cnt_base; /* at the last stats reset */
 	/* For the flow ops (vsteer_flow.c): its own state hangs here. */
 	void *flow_priv;
+	struct vsteer_age_port age; /* flows with an AGE action */
 	/* Interrupts (vsteer_intr.c), from probes: completion channels for
 	 * Rx interrupts, the context's async fd for link changes. */
 	uint32_t rxq_intr_ok : 1;
@@ -632,6 +681,38 @@ extern const struct rte_flow_ops vsteer_flow_ops_secondary;
 int vsteer_flow_start(struct rte_eth_dev *dev);
 void vsteer_flow_stop(struct rte_eth_dev *dev);
 void vsteer_flow_close(struct rte_eth_dev *dev);
+/* How rules are made, in the words of the probe log and the dump: "auto
+ * (verbs, else mlx5dv)", "auto (verbs)", "verbs" or "mlx5dv". */
+const char *vsteer_flow_engine_desc(const struct vsteer_priv *priv);
+
+/*
+ * vsteer_flow_age.c: flow aging, as DPDK's mlx5 ages its root table's
+ * rules: each flow with an AGE action has a counter, read every second
+ * (an EAL alarm, under the port's control lock); a flow whose counter did
+ * not move for more than its timeout is aged, reported by
+ * rte_flow_get_aged_flows() and announced with RTE_ETH_EVENT_FLOW_AGED.
+ * The flow code gives the counter: vsteer_flow_age_hits() reads it, or
+ * says it cannot (the flow is not on the device: nothing hits it).
+ */
+void vsteer_age_init(struct vsteer_priv *priv);
+/* A new flow's record (on the aging list; the alarm set). */
+void vsteer_age_add(struct rte_eth_dev *dev, struct vsteer_age *a,
+		    uint32_t timeout, void *context, void *flow);
+/* The flow goes: off its list. */
+void vsteer_age_del(struct vsteer_priv *priv, struct vsteer_age *a);
+/* rte_flow_get_aged_flows(): how many are aged, the first n contexts
+ * into contexts when n > 0. */
+int vsteer_age_get(struct vsteer_priv *priv, void **contexts, uint32_t n);
+void vsteer_age_query(const struct vsteer_age *a, struct rte_flow_query_age *q);
+/* At close, without the control lock (the alarm takes it): no check
+ * runs or will run. */
+void vsteer_age_stop(struct rte_eth_dev *dev);
+/* One check, as the alarm runs it (the lock held); returns whether a flow
+ * aged. */
+bool vsteer_age_check(struct rte_eth_dev *dev, uint64_t now_s);
+/* vsteer_flow.c: the raw hits of the flow's counter; false when it is not
+ * on the device or the read failed. */
+bool vsteer_flow_age_hits(struct rte_eth_dev *dev, void *flow, uint64_t *hits);
 
 /*
  * vsteer_mp.c: what a secondary process asks the primary (rte_mp IPC).

@@ -26,6 +26,7 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 
 #include "vsteer.h"
 
@@ -154,6 +155,12 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 			dev->data->port_id, idx);
 		return -ENOTSUP;
 	}
+	if ((offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) && !priv->ts_ok) {
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: the device has no completion timestamps",
+			dev->data->port_id, idx);
+		return -ENOTSUP;
+	}
 	if (rte_pktmbuf_data_room_size(mp) <= RTE_PKTMBUF_HEADROOM) {
 		DRV_LOG(ERR,
 			"port %u: Rx queue %u: mempool %s has no data room",
@@ -222,6 +229,20 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	}
 	rxq->csum = (offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) != 0;
 	rxq->strip = (offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
+	if (offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		/* The field and flag every driver and application share. */
+		ret = rte_mbuf_dyn_rx_timestamp_register(&rxq->ts_off,
+							 &rxq->ts_flag);
+		if (ret != 0) {
+			DRV_LOG(ERR,
+				"port %u: Rx queue %u: mbuf timestamp field: %s",
+				dev->data->port_id, idx,
+				rte_strerror(rte_errno));
+			rte_free(rxq);
+			return -rte_errno;
+		}
+		rxq->ts = 1;
+	}
 	rxq->ptype = !priv->ptypes_off;
 	rxq->deferred = conf->rx_deferred_start != 0;
 	rxq->elts = rte_zmalloc_socket("vsteer_rxq_elts",
@@ -458,6 +479,8 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	 * while the queue runs. */
 	if (priv->vlan_strip_ok)
 		cq_attr.wc_flags |= IBV_WC_EX_WITH_CVLAN;
+	if (rxq->ts)
+		cq_attr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	rxq->cq_obj = vsteer_cq_create(priv, &cq_attr);
 	if (rxq->cq_obj == NULL) {
 		ret = -(errno ? errno : ENOMEM);

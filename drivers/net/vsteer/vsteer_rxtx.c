@@ -30,6 +30,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_net.h>
 #include <rte_prefetch.h>
 #include <rte_tcp.h>
@@ -240,6 +241,11 @@ vsteer_rx_finish(const struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 		ol |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
 		pkt->vlan_tci = c->cvlan;
 	}
+	if (rxq->ts) {
+		*RTE_MBUF_DYNFIELD(pkt, rxq->ts_off, rte_mbuf_timestamp_t *) =
+			c->ts;
+		ol |= rxq->ts_flag;
+	}
 	pkt->packet_type = ptype;
 	pkt->ol_flags = ol;
 }
@@ -404,6 +410,7 @@ vsteer_rx_read(const struct vsteer_rxq *rxq, struct ibv_cq_ex *cq,
 	c->wc_flags = 0;
 	c->tag = 0;
 	c->cvlan = 0;
+	c->ts = 0;
 	if (likely(c->ok)) {
 		c->len = ibv_wc_read_byte_len(cq);
 		if (rxq->csum)
@@ -412,6 +419,8 @@ vsteer_rx_read(const struct vsteer_rxq *rxq, struct ibv_cq_ex *cq,
 			c->tag = ibv_wc_read_flow_tag(cq);
 		if (rxq->strip)
 			c->cvlan = ibv_wc_read_cvlan(cq);
+		if (rxq->ts)
+			c->ts = ibv_wc_read_completion_ts(cq);
 	}
 }
 
@@ -671,6 +680,56 @@ vsteer_tx_seg_pool(struct rte_mbuf *seg)
 	return seg->pool;
 }
 
+/*
+ * A TCP segmentation (TSO) packet as one IBV_WR_TSO: its headers (L2 to
+ * L4, in its first segment) given apart, which libmlx5 copies into the
+ * WQE, the payload gathered from the rest, cut by the device into frames
+ * of tso_segsz bytes with their IPv4 and TCP checksums (IBV_SEND_IP_CSUM,
+ * as DPDK's mlx5 sets the checksum flags of a TSO WQE). Fills wr's TSO
+ * fields and the SGEs; returns their count (0: headers alone, one
+ * frame), -1 for a packet the device would refuse (dropped before it, as
+ * any other).
+ */
+static int
+vsteer_tx_tso(struct vsteer_txq *txq, struct rte_mbuf *m,
+	      struct ibv_send_wr *wr, struct ibv_sge *sg)
+{
+	struct vsteer_priv *priv = txq->priv;
+	uint32_t hdr = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
+	struct rte_mbuf *seg;
+	uint32_t k = 0, off = hdr;
+
+	if (unlikely(!txq->tso || hdr > VSTEER_TSO_HDR_MAX ||
+		     hdr < RTE_ETHER_HDR_LEN || m->tso_segsz == 0 ||
+		     hdr > rte_pktmbuf_data_len(m) ||
+		     (m->ol_flags & RTE_MBUF_F_TX_TUNNEL_MASK) ||
+		     hdr + m->tso_segsz > txq->max_frame ||
+		     m->pkt_len - hdr > priv->max_tso ||
+		     m->nb_segs > txq->max_sge))
+		return -1;
+	for (seg = m; seg != NULL; seg = seg->next) {
+		uint32_t len = seg->data_len - off;
+		uintptr_t addr = rte_pktmbuf_mtod_offset(seg, uintptr_t, off);
+
+		off = 0;
+		if (len == 0)
+			continue;
+		if (unlikely(vsteer_mr_lkey(priv, &txq->mr_hit, addr, len,
+					    vsteer_tx_seg_pool(seg),
+					    &sg[k].lkey) != 0))
+			return -1;
+		sg[k].addr = addr;
+		sg[k].length = len;
+		k++;
+	}
+	wr->opcode = IBV_WR_TSO;
+	wr->send_flags = IBV_SEND_IP_CSUM;
+	wr->tso.hdr = rte_pktmbuf_mtod(m, void *);
+	wr->tso.hdr_sz = (uint16_t)hdr;
+	wr->tso.mss = m->tso_segsz;
+	return (int)k;
+}
+
 uint16_t
 vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 {
@@ -707,6 +766,14 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 		if (i + 1 < pkts_n)
 			rte_prefetch0(pkts[i + 1]);
 		rte_prefetch0(RTE_PTR_ADD(m, RTE_CACHE_LINE_SIZE));
+		if (unlikely(m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
+			int r = vsteer_tx_tso(txq, m, wr, sg);
+
+			if (r < 0)
+				goto drop;
+			k = (uint32_t)r;
+			goto post;
+		}
 		/* What the port cannot send never reaches the device: a
 		 * failed WR would put the send queue in error. */
 		if (unlikely(m->pkt_len > txq->max_frame ||
@@ -749,14 +816,16 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 			if (unlikely(k == 0))
 				goto drop;
 		}
-		wr->wr_id = txq->head;
-		wr->next = NULL;
-		wr->sg_list = sg;
-		wr->num_sge = (int)k;
+		wr->opcode = IBV_WR_SEND;
 		wr->send_flags = 0;
 		if (txq->csum && (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM |
 						 RTE_MBUF_F_TX_L4_MASK)) != 0)
 			wr->send_flags |= IBV_SEND_IP_CSUM;
+post:
+		wr->wr_id = txq->head;
+		wr->next = NULL;
+		wr->sg_list = sg;
+		wr->num_sge = (int)k;
 		/* Long bursts free their slots early on hardware. */
 		if (++since_signal == VSTEER_TX_COMP_THRESH) {
 			wr->send_flags |= IBV_SEND_SIGNALED;

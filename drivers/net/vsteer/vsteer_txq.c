@@ -50,10 +50,12 @@ vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx)
 	dev->data->tx_queues[idx] = NULL;
 }
 
-/* A send QP as the Tx queues make them, or NULL with errno set. */
+/* A send QP as the Tx queues make them, with room in each WQE for
+ * tso_hdr bytes of TSO headers (0: no TSO), or NULL with errno set. */
 static struct ibv_qp *
 vsteer_send_qp_create(struct vsteer_priv *priv, struct ibv_cq_ex *cq,
-		      struct ibv_pd *pd, uint32_t wrs, uint32_t sges)
+		      struct ibv_pd *pd, uint32_t wrs, uint32_t sges,
+		      uint32_t tso_hdr)
 {
 	struct ibv_qp_init_attr_ex qp_attr;
 
@@ -69,6 +71,12 @@ vsteer_send_qp_create(struct vsteer_priv *priv, struct ibv_cq_ex *cq,
 	 * (zero) create_flags keeps the call on the context's ops. */
 	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	qp_attr.create_flags = 0;
+	/* TSO headers are copied into the send WQE: room for them, which
+	 * makes every WQE larger (libmlx5's mlx5_calc_send_wqe()). */
+	if (tso_hdr != 0) {
+		qp_attr.comp_mask |= IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+		qp_attr.max_tso_header = tso_hdr;
+	}
 	qp_attr.pd = pd;
 	return ibv_create_qp_ex(priv->ctx, &qp_attr);
 }
@@ -77,14 +85,15 @@ vsteer_send_qp_create(struct vsteer_priv *priv, struct ibv_cq_ex *cq,
  * that a send QP of sges SGEs takes; 0 when none (errno set). */
 static uint32_t
 vsteer_send_qp_wr_max(struct vsteer_priv *priv, struct ibv_cq_ex *cq,
-		      uint32_t top, uint32_t sges)
+		      uint32_t top, uint32_t sges, uint32_t tso_hdr)
 {
 	struct ibv_qp *qp;
 	uint32_t w;
 
 	for (w = top; w >= VSTEER_DESC_MIN; w >>= 1) {
 		errno = 0;
-		qp = vsteer_send_qp_create(priv, cq, priv->pd, w, sges);
+		qp = vsteer_send_qp_create(priv, cq, priv->pd, w, sges,
+					   tso_hdr);
 		if (qp != NULL) {
 			priv->glue->destroy_qp(qp);
 			return w;
@@ -111,7 +120,7 @@ vsteer_tx_probe(struct vsteer_priv *priv)
 	if (cq == NULL)
 		return -(errno ? errno : ENOMEM);
 	top = rte_align32prevpow2(RTE_MIN(priv->max_wr, (uint32_t)32768));
-	priv->tx_wr_max = vsteer_send_qp_wr_max(priv, cq, top, 1);
+	priv->tx_wr_max = vsteer_send_qp_wr_max(priv, cq, top, 1, 0);
 	if (priv->tx_wr_max == 0) {
 		ret = -(errno ? errno : EINVAL);
 		goto out;
@@ -120,8 +129,9 @@ vsteer_tx_probe(struct vsteer_priv *priv)
 	 * some ring takes, and the largest ring with them. */
 	sges = RTE_MIN(priv->max_sge, (uint32_t)VSTEER_TX_MAX_SGE);
 	for (; sges > 1; sges >>= 1) {
-		priv->tx_wr_max_sges =
-			vsteer_send_qp_wr_max(priv, cq, priv->tx_wr_max, sges);
+		priv->tx_wr_max_sges = vsteer_send_qp_wr_max(priv, cq,
+							     priv->tx_wr_max,
+							     sges, 0);
 		if (priv->tx_wr_max_sges != 0)
 			break;
 	}
@@ -130,6 +140,20 @@ vsteer_tx_probe(struct vsteer_priv *priv)
 		priv->tx_wr_max_sges = priv->tx_wr_max;
 	}
 	priv->tx_sge_max = sges;
+	/* TSO queues: the same with room for the headers in every WQE. A
+	 * device that takes none loses the offload. */
+	priv->tx_wr_max_tso = 0;
+	priv->tx_wr_max_tso_sges = 0;
+	if (priv->tso_ok) {
+		priv->tx_wr_max_tso = vsteer_send_qp_wr_max(priv, cq,
+							    priv->tx_wr_max, 1,
+							    VSTEER_TSO_HDR_MAX);
+		priv->tx_wr_max_tso_sges =
+			vsteer_send_qp_wr_max(priv, cq, priv->tx_wr_max_tso,
+					      sges, VSTEER_TSO_HDR_MAX);
+		if (priv->tx_wr_max_tso == 0 || priv->tx_wr_max_tso_sges == 0)
+			priv->tso_ok = 0;
+	}
 out:
 	priv->glue->destroy_cq(ibv_cq_ex_to_cq(cq));
 	return ret;
@@ -143,7 +167,8 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	uint64_t offloads = conf->offloads |
 			    dev->data->dev_conf.txmode.offloads;
 	struct vsteer_txq *txq;
-	uint32_t elts_n, max_sge, i;
+	uint32_t elts_n, max_sge, wr_max, i;
+	bool tso;
 
 	if (priv->started) {
 		DRV_LOG(ERR,
@@ -158,19 +183,23 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 			dev->data->port_id, idx, desc, priv->tx_wr_max);
 		return -EINVAL;
 	}
+	tso = priv->tso_ok && (offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO);
 	max_sge = 1;
+	wr_max = tso ? priv->tx_wr_max_tso : priv->tx_wr_max;
 	if (offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
 		max_sge = priv->tx_sge_max;
-		/* The device sizes its send queue by the largest WQE (a ConnectX:
-		 * 64-byte blocks, 16 bytes per SGE): fewer WRs in flight than
-		 * asked, rather than fewer segments per frame. */
-		if (elts_n > priv->tx_wr_max_sges) {
-			DRV_LOG(INFO,
-				"port %u: Tx queue %u: %u descriptors of %u segments: the device's send queue holds %u",
-				dev->data->port_id, idx, desc, max_sge,
-				priv->tx_wr_max_sges);
-			elts_n = priv->tx_wr_max_sges;
-		}
+		wr_max = tso ? priv->tx_wr_max_tso_sges : priv->tx_wr_max_sges;
+	}
+	/* The device sizes its send queue by the largest WQE (a ConnectX:
+	 * 64-byte blocks, 16 bytes per SGE, the TSO headers inside): fewer
+	 * WRs in flight than asked, rather than fewer segments per frame
+	 * or no TSO. */
+	if (elts_n > wr_max) {
+		DRV_LOG(INFO,
+			"port %u: Tx queue %u: %u descriptors of %u segments%s: the device's send queue holds %u",
+			dev->data->port_id, idx, desc, max_sge,
+			tso ? " with TSO headers" : "", wr_max);
+		elts_n = wr_max;
 	}
 	if (dev->data->tx_queues[idx] != NULL)
 		vsteer_tx_queue_release(dev, idx);
@@ -191,7 +220,9 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	txq->csum = priv->tx_csum &&
 		    (offloads & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 				 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
-				 RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) != 0;
+				 RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+				 RTE_ETH_TX_OFFLOAD_TCP_TSO)) != 0;
+	txq->tso = tso;
 	txq->elts = rte_zmalloc_socket("vsteer_txq_elts",
 				       elts_n * sizeof(*txq->elts),
 				       RTE_CACHE_LINE_SIZE, socket);
@@ -339,7 +370,8 @@ vsteer_txq_start(struct vsteer_txq *txq)
 	}
 	txq->qp = vsteer_send_qp_create(priv, txq->cq_obj,
 					vsteer_qdomain_get(priv, &txq->dom),
-					txq->elts_n, txq->max_sge);
+					txq->elts_n, txq->max_sge,
+					txq->tso ? VSTEER_TSO_HDR_MAX : 0);
 	if (txq->qp == NULL) {
 		ret = -(errno ? errno : ENOMEM);
 		TX_LOG(ERR,
