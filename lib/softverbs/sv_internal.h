@@ -85,6 +85,7 @@
 struct sv_context;
 struct sv_port;
 struct sv_qp;
+struct sv_wq;
 
 /* Largest Toeplitz input: two IPv6 addresses and two ports. */
 #define SV_TOEPLITZ_MAX_IN (16 + 16 + 2 + 2)
@@ -438,6 +439,29 @@ struct sv_rwqe {
 	struct ibv_sge sge[]; /* max_sge */
 };
 
+/* A frame the steering core hands a receive WQ, and what it knows of it. */
+struct sv_rx_frame {
+	const uint8_t *data;
+	uint32_t len;
+	const struct sv_key *key;
+	const struct sv_pkt_info *info;
+	const struct sv_qp *qp; /* the hash QP that chose the WQ */
+	const struct sv_actions *act;
+};
+
+/*
+ * Another face of a receive WQ: its buffers and completions live outside
+ * softverbs (the mlx5 model keeps them in the rings libmlx5 writes). The
+ * steering core then calls deliver instead of sv_wq_deliver(), under the
+ * port's pump lock, and counts its answer as sv_wq_deliver()'s: 0,
+ * ENOBUFS (nothing posted) or EAGAIN (the WQ is not ready). The WQ's own
+ * ring stays empty.
+ */
+struct sv_wq_face {
+	int (*deliver)(struct sv_wq *wq, const struct sv_rx_frame *f);
+	void *priv;
+};
+
 /*
  * A receive work queue: a ring of posted WQEs with one producer side, the
  * application's ibv_post_wq_recv() (serialised by lock unless the WQ was
@@ -461,7 +485,15 @@ struct sv_wq {
 	pthread_spinlock_t lock; /* posts, state changes */
 	uint32_t tail;		 /* producer (post) */
 	atomic_int usecnt;	 /* indirection tables */
+	const struct sv_wq_face *face; /* NULL: softverbs' own */
 };
+
+/* Give a WQ another face (before it is made ready): see sv_wq_face. */
+static inline void
+sv_wq_set_face(struct ibv_wq *ibwq, const struct sv_wq_face *face)
+{
+	sv_container_of(ibwq, struct sv_wq, wq)->face = face;
+}
 
 /*
  * Deliver one frame into the next posted buffer of wq and complete it on
