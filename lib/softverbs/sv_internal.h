@@ -488,6 +488,19 @@ struct sv_wq {
 	const struct sv_wq_face *face; /* NULL: softverbs' own */
 };
 
+/* Copy frame into the buffers sge[0..n), leaving out the skip bytes at
+ * skip_at (a stripped VLAN tag): every buffer must lie in memory
+ * registered in the WQ's PD with local write access
+ * (IBV_WC_LOC_PROT_ERR) and hold the frame (IBV_WC_LOC_LEN_ERR). */
+enum ibv_wc_status sv_wq_scatter(struct sv_wq *wq, const struct ibv_sge *sge,
+				 uint32_t n, const uint8_t *frame, uint32_t len,
+				 uint32_t skip_at, uint32_t skip);
+/* The 802.1Q tag VLAN stripping takes out of a frame: true with its TCI
+ * when there is one; it is SV_WQ_STRIP_LEN bytes at SV_WQ_STRIP_AT. */
+#define SV_WQ_STRIP_AT 12u
+#define SV_WQ_STRIP_LEN 4u
+bool sv_wq_strip(const uint8_t *frame, uint32_t len, uint16_t *tci);
+
 /* Give a WQ another face (before it is made ready): see sv_wq_face. */
 static inline void
 sv_wq_set_face(struct ibv_wq *ibwq, const struct sv_wq_face *face)
