@@ -28,7 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -271,50 +272,142 @@ mm_netdev_ioctl(struct mm_dev *dev, unsigned long req, void *arg)
 /* ---- event files: completion channels, async events ---- */
 
 /*
- * An event file is a socket pair: the application reads kernel-format
- * events (struct ib_uverbs_comp_event_desc, ib_uverbs_async_event_desc)
- * from its end, one per read as from the kernel's event file, polls it
- * and sets it non-blocking as it likes; the model sends into the other
- * end. Sequenced packets keep each event whole.
+ * An event file, as the kernel's ib_uverbs_event_queue: a list of
+ * kernel-format events (struct ib_uverbs_comp_event_desc,
+ * ib_uverbs_async_event_desc) that read() takes one at a time. The
+ * application's descriptor is an eventfd that polls readable while the
+ * list holds events; read() of it is the model's (mm_preload.c), and
+ * blocks unless the descriptor is non-blocking. Completion events count
+ * in their CQ when read (comp_events_reported) and go with it when it is
+ * destroyed unread, as ib_uverbs_release_ucq() removes them.
  */
-struct mm_evfile {
-	int rd, wr;
-	uint16_t type; /* UVERBS_OBJECT_COMP_CHANNEL or _ASYNC_EVENT */
-	struct mm_uobj *u;
-	bool closed; /* the application closed its end */
+struct mm_ev {
+	struct mm_ev *next;
+	const void *owner; /* the CQ of a completion event */
+	uint32_t *counter; /* counted when read */
+	uint8_t len;
+	uint8_t data[16];
 };
 
-static struct mm_evfile *
-mm_evfile_new(struct mm_uobj *u, uint16_t type)
-{
-	struct mm_evfile *e = calloc(1, sizeof(*e));
-	int sv[2];
+struct mm_evfile {
+	int fd; /* the application's eventfd; -1 once closed */
+	uint16_t type;
+	struct mm_uobj *u;
+	pthread_mutex_t lock;
+	struct mm_ev *head, **tail;
+};
 
-	if (e == NULL)
-		return NULL;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
-		free(e);
-		return NULL;
-	}
-	e->rd = sv[0];
-	e->wr = sv[1];
-	e->type = type;
-	e->u = u;
-	mm_fd_set(e->rd, MM_FD_EVENT, e);
-	return e;
+static void
+mm_evfile_signal(struct mm_evfile *e, bool on)
+{
+	uint64_t v = 1;
+	ssize_t n;
+
+	if (e->fd < 0)
+		return;
+	if (on)
+		n = mm_real_write(e->fd, &v, sizeof(v));
+	else
+		n = mm_real_read(e->fd, &v, sizeof(v));
+	(void)n;
 }
 
 void
-mm_evfile_send(struct mm_evfile *e, const void *ev, size_t len)
+mm_evfile_post(struct mm_evfile *e, const void *ev, size_t len,
+	       const void *owner, uint32_t *counter)
 {
-	if (e == NULL)
+	struct mm_ev *x;
+
+	if (e == NULL || len > sizeof(x->data))
 		return;
-	/* A full queue or a closed reader loses the event. */
-	if (send(e->wr, ev, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-		mm_trace("event lost: %s", strerror(errno));
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return;
+	memcpy(x->data, ev, len);
+	x->len = (uint8_t)len;
+	x->owner = owner;
+	x->counter = counter;
+	pthread_mutex_lock(&e->lock);
+	if (e->fd < 0) {
+		pthread_mutex_unlock(&e->lock);
+		free(x);
+		return;
+	}
+	*e->tail = x;
+	e->tail = &x->next;
+	if (e->head == x)
+		mm_evfile_signal(e, true);
+	pthread_mutex_unlock(&e->lock);
 }
 
-/* The application's close() of its end (mm_preload.c). */
+void
+mm_evfile_forget(struct mm_evfile *e, const void *owner)
+{
+	struct mm_ev **pp, *x;
+	bool was;
+
+	if (e == NULL)
+		return;
+	pthread_mutex_lock(&e->lock);
+	was = e->head != NULL;
+	for (pp = &e->head; (x = *pp) != NULL;) {
+		if (x->owner == owner) {
+			*pp = x->next;
+			free(x);
+		} else {
+			pp = &x->next;
+		}
+	}
+	e->tail = &e->head;
+	for (x = e->head; x != NULL; x = x->next)
+		e->tail = &x->next;
+	if (was && e->head == NULL)
+		mm_evfile_signal(e, false);
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* ib_uverbs_event_read(): one event per read, -EINVAL for a buffer too
+ * small for it, -EAGAIN when empty and non-blocking. */
+ssize_t
+mm_evfile_read(int fd, void *buf, size_t count)
+{
+	struct mm_evfile *e = mm_fd_get(fd, MM_FD_EVENT);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct mm_ev *x;
+	size_t len;
+
+	if (e == NULL)
+		return -EBADF;
+	for (;;) {
+		pthread_mutex_lock(&e->lock);
+		x = e->head;
+		if (x != NULL)
+			break;
+		pthread_mutex_unlock(&e->lock);
+		if (fcntl(fd, F_GETFL) & O_NONBLOCK)
+			return -EAGAIN;
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return -errno;
+	}
+	len = x->len;
+	if (count < len) {
+		pthread_mutex_unlock(&e->lock);
+		return -EINVAL;
+	}
+	e->head = x->next;
+	if (e->head == NULL) {
+		e->tail = &e->head;
+		mm_evfile_signal(e, false);
+	}
+	if (x->counter != NULL)
+		++*x->counter;
+	pthread_mutex_unlock(&e->lock);
+	memcpy(buf, x->data, len);
+	free(x);
+	return (ssize_t)len;
+}
+
+/* The application closed its descriptor: nothing more is posted. */
 void
 mm_evfile_app_close(int fd)
 {
@@ -323,21 +416,31 @@ mm_evfile_app_close(int fd)
 	if (e == NULL)
 		return;
 	mm_fd_clear(fd);
-	e->closed = true;
+	pthread_mutex_lock(&e->lock);
+	e->fd = -1;
+	pthread_mutex_unlock(&e->lock);
 }
 
 static int
 mm_evfile_destroy(struct mm_uobj *u)
 {
 	struct mm_evfile *e = u->priv;
+	struct mm_ev *x;
 
-	if (e->u->file->async_obj == e->u)
-		e->u->file->async_obj = NULL;
-	if (!e->closed) {
-		mm_fd_clear(e->rd);
-		mm_real_close(e->rd);
+	if (u->file->async_obj == u)
+		u->file->async_obj = NULL;
+	pthread_mutex_lock(&e->lock);
+	if (e->fd >= 0) {
+		mm_fd_clear(e->fd);
+		mm_real_close(e->fd);
+		e->fd = -1;
 	}
-	mm_real_close(e->wr);
+	while ((x = e->head) != NULL) {
+		e->head = x->next;
+		free(x);
+	}
+	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_destroy(&e->lock);
 	free(e);
 	u->priv = NULL;
 	return 0;
@@ -354,18 +457,28 @@ mm_event_fd_uobj(struct mm_file *f, int fd, uint16_t type)
 	return e->u;
 }
 
-/* An event file object of the file: the uobj made by the dispatcher
- * (u) gets its socket pair; returns the application's descriptor. */
+/* An event file object: the uobj made by the dispatcher (u) gets its
+ * queue and descriptor; returns the descriptor. */
 int
 mm_evfile_make(struct mm_uobj *u, uint16_t type)
 {
-	struct mm_evfile *e = mm_evfile_new(u, type);
+	struct mm_evfile *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)
+		return -ENOMEM;
+	e->fd = eventfd(0, EFD_CLOEXEC);
+	if (e->fd < 0) {
+		free(e);
 		return -EMFILE;
+	}
+	e->type = type;
+	e->u = u;
+	e->tail = &e->head;
+	pthread_mutex_init(&e->lock, NULL);
 	u->priv = e;
 	u->destroy = mm_evfile_destroy;
-	return e->rd;
+	mm_fd_set(e->fd, MM_FD_EVENT, e);
+	return e->fd;
 }
 
 void
@@ -378,7 +491,24 @@ mm_async_event(struct mm_file *f, uint64_t element, uint32_t type)
 
 	if (f->async_obj == NULL || f->async_obj->priv == NULL)
 		return;
-	mm_evfile_send(f->async_obj->priv, &ev, sizeof(ev));
+	mm_evfile_post(f->async_obj->priv, &ev, sizeof(ev), NULL, NULL);
+}
+
+void
+mm_dev_async_event(struct mm_dev *dev, uint64_t element, uint32_t type)
+{
+	struct mm_file *f;
+
+	pthread_mutex_lock(&dev->lock);
+	for (f = dev->files; f != NULL; f = f->next)
+		mm_async_event(f, element, type);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+const char *
+mm_sysfs_root(void)
+{
+	return mm_sysfs;
 }
 
 /* ---- files ---- */
@@ -410,6 +540,8 @@ mm_file_open(struct mm_dev *dev, int flags)
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_mutex_lock(&dev->lock);
 	dev->nfiles++;
+	f->next = dev->files;
+	dev->files = f;
 	pthread_mutex_unlock(&dev->lock);
 	mm_fd_set(fd, MM_FD_CMD, f);
 	mm_trace("open %s: fd %d", dev->ibdev, fd);
@@ -420,8 +552,17 @@ void
 mm_file_close(struct mm_file *f)
 {
 	struct mm_mmap_entry *m, *next;
+	struct mm_file **pp;
 
 	mm_fd_clear(f->fd);
+	pthread_mutex_lock(&f->dev->lock);
+	for (pp = &f->dev->files; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	f->dev->nfiles--;
+	pthread_mutex_unlock(&f->dev->lock);
 	pthread_mutex_lock(&f->lock);
 	mm_file_release(f);
 	if (f->sv != NULL && sv_close_device(f->sv) != 0)
@@ -431,9 +572,6 @@ mm_file_close(struct mm_file *f)
 		free(m);
 	}
 	pthread_mutex_unlock(&f->lock);
-	pthread_mutex_lock(&f->dev->lock);
-	f->dev->nfiles--;
-	pthread_mutex_unlock(&f->dev->lock);
 	mm_real_close(f->fd);
 	mm_trace("close %s: fd %d", f->dev->ibdev, f->fd);
 	pthread_mutex_destroy(&f->lock);

@@ -44,10 +44,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
+
+#include "sv_internal.h"
 
 #define MM_MAX_DEVS 8
 #define MM_UVERBS_MAJOR 231 /* IB_UVERBS_MAJOR */
@@ -79,6 +82,7 @@ int mm_real_ioctl(int fd, unsigned long req, void *arg);
 void *
 mm_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 ssize_t mm_real_write(int fd, const void *buf, size_t n);
+ssize_t mm_real_read(int fd, void *buf, size_t n);
 
 /* What a descriptor the model handed out stands for. */
 enum mm_fd_kind {
@@ -148,6 +152,7 @@ struct mm_dev {
 	/* The engine (mm_engine.c): lists under lock. */
 	struct mm_engine *eng;
 	int nfiles;
+	struct mm_file *files; /* open files (lock) */
 };
 
 struct mm_dev *mm_dev_by_index(int index);
@@ -182,6 +187,7 @@ struct mm_uobj {
 /* An open /dev/infiniband/uverbsN: the kernel's ib_uverbs_file and, after
  * GET_CONTEXT, its ib_ucontext. */
 struct mm_file {
+	struct mm_file *next; /* on the device's list */
 	int fd;
 	struct mm_dev *dev;
 	pthread_mutex_t lock; /* one command at a time */
@@ -364,20 +370,121 @@ void mm_file_close(struct mm_file *f);
  * application end is the descriptor (mm_device.c). */
 struct mm_evfile;
 int mm_evfile_make(struct mm_uobj *u, uint16_t type);
-void mm_evfile_send(struct mm_evfile *e, const void *ev, size_t len);
+/* Queue an event; owner (a CQ) and counter (counted when read) may be
+ * NULL. */
+void mm_evfile_post(struct mm_evfile *e, const void *ev, size_t len,
+		    const void *owner, uint32_t *counter);
+/* Drop the events of owner not read yet. */
+void mm_evfile_forget(struct mm_evfile *e, const void *owner);
+ssize_t mm_evfile_read(int fd, void *buf, size_t count);
 void mm_evfile_app_close(int fd);
 struct mm_uobj *mm_event_fd_uobj(struct mm_file *f, int fd, uint16_t type);
 /* uverbs_request() / uverbs_response() of a write command. */
 int mm_request(struct mm_bundle *b, void *req, size_t len);
 int mm_response(struct mm_bundle *b, const void *resp, size_t len);
-/* Queue an async event (ib_uverbs_async_event_desc) on the file. */
+/* Queue an async event (ib_uverbs_async_event_desc) on the file, or on
+ * every file of the device. */
 void mm_async_event(struct mm_file *f, uint64_t element, uint32_t type);
+void mm_dev_async_event(struct mm_dev *dev, uint64_t element, uint32_t type);
+/* The sysfs tree of the devices (MLX5MODEL_SYSFS). */
+const char *mm_sysfs_root(void);
 /* The softverbs context of the file (GET_CONTEXT done), or NULL. */
 static inline struct ibv_context *
 mm_sv(struct mm_file *f)
 {
 	return f->has_ctx ? f->sv : NULL;
 }
+
+/* ---- verbs objects (mm_verbs.c) ---- */
+
+/* ib_umem_get(): the range must be mapped memory (-EFAULT). */
+int mm_umem_check(uint64_t addr, uint64_t len);
+
+struct mm_pd {
+	struct ibv_pd *sv;
+	uint32_t pdn;
+};
+
+struct mm_mr {
+	struct ibv_mr *sv;
+	struct mm_uobj *pd;
+};
+
+/* A CQ: libmlx5's ring and doorbell record in process memory; the send
+ * QPs' completions pass through a softverbs CQ of its own (sv). */
+struct mm_cq {
+	struct mm_file *f;
+	struct mm_uobj *u;
+	uint8_t *buf;
+	uint32_t ncqe;		  /* power of two */
+	uint32_t cqe_size;	  /* 64 or 128 */
+	volatile uint32_t *dbrec; /* [0] consumer index, [1] arm */
+	uint32_t cqn;
+	struct ibv_cq_ex *sv;
+	struct mm_uobj *channel; /* completion channel, or NULL */
+	uint32_t comp_events_reported;
+	uint32_t async_events_reported;
+	/* Engine state (engine lock). */
+	uint32_t pi;	    /* CQEs written */
+	uint32_t arm_last;  /* the arm doorbell record last acted on */
+	uint64_t *uar_db;   /* the CQ doorbell of its UAR page */
+	bool armed;	    /* an arming waits for its CQE */
+	bool overrun;	    /* a CQE found no room (counted once) */
+	struct mm_cq *next; /* engine list */
+};
+
+/* A receive WQ: libmlx5's ring of data segments and its doorbell record;
+ * softverbs' WQ (sv) is what the steering core sees, with this as its
+ * face. */
+struct mm_wq {
+	struct mm_file *f;
+	struct mm_uobj *u;
+	struct mm_uobj *pd, *cq;
+	struct ibv_wq *sv;
+	struct sv_wq_face face;
+	uint8_t *buf;
+	uint32_t wqe_cnt, wqe_shift;
+	volatile uint32_t *dbrec;
+	uint32_t user_index;
+	uint32_t wqn;
+	bool sig;    /* MLX5_WQ_FLAG_SIGNATURE: a signature segment first */
+	uint32_t ci; /* WQEs the device consumed (pump lock) */
+};
+
+struct mm_ind {
+	struct ibv_rwq_ind_table *sv;
+	struct mm_uobj **wqs;
+	uint32_t n;
+	uint32_t num;
+};
+
+/* A QP: a hash QP (a TIR over an indirection table) or a raw packet QP
+ * whose send queue is libmlx5's ring (the device's own QP, sv, puts the
+ * frames on the wire). */
+struct mm_qp {
+	struct mm_file *f;
+	struct mm_uobj *u;
+	bool rss;
+	struct ibv_qp *sv;
+	uint32_t qpn;
+	uint32_t uidx;
+	struct mm_uobj *pd, *scq, *rcq, *ind;
+	/* raw packet QP: the send queue */
+	uint8_t *sq_buf;
+	uint32_t sq_wqe_cnt; /* 64-byte blocks */
+	volatile uint32_t *dbrec;
+	struct mm_cq *send_cq;
+	struct ibv_mr *scratch_mr; /* inline data and headers */
+	uint8_t *scratch;
+	enum ibv_qp_state state;
+	uint32_t sq_ci;	    /* blocks the device consumed (engine lock) */
+	struct mm_qp *next; /* engine list */
+};
+
+/* ---- DevX (mm_devx.c) ---- */
+/* A DevX flow counter object, and the softverbs object behind one. */
+bool mm_devx_is_flow_counter(const struct mm_uobj *u);
+struct mlx5dv_devx_obj *mm_devx_sv(const struct mm_uobj *u);
 
 /* ---- the engine (mm_engine.c) ---- */
 struct mm_cq;
@@ -395,6 +502,10 @@ void mm_engine_add_cq(struct mm_dev *dev, struct mm_cq *cq);
 void mm_engine_del_cq(struct mm_dev *dev, struct mm_cq *cq);
 void mm_engine_add_qp(struct mm_dev *dev, struct mm_qp *qp);
 void mm_engine_del_qp(struct mm_dev *dev, struct mm_qp *qp);
+/* The receive face of the model's WQs (sv_wq_face.deliver). */
+int mm_wq_deliver(struct sv_wq *wq, const struct sv_rx_frame *f);
+/* The scratch memory of a raw packet QP's inline headers and data. */
+int mm_qp_scratch_setup(struct mm_qp *qp);
 /* Counters the kernel exposes (sysfs hw_counters/out_of_buffer). */
 uint64_t mm_engine_out_of_buffer(struct mm_dev *dev);
 

@@ -59,6 +59,7 @@ static int (*real_fstat)(int, struct stat *);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
 static int (*real_ioctl)(int, unsigned long, ...);
 static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_read)(int, void *, size_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_close)(int);
 static int (*real_socket)(int, int, int);
@@ -118,6 +119,13 @@ mm_real_write(int fd, const void *buf, size_t n)
 
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64),
 	       "stat64 is stat on this ABI");
+
+ssize_t
+mm_real_read(int fd, void *buf, size_t n)
+{
+	MM_REAL(real_read, "read");
+	return real_read(fd, buf, n);
+}
 
 /* ---- the model's descriptors ---- */
 
@@ -401,6 +409,23 @@ write(int fd, const void *buf, size_t n)
 	}
 	MM_REAL(real_write, "write");
 	return real_write(fd, buf, n);
+}
+
+MM_EXPORT ssize_t
+read(int fd, void *buf, size_t n)
+{
+	ssize_t rc;
+
+	if (mm_unlikely(mm_fd_get(fd, MM_FD_EVENT) != NULL)) {
+		rc = mm_evfile_read(fd, buf, n);
+		if (rc < 0) {
+			errno = (int)-rc;
+			return -1;
+		}
+		return rc;
+	}
+	MM_REAL(real_read, "read");
+	return real_read(fd, buf, n);
 }
 
 MM_EXPORT void *
