@@ -1704,15 +1704,17 @@ test_probe_caps(void)
 		uint32_t prios, lacks;
 		int dv, devx, tunnel, inner, esp, egress;
 		uint32_t max_prio;
+		int hash_rtr;
 	} c[] = {
-		{ "mlx5", 0, 0, 0, 1, 1, 1, 1, 0, 1, 15 },
-		{ "gen", 1, 0, 0, 0, 0, 0, 1, 1, 1, 15 },
-		{ "nodevx", 0, 0, SV_DEV_NO_DEVX, 1, 0, 1, 1, 0, 1, 15 },
+		{ "mlx5", 0, 0, 0, 1, 1, 1, 1, 0, 1, 15, 0 },
+		{ "gen", 1, 0, 0, 0, 0, 0, 1, 1, 1, 15, 1 },
+		{ "nodevx", 0, 0, SV_DEV_NO_DEVX, 1, 0, 1, 1, 0, 1, 15, 0 },
 		{ "notun", 0, 0, SV_DEV_NO_TUNNEL_OFFLOADS, 1, 1, 0, 0, 0, 1,
-		  15 },
-		{ "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 1, 1, 1, 1, 0, 0, 15 },
-		{ "p8", 0, 8, 0, 1, 1, 1, 1, 0, 1, 7 },
-		{ "g12", 1, 12, 0, 0, 0, 0, 1, 1, 1, 7 },
+		  15, 0 },
+		{ "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 1, 1, 1, 1, 0, 0, 15,
+		  0 },
+		{ "p8", 0, 8, 0, 1, 1, 1, 1, 0, 1, 7, 0 },
+		{ "g12", 1, 12, 0, 0, 0, 0, 1, 1, 1, 7, 1 },
 	};
 	unsigned int i;
 
@@ -1741,6 +1743,8 @@ test_probe_caps(void)
 			    c[i].tag);
 		VT_CHECK_EQ(pv->max_verbs_prio, c[i].max_prio,
 			    "%s: max_verbs_prio", c[i].tag);
+		VT_CHECK_EQ(pv->hash_qp_rtr, c[i].hash_rtr, "%s: hash_qp_rtr",
+			    c[i].tag);
 #ifdef VT_RDMA_GLUE
 		/* Through libmlx5 as DPDK mlx5 does: DevX asked for on
 		 * mlx5dv devices, a plain open where it is refused. */
@@ -1759,6 +1763,114 @@ test_probe_caps(void)
 	return VT_OK;
 }
 
+/* A rule of the tests below: UDP destination port 53 to queue 1. */
+static const struct rte_flow_item_udp udp53 = { .hdr.dst_port = RTE_BE16(53) };
+static const struct rte_flow_item_udp udp_dport_m = { .hdr.dst_port = RTE_BE16(
+							      0xffff) };
+static const struct rte_flow_item udp53_pat[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+	{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp53, .mask = &udp_dport_m },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+static const struct rte_flow_action_queue queue1 = { .index = 1 };
+static const struct rte_flow_action queue1_act[] = {
+	{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue1 },
+	{ .type = RTE_FLOW_ACTION_TYPE_END },
+};
+
+/* The glue of the port under test, with modify_qp counting hash QPs. */
+static struct vsteer_glue hq_glue;
+static const struct vsteer_glue *hq_real;
+static unsigned int hq_modified;
+
+static int
+hq_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+	if (sv_qp(qp)->kind == SV_QP_HASH)
+		hq_modified++;
+	return hq_real->modify_qp(qp, attr, mask);
+}
+
+/*
+ * Hash QPs are modified only where the device takes it: never on mlx5,
+ * whose provider refuses any modify of one (libmlx5 44: EOPNOTSUPP), and
+ * INIT -> RTR where it has states (the generic profile, as mlx4). Either
+ * way RSS and rules deliver.
+ */
+static int
+test_hash_qp_states(void)
+{
+	const struct rte_flow_attr attr = { .ingress = 1 };
+	const struct rte_flow_item *pat = udp53_pat;
+	const struct rte_flow_action *act = queue1_act;
+	const uint64_t hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP;
+	unsigned int gen, n_rss, sent, got;
+	struct rte_flow_error err;
+	struct vsteer_priv *pv;
+	struct rte_ether_addr mb;
+	struct rte_flow *fl;
+	struct vsteer_rss *rss;
+	struct rte_mbuf *m[BURST];
+	struct vt_pair pp;
+	uint16_t k;
+
+	for (gen = 0; gen < 2; gen++) {
+		const char *tag = gen ? "gen" : "mlx5";
+
+		VT_CHECK_EQ(vt_pair_open(&pp, gen ? "hqg" : "hqm", (int)gen, 0,
+					 0),
+			    0, "%s: probe", tag);
+		pv = priv_of(pp.b);
+		VT_CHECK_EQ(pv->hash_qp_rtr, gen, "%s: hash QP states", tag);
+		hq_real = pv->glue;
+		hq_glue = *hq_real;
+		hq_glue.modify_qp = hq_modify_qp;
+		pv->glue = &hq_glue;
+		hq_modified = 0;
+		VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "%s: a",
+			    tag);
+		VT_CHECK_EQ(port_up(pp.b, 2, hf, 64, NULL, 0, 0), 0,
+			    "%s: b starts", tag);
+		fl = rte_flow_create(pp.b, &attr, pat, act, &err);
+		VT_CHECK(fl != NULL, "%s: rule: %s", tag,
+			 err.message ? err.message : "(none)");
+		n_rss = 0;
+		TAILQ_FOREACH(rss, &pv->rss_list, next) {
+			VT_CHECK_EQ(rss->qp->state,
+				    gen ? IBV_QPS_RTR : IBV_QPS_RESET,
+				    "%s: hash QP state", tag);
+			n_rss++;
+		}
+		VT_CHECK(n_rss >= 2, "%s: RSS contexts: %u", tag, n_rss);
+		VT_CHECK_EQ(hq_modified, gen ? 2 * n_rss : 0,
+			    "%s: hash QP modifies", tag);
+		/* RSS of the default flows, then the rule's queue. */
+		VT_CHECK_EQ(rte_eth_macaddr_get(pp.b, &mb), 0, "mac");
+		for (sent = 0; sent < 16; sent++)
+			VT_CHECK_EQ(send_one(pp.a,
+					     udp_frame(pool, &mb,
+						       0x0a000001 + sent,
+						       0x0a000002, 1000 + sent,
+						       2000, 64, 1)),
+				    0, "%s: send", tag);
+		VT_CHECK_EQ(drain(pp.b, 2), sent, "%s: RSS delivers", tag);
+		VT_CHECK_EQ(send_one(pp.a,
+				     udp_frame(pool, &mb, 0x0a000001,
+					       0x0a000002, 1000, 53, 64, 1)),
+			    0, "%s: send", tag);
+		got = 0;
+		for (k = 0; k < POLL_ROUNDS && got == 0; k++)
+			got = rte_eth_rx_burst(pp.b, 1, m, BURST);
+		rte_pktmbuf_free_bulk(m, got);
+		VT_CHECK_EQ(got, 1, "%s: the rule's queue", tag);
+		VT_CHECK_EQ(rte_flow_destroy(pp.b, fl, &err), 0, "destroy");
+		pv->glue = hq_real;
+		VT_CHECK_EQ(vt_pair_close(&pp), 0, "%s: close", tag);
+	}
+	return VT_OK;
+}
+
 /*
  * 8 verbs priorities (older mlx5 kernels): 2 levels of 3 sub-priorities,
  * one for applications, the last for the default flows, which still work
@@ -1769,20 +1881,8 @@ test_eight_priorities(void)
 {
 	const struct rte_flow_attr at0 = { .ingress = 1, .priority = 0 };
 	const struct rte_flow_attr at1 = { .ingress = 1, .priority = 1 };
-	const struct rte_flow_item_udp udp = { .hdr.dst_port = RTE_BE16(53) };
-	const struct rte_flow_item_udp udp_m = { .hdr.dst_port =
-							 RTE_BE16(0xffff) };
-	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp, .mask = &udp_m },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	const struct rte_flow_action_queue q1 = { .index = 1 };
-	const struct rte_flow_action act[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
+	const struct rte_flow_item *pat = udp53_pat;
+	const struct rte_flow_action *act = queue1_act;
 	struct rte_ether_addr mb;
 	struct rte_flow_error err;
 	struct vsteer_defflow *df;
@@ -3283,6 +3383,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_rdma_glue_sysfs),
 #endif
 	VT_CASE(test_probe_caps),
+	VT_CASE(test_hash_qp_states),
 	VT_CASE(test_eight_priorities),
 	VT_CASE(test_egress_probe),
 	VT_CASE(test_tunnel_hash_qp),

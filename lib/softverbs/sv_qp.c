@@ -530,11 +530,12 @@ sv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 		return EINVAL;
 	qp = sv_qp(ibqp);
 	sq = sv_sq(qp);
-	/* The mlx5 kernel refuses to modify a QP with an indirection table
-	 * (mlx5_ib_modify_qp: ENOSYS). */
+	/* libmlx5 refuses any modify of a hash QP before the kernel sees it
+	 * (rdma-core v44.0, mlx5_modify_qp(): "if (mqp->rss_qp) return
+	 * EOPNOTSUPP"; releases before 28 answered ENOSYS). */
 	if (qp->kind == SV_QP_HASH &&
 	    qp->ctx->dev->caps.profile == SV_PROFILE_MLX5)
-		return ENOSYS;
+		return EOPNOTSUPP;
 	pthread_mutex_lock(&sq->lock);
 	cur = qp->qp.state;
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;

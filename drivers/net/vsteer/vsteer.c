@@ -651,6 +651,37 @@ vsteer_probe_rule_try(struct vsteer_priv *priv, struct ibv_qp *qp,
 }
 
 /*
+ * Does a hash QP have states? mlx4 moves one INIT -> RTR before it
+ * receives (DPDK's mlx4_rss_attach()); libmlx5 refuses any modify of a
+ * hash QP, which works as created: EOPNOTSUPP in rdma-core 44
+ * (mlx5_modify_qp(): "if (mqp->rss_qp)"), ENOSYS before 28. A device that
+ * takes INIT gets both steps on every hash QP (vsteer_hash_qp_ready()).
+ */
+static int
+vsteer_probe_hash_qp_states(const char *name, struct vsteer_priv *priv,
+			    struct ibv_qp *qp)
+{
+	struct ibv_qp_attr mod;
+	int ret;
+
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_INIT;
+	mod.port_num = priv->port_num;
+	ret = priv->glue->modify_qp(qp, &mod, IBV_QP_STATE | IBV_QP_PORT);
+	if (ret == 0) {
+		priv->hash_qp_rtr = 1;
+		return 0;
+	}
+	if (ret == EOPNOTSUPP || ret == ENOSYS) {
+		priv->hash_qp_rtr = 0;
+		return 0;
+	}
+	INIT_LOG(ERR, "%s: %s: a hash QP to INIT: %s", name, priv->ibdev_name,
+		 strerror(ret));
+	return -ret;
+}
+
+/*
  * Capabilities that no query reports: ask the device by trying, as DPDK
  * mlx5 does. The rules match no frame and live for the probe only.
  *   tag_ok, count_ok  a CQ-ex reading flow tags, an ibv_counters;
@@ -661,7 +692,8 @@ vsteer_probe_rule_try(struct vsteer_priv *priv, struct ibv_qp *qp,
  *                     kernels have 8, ENOMEM above);
  *   verbs_esp_ok      a rule with IBV_FLOW_SPEC_ESP (current mlx5 kernels
  *                     refuse it: EOPNOTSUPP);
- *   egress_ok         a rule with IBV_FLOW_ATTR_FLAGS_EGRESS.
+ *   egress_ok         a rule with IBV_FLOW_ATTR_FLAGS_EGRESS;
+ *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it).
  * Returns 0, or a negative errno when the device cannot steer at all.
  */
 static int
@@ -697,6 +729,11 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 		INIT_LOG(ERR,
 			 "%s: %s: cannot make a receive hash QP (WQ, indirection table, RSS QP): %s",
 			 name, priv->ibdev_name, strerror(-ret));
+		return ret;
+	}
+	ret = vsteer_probe_hash_qp_states(name, priv, sc.qp);
+	if (ret != 0) {
+		vsteer_scratch_free(priv, &sc);
 		return ret;
 	}
 	if (priv->dev_attr.rss_caps.rx_hash_fields_mask & IBV_RX_HASH_INNER) {
@@ -736,10 +773,10 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 	priv->egress_ok = vsteer_probe_rule_try(priv, sc.qp, &rule) == 0;
 	vsteer_scratch_free(priv, &sc);
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
-		 priv->egress_ok);
+		 priv->egress_ok, priv->hash_qp_rtr);
 	return 0;
 }
 

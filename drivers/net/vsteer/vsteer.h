@@ -304,6 +304,9 @@ struct vsteer_priv {
 	uint32_t verbs_esp_ok : 1;  /* IBV_FLOW_SPEC_ESP accepted */
 	uint32_t tunnel_qp_ok : 1;  /* hash QPs with tunnel offloads */
 	uint32_t vlan_strip_ok : 1; /* IBV_RAW_PACKET_CAP_CVLAN_STRIPPING */
+	/* Hash QPs go INIT -> RTR before use (mlx4); 0: the provider
+	 * refuses any modify of one and it works as created (mlx5). */
+	uint32_t hash_qp_rtr : 1;
 	/* State. */
 	uint32_t started : 1;
 	uint32_t isolated : 1; /* set by the flow ops (flow isolate) */
@@ -543,6 +546,10 @@ struct ibv_qp *
 vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
 		      uint8_t key[VSTEER_RSS_KEY_LEN], uint64_t hash_fields,
 		      uint32_t flags);
+/* Make a new hash QP ready to receive: INIT -> RTR where the device has
+ * hash QP states (priv->hash_qp_rtr), nothing where it refuses them.
+ * 0 or the device's errno. */
+int vsteer_hash_qp_ready(struct vsteer_priv *priv, struct ibv_qp *qp);
 /* Destroy contexts still referenced (a leak in the caller): logged. */
 void vsteer_rss_flush(struct rte_eth_dev *dev);
 /* RETA = queues round-robin. */

@@ -72,13 +72,31 @@ vsteer_hash_qp_create(struct vsteer_priv *priv, struct ibv_rwq_ind_table *ind,
 	return ibv_create_qp_ex(priv->ctx, &qp_attr);
 }
 
+int
+vsteer_hash_qp_ready(struct vsteer_priv *priv, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr mod;
+	int ret;
+
+	if (!priv->hash_qp_rtr)
+		return 0;
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_INIT;
+	mod.port_num = priv->port_num;
+	ret = priv->glue->modify_qp(qp, &mod, IBV_QP_STATE | IBV_QP_PORT);
+	if (ret != 0)
+		return ret;
+	memset(&mod, 0, sizeof(mod));
+	mod.qp_state = IBV_QPS_RTR;
+	return priv->glue->modify_qp(qp, &mod, IBV_QP_STATE);
+}
+
 /* Build the table and the hash QP of a new context. */
 static int
 vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct ibv_rwq_ind_table_init_attr ind_attr;
-	struct ibv_qp_attr mod;
 	struct ibv_wq **wqs;
 	uint32_t log_n, n, i;
 	int ret;
@@ -136,18 +154,8 @@ vsteer_rss_setup(struct rte_eth_dev *dev, struct vsteer_rss *rss)
 			strerror(-ret));
 		goto err_ind;
 	}
-	/* INIT -> RTR is what some providers need (mlx4); mlx5 refuses any
-	 * state change of a hash QP with ENOSYS and needs none. */
-	memset(&mod, 0, sizeof(mod));
-	mod.qp_state = IBV_QPS_INIT;
-	mod.port_num = priv->port_num;
-	ret = priv->glue->modify_qp(rss->qp, &mod, IBV_QP_STATE | IBV_QP_PORT);
-	if (ret == 0) {
-		memset(&mod, 0, sizeof(mod));
-		mod.qp_state = IBV_QPS_RTR;
-		ret = priv->glue->modify_qp(rss->qp, &mod, IBV_QP_STATE);
-	}
-	if (ret != 0 && ret != ENOSYS) {
+	ret = vsteer_hash_qp_ready(priv, rss->qp);
+	if (ret != 0) {
 		DRV_LOG(ERR, "port %u: hash QP to RTR: %s", dev->data->port_id,
 			strerror(ret));
 		ret = -ret;
