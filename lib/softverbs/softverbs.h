@@ -65,6 +65,12 @@ struct sv_device_opts {
 	 */
 	uint32_t flow_prios;
 	uint32_t lacks; /* SV_DEV_NO_*, mlx5 profile only */
+	/*
+	 * Largest RSS indirection table, log2 of its entries: 0 takes
+	 * softverbs' own (9: 512 entries); at most 11 (2048 entries, what a
+	 * ConnectX-5 reports).
+	 */
+	uint32_t log_ind_tbl;
 };
 
 /*

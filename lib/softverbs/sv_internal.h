@@ -65,7 +65,8 @@
 #define SV_MAX_MR 4096
 #define SV_MAX_PD 64
 #define SV_MAX_WQ 1024
-#define SV_MAX_IND_LOG 9 /* 512-entry indirection tables */
+#define SV_MAX_IND_LOG 9      /* 512-entry indirection tables */
+#define SV_MAX_IND_LOG_OPT 11 /* sv_device_opts.log_ind_tbl's ceiling */
 #define SV_RSS_KEY_LEN 40
 #define SV_MAX_PRIO_MLX5 15 /* kernel: priority > 15 -> ENOMEM */
 #define SV_MAX_PRIO 0xfff   /* generic profile */
@@ -184,7 +185,8 @@ struct sv_device {
 	struct ibv_device ibdev; /* "soft:<if>", "xdp:<if>", "mem:<l>.<e>" */
 	TAILQ_ENTRY(sv_device) next;
 	struct sv_caps caps;
-	uint32_t lacks; /* SV_DEV_NO_* */
+	uint32_t lacks;	      /* SV_DEV_NO_* */
+	uint32_t log_ind_tbl; /* largest indirection table (log2) */
 	int open_count;
 	struct sv_port port; /* one physical port, number 1 */
 	/* Open contexts (async event queues) and link polling. */

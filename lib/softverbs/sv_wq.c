@@ -528,7 +528,8 @@ sv_create_rwq_ind_table(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->log_ind_tbl_size > SV_MAX_IND_LOG || attr->ind_tbl == NULL) {
+	if (attr->log_ind_tbl_size > ctx->dev->log_ind_tbl ||
+	    attr->ind_tbl == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
