@@ -67,6 +67,7 @@ const struct mm_caps mm_cx5 = {
 	.max_ft_level = 63,
 	.pci_vendor = 0x15b3,
 	.pci_device = 0x1017,
+	.netdev_max_mtu = 9978,
 	.fw_major = 16,
 	.fw_minor = 35,
 	.fw_sub = 2000,

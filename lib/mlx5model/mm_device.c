@@ -108,8 +108,35 @@ mm_dev_by_netdev(const char *ifname)
 
 	mm_config_load();
 	for (i = 0; i < mm_ndev; i++)
-		if (mm_devs[i].netdev_modelled &&
-		    strcmp(mm_devs[i].netdev, ifname) == 0)
+		if (strcmp(mm_devs[i].netdev, ifname) == 0)
+			return &mm_devs[i];
+	return NULL;
+}
+
+int
+mm_dev_ifindex(struct mm_dev *dev)
+{
+	int idx;
+
+	if (dev->netdev_modelled)
+		return MM_IFINDEX_BASE + dev->index;
+	/* A Linux interface keeps its index while it exists. */
+	idx = atomic_load(&dev->ifindex);
+	if (idx == 0) {
+		idx = (int)if_nametoindex(dev->netdev);
+		atomic_store(&dev->ifindex, idx);
+	}
+	return idx;
+}
+
+struct mm_dev *
+mm_dev_by_ifindex(int ifindex)
+{
+	int i;
+
+	mm_config_load();
+	for (i = 0; i < mm_ndev && ifindex > 0; i++)
+		if (mm_dev_ifindex(&mm_devs[i]) == ifindex)
 			return &mm_devs[i];
 	return NULL;
 }
@@ -156,7 +183,11 @@ mm_dev_sysfs_mac(const struct mm_dev *dev)
 static int
 mm_dev_up_one(struct mm_dev *dev)
 {
-	struct sv_device_opts o = { .profile = SV_PROFILE_MLX5 };
+	/* The steering core holds the firmware's largest RQ table. */
+	struct sv_device_opts o = {
+		.profile = SV_PROFILE_MLX5,
+		.log_ind_tbl = mm_cx5.log_max_rqt_size,
+	};
 	struct ibv_device **list;
 	int n, i, rc;
 
@@ -214,6 +245,22 @@ mm_dev_up(struct mm_dev *dev)
 /* ---- the netdev of an in-memory link ---- */
 
 int
+mm_netdev_mtu(struct mm_dev *dev, unsigned int *mtu, unsigned int *max)
+{
+	int rc;
+
+	rc = mm_dev_up(dev);
+	if (rc != 0)
+		return rc;
+	rc = softverbs_port_mtu(dev->kctx, 1, mtu, max);
+	if (rc != 0)
+		return -rc;
+	if (*max > dev->caps->netdev_max_mtu)
+		*max = dev->caps->netdev_max_mtu;
+	return 0;
+}
+
+int
 mm_netdev_ioctl(struct mm_dev *dev, unsigned long req, void *arg)
 {
 	struct ifreq *ifr = arg;
@@ -221,14 +268,25 @@ mm_netdev_ioctl(struct mm_dev *dev, unsigned long req, void *arg)
 	unsigned int mtu, max;
 	int rc;
 
+	if (!dev->netdev_modelled) {
+		/* A Linux interface stands for the mlx5e netdev: the kernel
+		 * answers, within the port's MTU range (dev_validate_mtu():
+		 * -EINVAL outside [min_mtu, max_mtu]). */
+		if (req != SIOCSIFMTU)
+			return 1;
+		if (ifr->ifr_mtu < 68 ||
+		    ifr->ifr_mtu > (int)dev->caps->netdev_max_mtu)
+			return -EINVAL;
+		return 1;
+	}
 	rc = mm_dev_up(dev);
 	if (rc != 0)
 		return rc;
 	switch (req) {
 	case SIOCGIFMTU:
-		rc = softverbs_port_mtu(dev->kctx, 1, &mtu, &max);
+		rc = mm_netdev_mtu(dev, &mtu, &max);
 		if (rc != 0)
-			return -rc;
+			return rc;
 		ifr->ifr_mtu = (int)mtu;
 		return 0;
 	case SIOCSIFMTU:
@@ -247,8 +305,7 @@ mm_netdev_ioctl(struct mm_dev *dev, unsigned long req, void *arg)
 		memcpy(ifr->ifr_hwaddr.sa_data, dev->mac, 6);
 		return 0;
 	case SIOCGIFINDEX:
-		/* Not a kernel interface: an index no kernel one has. */
-		ifr->ifr_ifindex = 0x7fff0000 + dev->index;
+		ifr->ifr_ifindex = mm_dev_ifindex(dev);
 		return 0;
 	case SIOCETHTOOL: {
 		struct ethtool_cmd *ec = (void *)ifr->ifr_data;

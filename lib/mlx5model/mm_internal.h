@@ -89,6 +89,7 @@ enum mm_fd_kind {
 	MM_FD_NONE = 0,
 	MM_FD_CMD,   /* /dev/infiniband/uverbsN: a struct mm_file */
 	MM_FD_EVENT, /* a completion channel or async event file (a pipe) */
+	MM_FD_RTNL,  /* a route netlink socket: a struct mm_rtnl */
 };
 void mm_fd_set(int fd, enum mm_fd_kind kind, void *obj);
 void *mm_fd_get(int fd, enum mm_fd_kind kind);
@@ -119,6 +120,9 @@ struct mm_caps {
 	uint8_t log_max_ft_size, max_ft_level;
 	/* identity */
 	uint16_t pci_vendor, pci_device; /* 0x15b3, 0x1017 */
+	/* the mlx5e netdev's max_mtu: the port's largest frame less the
+	 * Ethernet header, a VLAN tag and the FCS (MLX5E_HW2SW_MTU()) */
+	uint16_t netdev_max_mtu;
 	uint16_t fw_major, fw_minor, fw_sub;
 };
 extern const struct mm_caps mm_cx5;
@@ -140,6 +144,7 @@ struct mm_dev {
 	char wire[128];	      /* softverbs wire: if:<ifname>, mem:<link> */
 	char netdev[16];      /* the port's netdev name (sysfs) */
 	bool netdev_modelled; /* an in-memory link: the model is the netdev */
+	_Atomic(int) ifindex; /* a Linux netdev's, once asked */
 	const struct mm_caps *caps;
 	uint8_t mac[6];
 	/* The softverbs device and the model's own context on it (the
@@ -163,9 +168,36 @@ int mm_dev_up(struct mm_dev *dev);
 void mm_config_load(void);
 int mm_ndevs(void);
 
-/* A modelled netdev of an in-memory link: its MTU through the link. */
+/* The device whose port netdev is ifname (a Linux interface, or the
+ * model's own on an in-memory link), or NULL. */
 struct mm_dev *mm_dev_by_netdev(const char *ifname);
+/* The device whose port netdev has this interface index, or NULL. */
+struct mm_dev *mm_dev_by_ifindex(int ifindex);
+/* The interface index of a device's netdev; the model's own netdevs take
+ * indexes no kernel interface has. */
+int mm_dev_ifindex(struct mm_dev *dev);
+#define MM_IFINDEX_BASE 0x7fff0000
+/* An interface request (SIOC*) about a device's netdev: answered for an
+ * in-memory link's, checked for a Linux interface's. 1: the caller
+ * passes it on to the kernel; 0 or a negative errno: answered. */
 int mm_netdev_ioctl(struct mm_dev *dev, unsigned long req, void *arg);
+/* The netdev's MTU and largest MTU (the port's: softverbs' wire). */
+int mm_netdev_mtu(struct mm_dev *dev, unsigned int *mtu, unsigned int *max);
+
+/* ---- route netlink (mm_rtnl.c) ---- */
+
+struct mm_rtnl;
+struct msghdr;
+void mm_rtnl_open(int fd);
+void mm_rtnl_close(int fd);
+/* A request sent on a route socket: true when the model answers it
+ * (the answer waits for the next receive), false to send it. */
+bool mm_rtnl_request(struct mm_rtnl *r, const void *buf, size_t len);
+/* The model's waiting answer into buf (recv() flags): its length, or -1
+ * when none waits. */
+ssize_t mm_rtnl_answer(struct mm_rtnl *r, void *buf, size_t len, int flags);
+/* What the kernel answered, as the netdev of a modelled port says it. */
+void mm_rtnl_received(void *buf, size_t len);
 
 /* ---- objects and files (mm_uverbs.c) ---- */
 

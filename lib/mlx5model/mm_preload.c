@@ -9,7 +9,9 @@
  * (RDMA_VERBS_IOCTL), write (legacy commands), mmap (UARs), close, and
  * the RDMA netlink socket, which the model does not answer: libibverbs
  * then finds the devices in sysfs (SYSFS_PATH, written by
- * devtools/mlx5-model). Every other call goes to the C library unchanged.
+ * devtools/mlx5-model); and for the ports' netdevs, interface requests
+ * (SIOC*) and route netlink sockets (mm_rtnl.c). Every other call goes
+ * to the C library unchanged.
  *
  * The descriptor of an open device is a real one (of /dev/null), so that
  * the numbers are the process's own and nothing else is handed it.
@@ -63,6 +65,16 @@ static ssize_t (*real_read)(int, void *, size_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_close)(int);
 static int (*real_socket)(int, int, int);
+static ssize_t (*real_sendto)(int, const void *, size_t, int,
+			      const struct sockaddr *, socklen_t);
+static ssize_t (*real_send)(int, const void *, size_t, int);
+static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *,
+				socklen_t *);
+static ssize_t (*real_recv)(int, void *, size_t, int);
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static unsigned int (*real_if_nametoindex)(const char *);
+static char *(*real_if_indextoname)(unsigned int, char[IF_NAMESIZE]);
 
 static void *
 mm_next(const char *name)
@@ -369,7 +381,7 @@ ioctl(int fd, unsigned long req, ...)
 		}
 		return rc;
 	}
-	/* Interface requests about the netdev of an in-memory link. */
+	/* Interface requests about the netdev of a modelled port. */
 	if (mm_unlikely(req == SIOCGIFMTU || req == SIOCSIFMTU ||
 			req == SIOCETHTOOL || req == SIOCGIFFLAGS ||
 			req == SIOCGIFHWADDR || req == SIOCGIFINDEX) &&
@@ -380,14 +392,13 @@ ioctl(int fd, unsigned long req, ...)
 		memcpy(name, ifr->ifr_name, IFNAMSIZ);
 		name[IFNAMSIZ] = '\0';
 		dev = mm_dev_by_netdev(name);
-		if (dev != NULL) {
-			rc = mm_netdev_ioctl(dev, req, arg);
-			if (rc < 0) {
-				errno = -rc;
-				return -1;
-			}
-			return 0;
+		rc = dev != NULL ? mm_netdev_ioctl(dev, req, arg) : 1;
+		if (rc < 0) {
+			errno = -rc;
+			return -1;
 		}
+		if (rc == 0)
+			return 0;
 	}
 	MM_REAL(real_ioctl, "ioctl");
 	return real_ioctl(fd, req, arg);
@@ -460,6 +471,7 @@ close(int fd)
 	 * object goes. */
 	if (mm_fd_get(fd, MM_FD_EVENT) != NULL)
 		mm_evfile_app_close(fd);
+	mm_rtnl_close(fd);
 	MM_REAL(real_close, "close");
 	return real_close(fd);
 }
@@ -467,6 +479,8 @@ close(int fd)
 MM_EXPORT int
 socket(int domain, int type, int protocol)
 {
+	int fd;
+
 	/* The model has no RDMA netlink: libibverbs reads sysfs instead
 	 * (ibverbs_get_device_list() falls back when find_sysfs_devs_nl()
 	 * fails), as it does on a kernel without it. */
@@ -478,5 +492,156 @@ socket(int domain, int type, int protocol)
 		}
 	}
 	MM_REAL(real_socket, "socket");
-	return real_socket(domain, type, protocol);
+	fd = real_socket(domain, type, protocol);
+	if (fd >= 0 && domain == AF_NETLINK && protocol == NETLINK_ROUTE &&
+	    mm_ndevs() > 0)
+		mm_rtnl_open(fd);
+	return fd;
+}
+
+/* The C library asks the kernel by its own calls, which the model does
+ * not see: the in-memory links' netdevs are named here. */
+MM_EXPORT unsigned int
+if_nametoindex(const char *name)
+{
+	struct mm_dev *dev = name != NULL ? mm_dev_by_netdev(name) : NULL;
+
+	if (dev != NULL && dev->netdev_modelled)
+		return (unsigned int)mm_dev_ifindex(dev);
+	MM_REAL(real_if_nametoindex, "if_nametoindex");
+	return real_if_nametoindex(name);
+}
+
+MM_EXPORT char *
+if_indextoname(unsigned int ifindex, char name[IF_NAMESIZE])
+{
+	struct mm_dev *dev = mm_dev_by_ifindex((int)ifindex);
+
+	if (dev != NULL && dev->netdev_modelled) {
+		memcpy(name, dev->netdev, strlen(dev->netdev) + 1);
+		return name;
+	}
+	MM_REAL(real_if_indextoname, "if_indextoname");
+	return real_if_indextoname(ifindex, name);
+}
+
+/* ---- route netlink sockets: the ports' netdevs (mm_rtnl.c) ---- */
+
+MM_EXPORT ssize_t
+sendto(int fd, const void *buf, size_t len, int flags,
+       const struct sockaddr *to, socklen_t tolen)
+{
+	struct mm_rtnl *r = mm_fd_get(fd, MM_FD_RTNL);
+
+	if (mm_unlikely(r != NULL) && mm_rtnl_request(r, buf, len))
+		return (ssize_t)len;
+	MM_REAL(real_sendto, "sendto");
+	return real_sendto(fd, buf, len, flags, to, tolen);
+}
+
+MM_EXPORT ssize_t
+send(int fd, const void *buf, size_t len, int flags)
+{
+	struct mm_rtnl *r = mm_fd_get(fd, MM_FD_RTNL);
+
+	if (mm_unlikely(r != NULL) && mm_rtnl_request(r, buf, len))
+		return (ssize_t)len;
+	MM_REAL(real_send, "send");
+	return real_send(fd, buf, len, flags);
+}
+
+MM_EXPORT ssize_t
+sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct mm_rtnl *r = mm_fd_get(fd, MM_FD_RTNL);
+
+	/* A request in one piece, as netlink users send it. */
+	if (mm_unlikely(r != NULL) && msg != NULL && msg->msg_iovlen == 1 &&
+	    mm_rtnl_request(r, msg->msg_iov[0].iov_base,
+			    msg->msg_iov[0].iov_len))
+		return (ssize_t)msg->msg_iov[0].iov_len;
+	MM_REAL(real_sendmsg, "sendmsg");
+	return real_sendmsg(fd, msg, flags);
+}
+
+/* The kernel as the sender of the model's answer. */
+static void
+mm_rtnl_from(struct sockaddr *from, socklen_t *fromlen)
+{
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+
+	if (from == NULL || fromlen == NULL)
+		return;
+	memcpy(from, &nl, *fromlen < sizeof(nl) ? *fromlen : sizeof(nl));
+	*fromlen = sizeof(nl);
+}
+
+MM_EXPORT ssize_t
+recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
+	 socklen_t *fromlen)
+{
+	struct mm_rtnl *r = mm_fd_get(fd, MM_FD_RTNL);
+	ssize_t n;
+
+	if (mm_unlikely(r != NULL)) {
+		n = mm_rtnl_answer(r, buf, len, flags);
+		if (n >= 0) {
+			mm_rtnl_from(from, fromlen);
+			return n;
+		}
+	}
+	MM_REAL(real_recvfrom, "recvfrom");
+	n = real_recvfrom(fd, buf, len, flags, from, fromlen);
+	if (mm_unlikely(r != NULL) && n > 0)
+		mm_rtnl_received(buf, (size_t)n < len ? (size_t)n : len);
+	return n;
+}
+
+MM_EXPORT ssize_t
+recv(int fd, void *buf, size_t len, int flags)
+{
+	struct mm_rtnl *r = mm_fd_get(fd, MM_FD_RTNL);
+	ssize_t n;
+
+	if (mm_unlikely(r != NULL)) {
+		n = mm_rtnl_answer(r, buf, len, flags);
+		if (n >= 0)
+			return n;
+	}
+	MM_REAL(real_recv, "recv");
+	n = real_recv(fd, buf, len, flags);
+	if (mm_unlikely(r != NULL) && n > 0)
+		mm_rtnl_received(buf, (size_t)n < len ? (size_t)n : len);
+	return n;
+}
+
+MM_EXPORT ssize_t
+recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct mm_rtnl *r = mm_fd_get(fd, MM_FD_RTNL);
+	struct iovec *iov;
+	ssize_t n;
+
+	/* Into one buffer, as netlink users receive. */
+	if (mm_unlikely(r != NULL) && msg != NULL && msg->msg_iovlen == 1) {
+		iov = &msg->msg_iov[0];
+		n = mm_rtnl_answer(r, iov->iov_base, iov->iov_len, flags);
+		if (n >= 0) {
+			mm_rtnl_from(msg->msg_name, &msg->msg_namelen);
+			msg->msg_controllen = 0;
+			msg->msg_flags = (size_t)n > iov->iov_len ? MSG_TRUNC :
+								    0;
+			return n;
+		}
+		MM_REAL(real_recvmsg, "recvmsg");
+		n = real_recvmsg(fd, msg, flags);
+		if (n > 0)
+			mm_rtnl_received(iov->iov_base,
+					 (size_t)n < iov->iov_len ?
+						 (size_t)n :
+						 iov->iov_len);
+		return n;
+	}
+	MM_REAL(real_recvmsg, "recvmsg");
+	return real_recvmsg(fd, msg, flags);
 }

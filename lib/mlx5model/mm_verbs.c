@@ -856,6 +856,7 @@ mm_w_ex_create_ind(struct mm_bundle *b)
 		svwqs[i] = ((struct mm_wq *)ind->wqs[i]->priv)->sv;
 	}
 	/* mlx5_ib_create_rwq_ind_table(): its udata response */
+	rc = 0;
 	if (b->uhw_outlen &&
 	    b->uhw_outlen < sizeof(struct mlx5_ib_create_rwq_ind_tbl_resp))
 		rc = MM_REFUSE(EINVAL, "create_rwq_ind_table: udata size");

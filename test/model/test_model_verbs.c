@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "../vt_test.h"
+#include "vsteer_netdev.h"
 
 #define NBUF 64
 #define BUFSZ 2048
@@ -629,11 +630,43 @@ test_devx_caps(void)
 	return VT_OK;
 }
 
+/*
+ * The port's netdev (mlx5m0 on an in-memory link) through the driver's
+ * own queries: its MTU range is mlx5e's (max_mtu 9978, in route
+ * netlink's IFLA_MAX_MTU), SIOCSIFMTU beyond it is refused (EINVAL,
+ * dev_validate_mtu()) and a value within it is taken.
+ */
+static int
+test_netdev(void)
+{
+	unsigned int mtu = 0, max = 0;
+
+	VT_CHECK(if_nametoindex("mlx5m0") != 0, "interface index");
+	VT_CHECK_EQ(vsteer_netdev_max_mtu("mlx5m0", &max), 0, "RTM_GETLINK");
+	VT_CHECK_EQ(max, 9978u, "IFLA_MAX_MTU");
+	VT_CHECK_EQ(vsteer_netdev_mtu("mlx5m0", &mtu), 0, "SIOCGIFMTU");
+	VT_CHECK_EQ(mtu, 1500u, "MTU");
+	VT_CHECK_EQ(vsteer_netdev_set_mtu("mlx5m0", 9979), EINVAL, "MTU 9979");
+	VT_CHECK_EQ(vsteer_netdev_set_mtu("mlx5m0", 9000), 0, "MTU 9000");
+	VT_CHECK_EQ(vsteer_netdev_mtu("mlx5m0", &mtu), 0, "SIOCGIFMTU");
+	VT_CHECK_EQ(mtu, 9000u, "MTU after the change");
+	VT_CHECK_EQ(vsteer_netdev_set_mtu("mlx5m0", 1500), 0, "MTU back");
+	/* A netdev no device has: the kernel's answer. */
+	VT_CHECK_EQ(vsteer_netdev_max_mtu("mlx5m9", &max), ENODEV,
+		    "no such interface");
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
-	VT_CASE(test_maps),	      VT_CASE(test_rx_tx),
-	VT_CASE(test_hash_qp_modify), VT_CASE(test_sq_wqebb),
-	VT_CASE(test_counters),	      VT_CASE(test_events),
-	VT_CASE(test_devx_caps),      { 0 },
+	VT_CASE(test_maps),
+	VT_CASE(test_rx_tx),
+	VT_CASE(test_hash_qp_modify),
+	VT_CASE(test_sq_wqebb),
+	VT_CASE(test_counters),
+	VT_CASE(test_events),
+	VT_CASE(test_devx_caps),
+	VT_CASE(test_netdev),
+	{ 0 },
 };
 
 int
