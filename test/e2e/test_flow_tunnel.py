@@ -145,7 +145,7 @@ def main(args):
             if want == "rss":
                 h = toeplitz_hash(key, ipv4_input(*fields))
                 want = rss_action_queue(INNER_RSS_QUEUES, h,
-                                        info["reta_size"])
+                                        e2e.rss_table_max(info))
                 spread[p.queue] += 1
             if p.queue != want:
                 wrong.append("%s (%s): queue %d, want %d" % (p.src, cls,
