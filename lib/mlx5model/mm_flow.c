@@ -173,6 +173,20 @@ mm_counters_bind(struct mm_counters *c, const struct mlx5_ib_create_flow *uc)
 	return 0;
 }
 
+/* mlx5_ib_counters_clear_description(): when the last flow using the
+ * object goes (or the first fails), its description goes with it; the
+ * next flow describes it again, as libmlx5 does when no flow of its own
+ * holds it (mlx5_create_flow(): "if (!mflow->mcounters->refcount)"). The
+ * values stay: the hardware counter is the object's. */
+static void
+mm_counters_unbind(struct mm_counters *c)
+{
+	if (c->flows != 0)
+		return;
+	c->ndesc = 0;
+	c->max_index = 0;
+}
+
 /* ---- verbs flows ---- */
 
 struct mm_flow {
@@ -200,6 +214,7 @@ mm_flow_destroy(struct mm_uobj *u)
 	if (fl->counters != NULL) {
 		fl->counters->usecnt--;
 		((struct mm_counters *)fl->counters->priv)->flows--;
+		mm_counters_unbind(fl->counters->priv);
 	}
 	if (fl->devx != NULL)
 		fl->devx->usecnt--;
@@ -497,6 +512,8 @@ mm_w_ex_create_flow(struct mm_bundle *b)
 	if (rc == 0 && u == NULL)
 		rc = -ENOMEM;
 	if (rc != 0) {
+		if (cu != NULL)
+			mm_counters_unbind(cu->priv);
 		free(fl);
 		free(chain);
 		return rc;
@@ -508,6 +525,8 @@ mm_w_ex_create_flow(struct mm_bundle *b)
 	mm_engine_unlock(b->file->dev);
 	free(chain);
 	if (rc != 0) {
+		if (cu != NULL)
+			mm_counters_unbind(cu->priv);
 		free(fl);
 		return rc;
 	}
