@@ -51,6 +51,9 @@ const struct mm_caps mm_cx5 = {
 	.cqe_version = 1,
 	.local_ca_ack_delay = 16,
 	.log_max_flow_counter_bulk = 23,
+	/* Send WQEs up to 1024 bytes: DPDK's mlx5 builds them up to 960
+	 * (MLX5_WQE_SIZE_MAX) on these devices. The kernel still reports
+	 * max_sge from at most 512 (mlx5_ib_query_device()): 30. */
 	.max_wqe_sz_sq = 1024,
 	.max_wqe_sz_rq = 512,
 	.log_max_uctx = 10,

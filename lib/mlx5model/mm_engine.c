@@ -51,8 +51,9 @@
 #define MM_SLEEP_MIN_NS 20000L	     /* first sleep: 20 us */
 #define MM_SLEEP_MAX_NS 1000000L     /* longest sleep: 1 ms */
 #define MM_SLEEP_EMPTY_NS 20000000L  /* with no queue at all: 20 ms */
-#define MM_TX_BATCH 32		     /* send WQEs per post */
 #define MM_SCRATCH_SLOT 1024	     /* inline bytes per WQE */
+#define MM_LINEAR_SLOT 16384	     /* a WQE of many pieces, copied */
+#define MM_WQE_PIECES 64	     /* pieces of a WQE: ds < 64 */
 #define MM_HOUSEKEEPING_NS 10000000L /* link and counters: 10 ms */
 
 #define MM_CQ_SET_CI 0
@@ -501,13 +502,64 @@ struct mm_tx_wqe {
 	uint16_t counter; /* its wqe_index */
 	uint8_t opcode;
 	bool signaled;
-	bool bad; /* not a WQE the model sends */
+	/* Not sent: what its completion says (IBV_WC_SUCCESS: sent). */
+	enum ibv_wc_status refused;
 };
+
+/* A piece of a frame: inline bytes in the scratch memory, or a data
+ * segment's memory under its lkey. */
+struct mm_piece {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t lkey;
+};
+
+/* The pieces of one WQE into one piece of the QP's linear memory,
+ * checking each data segment's lkey as the device does: an unknown key
+ * or memory outside its registration is a local protection error. */
+static enum ibv_wc_status
+mm_tx_linearize(struct mm_qp *qp, unsigned int slot, struct mm_piece *p,
+		uint32_t n)
+{
+	struct sv_context *ctx = sv_ctx(qp->sv->context);
+	size_t len = (size_t)MM_TX_BATCH * MM_LINEAR_SLOT;
+	uint8_t *dst;
+	uint32_t i, total = 0;
+
+	if (qp->linear == NULL) {
+		qp->linear = aligned_alloc(MM_PAGE, len);
+		if (qp->linear == NULL)
+			return IBV_WC_LOC_QP_OP_ERR;
+		qp->linear_mr = sv_reg_mr(((struct mm_pd *)qp->pd->priv)->sv,
+					  qp->linear, len, 0);
+		if (qp->linear_mr == NULL) {
+			free(qp->linear);
+			qp->linear = NULL;
+			return IBV_WC_LOC_QP_OP_ERR;
+		}
+	}
+	dst = qp->linear + (size_t)slot * MM_LINEAR_SLOT;
+	for (i = 0; i < n; i++) {
+		if (p[i].lkey != qp->scratch_mr->lkey &&
+		    sv_mr_lookup(ctx, p[i].lkey, p[i].addr, p[i].len) == NULL)
+			return IBV_WC_LOC_PROT_ERR;
+		if (total + p[i].len > MM_LINEAR_SLOT)
+			return IBV_WC_LOC_LEN_ERR;
+		memcpy(dst + total, (const void *)(uintptr_t)p[i].addr,
+		       p[i].len);
+		total += p[i].len;
+	}
+	p[0].addr = (uintptr_t)dst;
+	p[0].len = total;
+	p[0].lkey = qp->linear_mr->lkey;
+	return IBV_WC_SUCCESS;
+}
 
 /*
  * One send WQE into a work request of the device's send QP: the inline
  * headers (and inline data) through the QP's scratch memory, then the
- * data segments as they are. Returns the blocks it takes.
+ * data segments as they are, or all of it copied into one piece when
+ * there are more than the device QP's SGEs. Returns the blocks it takes.
  */
 static uint32_t
 mm_tx_parse(struct mm_qp *qp, uint32_t block, unsigned int slot,
@@ -517,82 +569,85 @@ mm_tx_parse(struct mm_qp *qp, uint32_t block, unsigned int slot,
 	uint8_t *scratch = qp->scratch + (size_t)slot * MM_SCRATCH_SLOT;
 	uint32_t opmod_idx_opcode = mm_be32(ctrl);
 	uint32_t ds = mm_be32(ctrl + 4) & 0x3f;
-	uint32_t k, used = 0, inl, nsge = 0;
+	uint32_t blocks = ((ds ? ds : 1) * 16 + 63) / 64;
+	struct mm_piece p[MM_WQE_PIECES];
+	uint32_t k, at = 0, used, inl, n = 0, i;
 	const uint8_t *eseg;
 
 	w->block = block;
 	w->counter = (uint16_t)(opmod_idx_opcode >> 8);
 	w->opcode = (uint8_t)opmod_idx_opcode;
 	w->signaled = ctrl[11] & MLX5_WQE_CTRL_CQ_UPDATE;
-	w->bad = false;
+	w->refused = IBV_WC_SUCCESS;
 	memset(wr, 0, sizeof(*wr));
 	wr->wr_id = slot;
 	wr->opcode = IBV_WR_SEND;
 	wr->send_flags = IBV_SEND_SIGNALED;
 	wr->sg_list = sge;
-	if (ds == 0)
-		ds = 1;
 	if (w->opcode != MLX5_OPCODE_SEND || ds < 2) {
 		/* TSO, NOP and the rest are not modelled: an error
 		 * completion (local QP operation error). */
-		w->bad = true;
-		return (ds * 16 + 63) / 64;
+		w->refused = IBV_WC_LOC_QP_OP_ERR;
+		return blocks;
 	}
 	/* The Ethernet segment: checksum flags, inline headers. */
 	eseg = mm_sq_unit(qp, block, 1);
 	if (eseg[4] & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM))
 		wr->send_flags |= IBV_SEND_IP_CSUM;
 	inl = mm_be16(eseg + 12);
-	if (inl > 0) {
-		if (inl > MM_SCRATCH_SLOT) {
-			w->bad = true;
-			return (ds * 16 + 63) / 64;
-		}
-		mm_sq_copy(qp, block, 1, 14, scratch, inl);
-		used = inl;
+	if (inl > MM_SCRATCH_SLOT) {
+		w->refused = IBV_WC_LOC_QP_OP_ERR;
+		return blocks;
 	}
+	mm_sq_copy(qp, block, 1, 14, scratch, inl);
+	used = inl;
 	k = 2 + (inl > 2 ? (inl - 2 + 15) / 16 : 0);
-	/* Data and inline segments fill the rest of ds. */
-	while (k < ds && nsge < SV_MAX_SGE) {
+	/* Data and inline segments fill the rest of ds; consecutive inline
+	 * bytes make one piece. */
+	while (k < ds) {
 		const uint8_t *d = mm_sq_unit(qp, block, k);
 		uint32_t bc = mm_be32(d);
 
 		if (bc & MM_INLINE_SEG) {
-			uint32_t n = bc & ~MM_INLINE_SEG;
+			uint32_t len = bc & ~MM_INLINE_SEG;
 
-			if (used + n > MM_SCRATCH_SLOT) {
-				w->bad = true;
-				break;
+			if (at + used + len > MM_SCRATCH_SLOT) {
+				w->refused = IBV_WC_LOC_QP_OP_ERR;
+				return blocks;
 			}
-			mm_sq_copy(qp, block, k, 4, scratch + used, n);
-			used += n;
-			k += (4 + n + 15) / 16;
+			mm_sq_copy(qp, block, k, 4, scratch + at + used, len);
+			used += len;
+			k += (4 + len + 15) / 16;
 			continue;
 		}
 		if (used > 0) {
-			sge[nsge].addr = (uintptr_t)scratch;
-			sge[nsge].length = used;
-			sge[nsge].lkey = qp->scratch_mr->lkey;
-			nsge++;
-			scratch += used;
+			p[n++] = (struct mm_piece){ (uintptr_t)(scratch + at),
+						    used,
+						    qp->scratch_mr->lkey };
+			at += used;
 			used = 0;
 		}
-		if (bc != 0) {
-			sge[nsge].length = bc;
-			sge[nsge].lkey = mm_be32(d + 4);
-			sge[nsge].addr = mm_be64(d + 8);
-			nsge++;
-		}
+		if (bc != 0)
+			p[n++] = (struct mm_piece){ mm_be64(d + 8), bc,
+						    mm_be32(d + 4) };
 		k++;
 	}
-	if (used > 0 && nsge < SV_MAX_SGE) {
-		sge[nsge].addr = (uintptr_t)scratch;
-		sge[nsge].length = used;
-		sge[nsge].lkey = qp->scratch_mr->lkey;
-		nsge++;
+	if (used > 0)
+		p[n++] = (struct mm_piece){ (uintptr_t)(scratch + at), used,
+					    qp->scratch_mr->lkey };
+	if (n > MM_TX_SGE) {
+		w->refused = mm_tx_linearize(qp, slot, p, n);
+		if (w->refused != IBV_WC_SUCCESS)
+			return blocks;
+		n = 1;
 	}
-	wr->num_sge = (int)nsge;
-	return (ds * 16 + 63) / 64;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = p[i].addr;
+		sge[i].length = p[i].len;
+		sge[i].lkey = p[i].lkey;
+	}
+	wr->num_sge = (int)n;
+	return blocks;
 }
 
 static uint8_t
@@ -655,7 +710,7 @@ static unsigned int
 mm_tx_qp(struct mm_qp *qp)
 {
 	struct ibv_send_wr wrs[MM_TX_BATCH], *bad;
-	struct ibv_sge sges[MM_TX_BATCH][SV_MAX_SGE];
+	struct ibv_sge sges[MM_TX_BATCH][MM_TX_SGE];
 	struct mm_tx_wqe w[MM_TX_BATCH];
 	struct ibv_wc wc[MM_TX_BATCH];
 	unsigned int n = 0, i, done = 0, room;
@@ -670,16 +725,16 @@ mm_tx_qp(struct mm_qp *qp)
 		uint32_t blocks =
 			mm_tx_parse(qp, qp->sq_ci, n, &wrs[n], sges[n], &w[n]);
 
-		qp->sq_ci += blocks ? blocks : 1;
-		if (w[n].bad) {
+		qp->sq_ci += blocks;
+		if (w[n].refused != IBV_WC_SUCCESS) {
 			/* Stop before it: the WQEs ahead go first. */
 			if (n == 0) {
-				mm_tx_complete(qp, &w[0], IBV_WC_LOC_QP_OP_ERR);
+				mm_tx_complete(qp, &w[0], w[0].refused);
 				qp->state = IBV_QPS_ERR;
 				qp->sv->state = IBV_QPS_ERR;
 				return 1;
 			}
-			qp->sq_ci -= blocks ? blocks : 1;
+			qp->sq_ci -= blocks;
 			break;
 		}
 		if (n > 0)

@@ -508,6 +508,8 @@ struct mm_qp {
 	struct mm_cq *send_cq;
 	struct ibv_mr *scratch_mr; /* inline data and headers */
 	uint8_t *scratch;
+	struct ibv_mr *linear_mr; /* WQEs of many pieces, copied */
+	uint8_t *linear;
 	enum ibv_qp_state state;
 	uint32_t sq_ci;	    /* blocks the device consumed (engine lock) */
 	struct mm_qp *next; /* engine list */
@@ -522,6 +524,10 @@ struct mlx5dv_devx_obj *mm_devx_sv(const struct mm_uobj *u);
 struct mm_cq;
 struct mm_wq;
 struct mm_qp;
+/* The engine's send batches on a QP's device send QP: WRs per post and
+ * SGEs per WR (a WQE of more pieces is copied into one). */
+#define MM_TX_BATCH 32
+#define MM_TX_SGE 8
 int mm_engine_start(struct mm_dev *dev);
 void mm_engine_stop(struct mm_dev *dev);
 /* Take / release the engine's lock: the rings of the device's objects

@@ -940,6 +940,9 @@ mm_qp_destroy(struct mm_uobj *u)
 	if (qp->scratch_mr != NULL)
 		sv_dereg_mr(qp->scratch_mr);
 	free(qp->scratch);
+	if (qp->linear_mr != NULL)
+		sv_dereg_mr(qp->linear_mr);
+	free(qp->linear);
 	qp->pd->usecnt--;
 	if (qp->scq != NULL)
 		qp->scq->usecnt--;
@@ -1066,12 +1069,11 @@ mm_qp_create_raw(struct mm_bundle *b, struct mm_qp *qp,
 		rc = mm_db_check(ucmd.db_addr);
 	if (rc != 0)
 		return rc;
-	/* The device's send QP: completions of every WQE, read by the
-	 * engine at once (it signals the application's own requests). */
-	qa->cap.max_send_wr = ucmd.sq_wqe_count < SV_MAX_QP_WR ?
-				      ucmd.sq_wqe_count :
-				      SV_MAX_QP_WR;
-	qa->cap.max_send_sge = SV_MAX_SGE;
+	/* The device's send QP: a batch of the engine's at a time, every
+	 * WQE signalled and its completion read at once (the engine
+	 * signals the application's own requests). */
+	qa->cap.max_send_wr = MM_TX_BATCH;
+	qa->cap.max_send_sge = MM_TX_SGE;
 	qa->cap.max_inline_data = 0;
 	qa->cap.max_recv_wr = 0;
 	qa->cap.max_recv_sge = 0;
