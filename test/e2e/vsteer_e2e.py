@@ -870,7 +870,7 @@ def failed():
     return _failed
 
 
-def _model_mode(args):
+def enter_model_mode(args):
     """Enter the model mode when asked; its parts are built with the
     tree, so a missing one is a failure."""
     global MODEL, MODEL_LIB
@@ -914,7 +914,7 @@ def run(main, tools=("ip",), options=None, testpmd=True):
     args = ap.parse_args()
     try:
         require_root()
-        _model_mode(args)
+        enter_model_mode(args)
         require_tools(*((args.testpmd,) if testpmd else ()), *tools)
         require_pmd(args.pmd)
         main(args)
