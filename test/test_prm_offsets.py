@@ -178,6 +178,10 @@ MODEL_FIELDS = [
     ("FT_FIELDS2_RX", "flow_table_nic_cap.ft_field_support_2_nic_receive"),
     ("ALLOC_FC_IN_BULK_LOG_SIZE",
      "alloc_flow_counter_in.flow_counter_bulk_log_size"),
+    ("ALLOC_TD_OUT_TD", "alloc_transport_domain_out.transport_domain"),
+    ("CREATE_TIS_OUT_TISN", "create_tis_out.tisn"),
+    ("QUERY_TIS_IN_TISN", "query_tis_in.tisn"),
+    ("QUERY_TIS_OUT_TD", "query_tis_out.tis_context.transport_domain"),
 ]
 MODEL_PREFIXES = [
     ("GEN_", "cmd_hca_cap"),
@@ -190,15 +194,21 @@ MODEL_ENUMS = [
     ("CMD_QUERY_NIC_VPORT_CONTEXT", "MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT", 1),
     ("CMD_ALLOC_FLOW_COUNTER", "MLX5_CMD_OP_ALLOC_FLOW_COUNTER", 1),
     ("CMD_QUERY_FLOW_COUNTER", "MLX5_CMD_OP_QUERY_FLOW_COUNTER", 1),
+    ("CMD_ALLOC_TRANSPORT_DOMAIN", "MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN", 1),
+    ("CMD_CREATE_TIS", "MLX5_CMD_OP_CREATE_TIS", 1),
+    ("CMD_QUERY_TIS", "MLX5_CMD_OP_QUERY_TIS", 1),
     ("CAP_GENERAL", "MLX5_GET_HCA_CAP_OP_MOD_GENERAL_DEVICE", 2),
     ("CAP_ETHERNET_OFFLOADS",
      "MLX5_GET_HCA_CAP_OP_MOD_ETHERNET_OFFLOAD_CAPS", 2),
     ("CAP_NIC_FLOW_TABLE", "MLX5_GET_HCA_CAP_OP_MOD_NIC_FLOW_TABLE", 2),
+    ("CAP_ROCE", "MLX5_GET_HCA_CAP_OP_MOD_ROCE", 2),
 ]
 MODEL_SIZES = [
     ("CAP_PAGE_BYTES", "hca_cap_union", 8),
     ("QUERY_HCA_CAP_OUT_BYTES", "query_hca_cap_out", 8),
     ("QUERY_HCA_CAP_IN_BYTES", "query_hca_cap_in", 8),
+    ("QUERY_TIS_IN_BYTES", "query_tis_in", 8),
+    ("QUERY_TIS_OUT_BYTES", "query_tis_out", 8),
 ]
 # Fields of Linux 6.1 include/linux/mlx5/mlx5_ifc.h that DPDK's header
 # does not name.

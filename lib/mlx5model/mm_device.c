@@ -720,6 +720,8 @@ mm_alloc_ucontext(struct mm_bundle *b)
 				 req.max_cqe_version :
 				 c->cqe_version;
 	f->lib_caps = req.lib_caps;
+	/* mlx5_ib_alloc_transport_domain(): the context's own. */
+	f->tdn = mm_devx_number();
 	f->next_pdn = 1;
 	f->next_uar_index = 0;
 	/* set_ucontext_resp() */

@@ -7,8 +7,10 @@
  * kernel's checks (a DevX uid, the command lists it lets through, the
  * object a query names), then the firmware: QUERY_HCA_CAP with the
  * capability pages of the modelled device (general, Ethernet offloads,
- * NIC flow table), QUERY_NIC_VPORT_CONTEXT, and flow counters
- * (ALLOC / QUERY / DEALLOC_FLOW_COUNTER, softverbs' DevX counters).
+ * NIC flow table, and zero pages for ODP, atomics and RoCE), flow
+ * counters (ALLOC / QUERY / DEALLOC_FLOW_COUNTER, softverbs' DevX
+ * counters), and transport domains and TISes, which only get their
+ * numbers: the model's send queues are verbs QPs, which carry their own.
  * Other objects (queues, TIRs, flow tables, ...) are not modelled.
  *
  * A command the firmware fails answers -EREMOTEIO with the status and
@@ -30,9 +32,24 @@
 #define MM_GET(p, f) vsteer_prm_get((p), f##_OFF, f##_LEN)
 
 struct mm_devx_obj {
-	struct mlx5dv_devx_obj *sv;
+	struct mlx5dv_devx_obj *sv; /* a flow counter's */
 	uint16_t opcode;
+	uint32_t id; /* a transport domain's or TIS's number */
 };
+
+/* Transport domain and TIS numbers (24 bits, never 0). */
+static _Atomic(uint32_t) mm_devx_next_id = 1;
+
+uint32_t
+mm_devx_number(void)
+{
+	uint32_t n;
+
+	do
+		n = atomic_fetch_add(&mm_devx_next_id, 1) & 0xffffff;
+	while (n == 0);
+	return n;
+}
 
 bool
 mm_devx_is_flow_counter(const struct mm_uobj *u)
@@ -163,6 +180,11 @@ mm_query_hca_cap(struct mm_file *f, const void *in, size_t inlen, void *out,
 	case MM_PRM_CAP_NIC_FLOW_TABLE:
 		mm_cap_flow_table(f->dev->caps, page);
 		break;
+	case MM_PRM_CAP_ODP:
+	case MM_PRM_CAP_ATOMIC:
+	case MM_PRM_CAP_ROCE:
+		/* Pages the device has, with nothing the model does. */
+		break;
 	default:
 		/* A page the device does not have (hca_cap_2 and the
 		 * others are off in the general page). */
@@ -279,7 +301,7 @@ mm_devx_obj_destroy(struct mm_uobj *u)
 	struct mm_devx_obj *o = u->priv;
 	int rc;
 
-	rc = sv_mlx5dv_devx_obj_destroy(o->sv);
+	rc = o->sv != NULL ? sv_mlx5dv_devx_obj_destroy(o->sv) : 0;
 	if (rc != 0)
 		return -rc;
 	free(o);
@@ -331,6 +353,33 @@ mm_devx_create_cmd(uint16_t op)
 	return false;
 }
 
+/* A transport domain or TIS: its number in the output. */
+static int
+mm_devx_number_create(struct mm_bundle *b, struct mm_uobj *u, uint16_t op)
+{
+	struct ib_uverbs_attr *oa =
+		mm_attr(b, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT);
+	uint8_t out[MM_PRM_OUT_HDR_BYTES] = { 0 };
+	struct mm_devx_obj *o;
+
+	if (oa->len < sizeof(out))
+		return MM_REFUSE(EINVAL, "DEVX_OBJ_CREATE: output size");
+	o = calloc(1, sizeof(*o));
+	if (o == NULL)
+		return -ENOMEM;
+	o->opcode = op;
+	o->id = mm_devx_number();
+	mm_fw_status(out, sizeof(out), MM_PRM_STATUS_OK, 0);
+	if (op == MM_PRM_CMD_ALLOC_TRANSPORT_DOMAIN)
+		MM_SET(out, MM_PRM_ALLOC_TD_OUT_TD, o->id);
+	else
+		MM_SET(out, MM_PRM_CREATE_TIS_OUT_TISN, o->id);
+	u->priv = o;
+	u->destroy = mm_devx_obj_destroy;
+	return mm_attr_copy_out(b, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT, out,
+				sizeof(out));
+}
+
 static int
 mm_m_devx_obj_create(struct mm_bundle *b)
 {
@@ -354,6 +403,9 @@ mm_m_devx_obj_create(struct mm_bundle *b)
 		return rc;
 	if (!mm_devx_create_cmd(op))
 		return MM_REFUSE(EINVAL, "devx_is_obj_create_cmd");
+	if (op == MM_PRM_CMD_ALLOC_TRANSPORT_DOMAIN ||
+	    op == MM_PRM_CMD_CREATE_TIS)
+		return mm_devx_number_create(b, u, op);
 	if (op != MM_PRM_CMD_ALLOC_FLOW_COUNTER) {
 		mm_trace("DevX object %#x not modelled", op);
 		return -EOPNOTSUPP;
@@ -389,6 +441,26 @@ mm_m_devx_obj_create(struct mm_bundle *b)
 }
 
 static int
+mm_devx_qp_query(struct mm_bundle *b, struct mm_uobj *u, const void *in,
+		 size_t inlen)
+{
+	struct ib_uverbs_attr *oa =
+		mm_attr(b, MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_OUT);
+	const struct mm_qp *qp = u->priv;
+	uint8_t out[MM_PRM_QUERY_TIS_OUT_BYTES] = { 0 };
+	size_t n;
+
+	if (qp->rss || MM_GET(in, MM_PRM_IN_OPCODE) != MM_PRM_CMD_QUERY_TIS ||
+	    inlen < MM_PRM_QUERY_TIS_IN_BYTES ||
+	    MM_GET(in, MM_PRM_QUERY_TIS_IN_TISN) != qp->tisn)
+		return MM_REFUSE(EINVAL, "devx_is_valid_obj_id: QP");
+	mm_fw_status(out, sizeof(out), MM_PRM_STATUS_OK, 0);
+	MM_SET(out, MM_PRM_QUERY_TIS_OUT_TD, b->file->tdn);
+	n = oa->len < sizeof(out) ? oa->len : sizeof(out);
+	return mm_attr_copy_out(b, MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_OUT, out, n);
+}
+
+static int
 mm_m_devx_obj_query(struct mm_bundle *b)
 {
 	struct mm_uobj *u = mm_attr_obj(b, MLX5_IB_ATTR_DEVX_OBJ_QUERY_HANDLE);
@@ -401,13 +473,20 @@ mm_m_devx_obj_query(struct mm_bundle *b)
 	int rc;
 
 	in = mm_attr_in_ptr(b, MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_IN, &inlen);
+	if (MM_GET(in, MM_PRM_IN_VHCA_TUNNEL_ID))
+		return MM_REFUSE(EINVAL, "DEVX_OBJ_QUERY: vhca tunnel");
 	op = (uint16_t)MM_GET(in, MM_PRM_IN_OPCODE);
 	rc = mm_devx_uid(b->file, op);
 	if (rc < 0)
 		return rc;
+	/* A raw packet QP's TIS: QUERY_TIS of its number
+	 * (devx_is_valid_obj_id(): the SQ, RQ, TIR or TIS of the QP). */
+	if (u->type == UVERBS_OBJECT_QP)
+		return mm_devx_qp_query(b, u, in, inlen);
 	/* devx_is_obj_query_cmd() and devx_is_valid_obj_id(): the query
 	 * of the object's own kind, naming it (the counter checks its id). */
-	if (op != MM_PRM_CMD_QUERY_FLOW_COUNTER || !mm_devx_is_flow_counter(u))
+	if (u->type != MLX5_IB_OBJECT_DEVX_OBJ ||
+	    op != MM_PRM_CMD_QUERY_FLOW_COUNTER || !mm_devx_is_flow_counter(u))
 		return MM_REFUSE(EINVAL, "devx_is_valid_obj_id");
 	out = calloc(1, oa->len);
 	if (out == NULL)
@@ -456,8 +535,7 @@ static const struct mm_attr_spec mm_a_devx_obj_create[] = {
 };
 
 static const struct mm_attr_spec mm_a_devx_obj_query[] = {
-	MM_IDR(MLX5_IB_ATTR_DEVX_OBJ_QUERY_HANDLE, MLX5_IB_OBJECT_DEVX_OBJ,
-	       MM_ACC_READ, 1),
+	MM_IDR(MLX5_IB_ATTR_DEVX_OBJ_QUERY_HANDLE, MM_OBJ_ANY, MM_ACC_READ, 1),
 	MM_CMD_IN(MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_IN),
 	MM_CMD_OUT(MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_OUT),
 };

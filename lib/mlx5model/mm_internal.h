@@ -227,6 +227,7 @@ struct mm_file {
 	struct ibv_context *sv; /* softverbs context of the ucontext */
 	bool devx;		/* a DevX uid (mlx5_ib_devx_create) */
 	uint16_t devx_uid;
+	uint32_t tdn; /* the context's transport domain */
 	uint8_t cqe_version;
 	uint64_t lib_caps;
 	/* The context's async event file (the first one made), its
@@ -504,6 +505,7 @@ struct mm_qp {
 	/* raw packet QP: the send queue */
 	uint8_t *sq_buf;
 	uint32_t sq_wqe_cnt; /* 64-byte blocks */
+	uint32_t tisn;	     /* its TIS, in the context's domain */
 	volatile uint32_t *dbrec;
 	struct mm_cq *send_cq;
 	struct ibv_mr *scratch_mr; /* inline data and headers */
@@ -518,6 +520,8 @@ struct mm_qp {
 /* ---- DevX (mm_devx.c) ---- */
 /* A DevX flow counter object, and the softverbs object behind one. */
 bool mm_devx_is_flow_counter(const struct mm_uobj *u);
+/* A number for a transport domain or TIS (24 bits, never 0). */
+uint32_t mm_devx_number(void);
 struct mlx5dv_devx_obj *mm_devx_sv(const struct mm_uobj *u);
 
 /* ---- the engine (mm_engine.c) ---- */

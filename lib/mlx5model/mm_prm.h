@@ -40,6 +40,19 @@
 #define MM_PRM_QUERY_HCA_CAP_IN_BYTES 16
 #define MM_PRM_QUERY_HCA_CAP_OUT_BYTES (MM_PRM_OUT_HDR_BYTES + 4096)
 
+/* The number a created object gets: transport domain, TIS. */
+#define MM_PRM_ALLOC_TD_OUT_TD_OFF 0x48
+#define MM_PRM_ALLOC_TD_OUT_TD_LEN 0x18
+#define MM_PRM_CREATE_TIS_OUT_TISN_OFF 0x48
+#define MM_PRM_CREATE_TIS_OUT_TISN_LEN 0x18
+/* QUERY_TIS: the TIS named, and its transport domain (tisc at 0x80). */
+#define MM_PRM_QUERY_TIS_IN_TISN_OFF 0x48
+#define MM_PRM_QUERY_TIS_IN_TISN_LEN 0x18
+#define MM_PRM_QUERY_TIS_OUT_TD_OFF (0x80 + 0x128)
+#define MM_PRM_QUERY_TIS_OUT_TD_LEN 0x18
+#define MM_PRM_QUERY_TIS_IN_BYTES 16
+#define MM_PRM_QUERY_TIS_OUT_BYTES 176
+
 /* Opcodes and status. */
 #define MM_PRM_CMD_QUERY_HCA_CAP 0x100
 #define MM_PRM_CMD_QUERY_NIC_VPORT_CONTEXT 0x754
@@ -47,6 +60,9 @@
 #define MM_PRM_CMD_ALLOC_FLOW_COUNTER 0x939
 #define MM_PRM_CMD_DEALLOC_FLOW_COUNTER 0x93a
 #define MM_PRM_CMD_QUERY_FLOW_COUNTER 0x93b
+#define MM_PRM_CMD_ALLOC_TRANSPORT_DOMAIN 0x816
+#define MM_PRM_CMD_CREATE_TIS 0x912
+#define MM_PRM_CMD_QUERY_TIS 0x915
 #define MM_PRM_STATUS_OK 0x0
 #define MM_PRM_STATUS_BAD_OP 0x2
 #define MM_PRM_STATUS_BAD_PARAM 0x3
@@ -55,6 +71,9 @@
 #define MM_PRM_CAP_GENERAL 0x0
 #define MM_PRM_CAP_ETHERNET_OFFLOADS 0x1
 #define MM_PRM_CAP_NIC_FLOW_TABLE 0x7
+#define MM_PRM_CAP_ODP 0x2    /* enum mlx5_cap_type (Linux) */
+#define MM_PRM_CAP_ATOMIC 0x3 /* enum mlx5_cap_type (Linux) */
+#define MM_PRM_CAP_ROCE 0x4
 #define MM_PRM_CAP_GENERAL_2 0x20
 
 /* cmd_hca_cap (general device capabilities) */

@@ -1088,8 +1088,13 @@ mm_qp_create_raw(struct mm_bundle *b, struct mm_qp *qp,
 	qp->dbrec = (volatile uint32_t *)(uintptr_t)ucmd.db_addr;
 	qp->uidx = ucmd.uidx;
 	(void)sig_all;
+	/* create_raw_packet_qp(): the send queue's TIS (in the context's
+	 * transport domain) and SQ numbers. */
+	qp->tisn = mm_devx_number();
 	resp.bfreg_index = ucmd.bfreg_index;
-	resp.comp_mask = MLX5_IB_CREATE_QP_RESP_MASK_SQN;
+	resp.comp_mask = MLX5_IB_CREATE_QP_RESP_MASK_TISN |
+			 MLX5_IB_CREATE_QP_RESP_MASK_SQN;
+	resp.tisn = qp->tisn;
 	resp.sqn = qp->sv->qp_num;
 	mm_uhw_out(b, &resp, sizeof(resp));
 	return 0;

@@ -752,12 +752,74 @@ test_netdev(void)
 	return VT_OK;
 }
 
+/*
+ * What net_mlx5 asks of DevX beside its verbs queues: a transport domain
+ * and a TIS (numbers, destroyed with their objects), and through a raw
+ * packet QP's handle, QUERY_TIS of the QP's own TIS (its number from
+ * mlx5dv_init_obj()) for its transport domain; another TIS number is
+ * not the QP's (devx_is_valid_obj_id(): EINVAL).
+ */
+static int
+test_devx_objects(void)
+{
+	uint32_t in[4] = { 0 }, out[4] = { 0 }, qin[4] = { 0 }, qout[44];
+	struct mlx5dv_devx_obj *td, *tis;
+	struct mlx5dv_obj dv = { 0 };
+	struct mlx5dv_qp dqp = { 0 };
+	uint32_t tdn, tisn;
+	struct side b;
+
+	VT_CHECK(side_open(&b, "mlx5_1", false) == 0, "open");
+	in[0] = __builtin_bswap32(0x816u << 16); /* ALLOC_TRANSPORT_DOMAIN */
+	td = mlx5dv_devx_obj_create(b.ctx, in, sizeof(in), out, sizeof(out));
+	VT_CHECK(td != NULL, "transport domain: %s", strerror(errno));
+	tdn = __builtin_bswap32(out[2]) & 0xffffff;
+	VT_CHECK(tdn != 0, "transport domain number");
+	memset(in, 0, sizeof(in));
+	in[0] = __builtin_bswap32(0x912u << 16); /* CREATE_TIS */
+	tis = mlx5dv_devx_obj_create(b.ctx, in, sizeof(in), out, sizeof(out));
+	VT_CHECK(tis != NULL, "TIS: %s", strerror(errno));
+	tisn = __builtin_bswap32(out[2]) & 0xffffff;
+	VT_CHECK(tisn != 0 && tisn != tdn, "TIS number");
+	VT_CHECK(side_tx(&b, 64, 1) == 0, "tx: %s", strerror(errno));
+	dqp.comp_mask = MLX5DV_QP_MASK_RAW_QP_HANDLES;
+	dv.qp.in = b.sqp;
+	dv.qp.out = &dqp;
+	VT_CHECK_EQ(mlx5dv_init_obj(&dv, MLX5DV_OBJ_QP), 0, "init_obj");
+	VT_CHECK(dqp.comp_mask & MLX5DV_QP_MASK_RAW_QP_HANDLES,
+		 "QP's TIS number");
+	qin[0] = __builtin_bswap32(0x915u << 16); /* QUERY_TIS */
+	qin[2] = __builtin_bswap32(dqp.tisn);
+	memset(qout, 0, sizeof(qout));
+	VT_CHECK_EQ(mlx5dv_devx_qp_query(b.sqp, qin, sizeof(qin), qout,
+					 sizeof(qout)),
+		    0, "QUERY_TIS of the QP's TIS");
+	VT_CHECK_EQ(__builtin_bswap32(qout[0]) >> 24, 0, "status");
+	/* tisc.transport_domain: bits 0x128.. of the context at 0x80. */
+	VT_CHECK((__builtin_bswap32(qout[4 + 9]) & 0xffffff) != 0,
+		 "the TIS's transport domain");
+	qin[2] = __builtin_bswap32(tisn);
+	VT_CHECK_EQ(mlx5dv_devx_qp_query(b.sqp, qin, sizeof(qin), qout,
+					 sizeof(qout)),
+		    EINVAL, "another TIS through the QP");
+	VT_CHECK_EQ(mlx5dv_devx_obj_destroy(tis), 0, "destroy TIS");
+	VT_CHECK_EQ(mlx5dv_devx_obj_destroy(td), 0, "destroy TD");
+	side_close(&b);
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
-	VT_CASE(test_maps),	      VT_CASE(test_rx_tx),
-	VT_CASE(test_hash_qp_modify), VT_CASE(test_sq_wqebb),
-	VT_CASE(test_counters),	      VT_CASE(test_events),
-	VT_CASE(test_devx_caps),      VT_CASE(test_netdev),
-	VT_CASE(test_tx_pieces),      { 0 },
+	VT_CASE(test_maps),
+	VT_CASE(test_rx_tx),
+	VT_CASE(test_hash_qp_modify),
+	VT_CASE(test_sq_wqebb),
+	VT_CASE(test_counters),
+	VT_CASE(test_events),
+	VT_CASE(test_devx_caps),
+	VT_CASE(test_netdev),
+	VT_CASE(test_tx_pieces),
+	VT_CASE(test_devx_objects),
+	{ 0 },
 };
 
 int
