@@ -600,15 +600,20 @@ class Testpmd:
 
     def __init__(self, pmd, vdev, rxq=1, txq=1, mbufs=8192, eal=(),
                  app=(), testpmd="dpdk-testpmd", start_timeout=60,
-                 nb_ports=1, huge_dir=None):
+                 nb_ports=1, huge_dir=None, pci=None):
         self.prefix = unique_prefix()
         mem = ["--huge-dir", huge_dir, "-m", "256"] if huge_dir else \
             ["--no-huge", "-m", "1024"]
-        self.argv = [*model_prefix(), testpmd, *mem, "--no-pci",
+        # pci: the port is that PCI function (-a, with its devargs)
+        # rather than a vdev.
+        self.argv = [*model_prefix(), testpmd, *mem,
+                     *(["-a", pci] if pci else ["--no-pci"]),
                      "--lcores", lcores_arg(), "--file-prefix", self.prefix]
         if pmd:
             self.argv += ["-d", loadable_pmd(pmd)]
-        self.argv += ["--vdev", vdev, *eal, "--", "-i",
+        if vdev:
+            self.argv += ["--vdev", vdev]
+        self.argv += [*eal, "--", "-i",
                       "--nb-ports=%d" % nb_ports,
                       "--rxq=%d" % rxq, "--txq=%d" % txq,
                       "--total-num-mbufs=%d" % mbufs, *app]
