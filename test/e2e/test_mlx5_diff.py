@@ -15,6 +15,9 @@ there and both be right: RSS over a queue count that is no power of two
 (each PMD fills its indirection table its own way) and the frames no rule
 takes (each PMD's default RSS key and hash types).
 
+Then net_mlx5 forwards (io mode): its own send WQEs, through the model,
+bring every frame back to the peer unchanged.
+
 net_mlx5 runs with rxq_cqe_comp_en=0: the model writes no compressed
 CQEs (doc/mlx5-model.md)."""
 
@@ -123,6 +126,30 @@ def run_pmd(net, what, args):
     return got, counts
 
 
+def echo_mlx5(net, args):
+    """net_mlx5 in io mode: what the peer sends comes back."""
+    from scapy.all import IP, UDP, Ether, Raw
+
+    with e2e.Testpmd(None, None, pci="%s,%s" % (PCI, MLX5_ARGS),
+                     mbufs=32768, testpmd=args.testpmd,
+                     app=["--forward-mode=io"]) as tp:
+        mac = tp.port_info()["mac"]
+        frames = [bytes(Ether(src=net.peer_mac, dst=mac) /
+                        IP(src="192.0.2.1", dst="192.0.2.2") /
+                        UDP(sport=1000 + i, dport=2000) /
+                        Raw(b"e" * (20 + 37 * i))) for i in range(32)]
+        tp.cmd("start")
+        back = net.exchange(frames, expect=len(frames), timeout=5.0)
+        tp.cmd("stop")
+        tp.reap_tx(1)
+        stats = tp.port_stats()
+        e2e.check_eq(sum(1 for f in frames if f in back), len(frames),
+                     "frames net_mlx5 sent back")
+        e2e.check_eq((stats["rx_packets"], stats["tx_packets"]),
+                     (len(frames), len(frames)), "net_mlx5 Rx, Tx packets")
+        e2e.check_eq(tp.quit(), 0, "net_mlx5 io: testpmd exit status")
+
+
 def main(args):
     if not e2e.model_mode():
         raise e2e.Skip("net_mlx5 runs on the modelled device only: "
@@ -130,6 +157,7 @@ def main(args):
     with e2e.VethNs() as net:
         mlx5, mlx5_counts = run_pmd(net, "net_mlx5", args)
         vsteer, vsteer_counts = run_pmd(net, "net_vsteer", args)
+        echo_mlx5(net, args)
     wrong = []
     for cls, (_, n) in RULES.items():
         for i in range(n):
