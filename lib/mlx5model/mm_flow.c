@@ -338,7 +338,11 @@ mm_w_ex_create_flow(struct mm_bundle *b)
 	struct ib_uverbs_create_flow_resp resp = { 0 };
 	struct ib_uverbs_create_flow cmd;
 	const struct mlx5_ib_create_flow *uc = NULL;
-	struct mlx5_ib_create_flow ucbuf[2];
+	/* The driver data: the header and at most one counters entry. */
+	uint64_t ucraw[(sizeof(struct mlx5_ib_create_flow) +
+			sizeof(struct mlx5_ib_flow_counters_data) + 7) /
+		       8];
+	struct mlx5_ib_create_flow *ucbuf = (void *)ucraw;
 	struct mm_uobj *qpu, *u, *cu = NULL;
 	struct ibv_flow_attr *attr;
 	struct mm_flow *fl;
@@ -382,13 +386,13 @@ mm_w_ex_create_flow(struct mm_bundle *b)
 		if (b->uhw_inlen < min)
 			return MM_REFUSE(EOPNOTSUPP,
 					 "mlx5_ib_create_flow: udata");
-		memset(ucbuf, 0, sizeof(ucbuf));
+		memset(ucraw, 0, sizeof(ucraw));
 		memcpy(ucbuf, b->uhw_in, min);
-		if (ucbuf[0].ncounters_data > 1)
+		if (ucbuf->ncounters_data > 1)
 			return MM_REFUSE(EINVAL,
 					 "mlx5_ib_create_flow: counters data");
 		req = min + sizeof(struct mlx5_ib_flow_counters_data) *
-				    ucbuf[0].ncounters_data;
+				    ucbuf->ncounters_data;
 		if (b->uhw_inlen > req && !mm_uhw_cleared(b, req))
 			return MM_REFUSE(EOPNOTSUPP,
 					 "mlx5_ib_create_flow: udata tail");
