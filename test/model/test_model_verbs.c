@@ -46,18 +46,23 @@ struct side {
 	uint8_t mac[6];
 };
 
-static struct ibv_device *
-find_dev(const char *name)
+/* Open the named device (the context keeps the device once the list
+ * goes), DevX on. */
+static struct ibv_context *
+open_dev(const char *name)
 {
-	struct ibv_device **list, *d = NULL;
+	struct mlx5dv_context_attr da = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
 	int n, i;
 
 	list = ibv_get_device_list(&n);
 	for (i = 0; list != NULL && i < n; i++)
 		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
-			d = list[i];
-	/* The list holds its devices until freed: keep it. */
-	return d;
+			ctx = mlx5dv_open_device(list[i], &da);
+	if (list != NULL)
+		ibv_free_device_list(list);
+	return ctx;
 }
 
 static int
@@ -95,14 +100,12 @@ read_mac(const char *ibdev, uint8_t mac[6])
 static int
 side_open(struct side *s, const char *name, bool channel)
 {
-	struct mlx5dv_context_attr da = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
 	struct ibv_cq_init_attr_ex ca = { 0 };
-	struct ibv_device *dev = find_dev(name);
 
 	memset(s, 0, sizeof(*s));
-	if (dev == NULL || read_mac(name, s->mac) != 0)
+	if (read_mac(name, s->mac) != 0)
 		return -1;
-	s->ctx = mlx5dv_open_device(dev, &da);
+	s->ctx = open_dev(name);
 	if (s->ctx == NULL)
 		return -1;
 	s->pd = ibv_alloc_pd(s->ctx);
