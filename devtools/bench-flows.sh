@@ -8,9 +8,11 @@
 #
 #  dpdk-test-flow-perf  loads the driver with -d (EAL -m 512); rules
 #                       "eth / ipv4 src is <n> / end actions queue index
-#                       <n % 4>", one fresh process per run, so its memory
-#                       is cold (first touch of every page is in the
-#                       figure). Its rates come from runs of the tool
+#                       <n % 4>" (more than 25000 rules: at random
+#                       priorities, --random-priority, as vsteer-bench
+#                       spreads them), one fresh process per run, so its
+#                       memory is cold (first touch of every page is in
+#                       the figure). Its rates come from runs of the tool
 #                       alone (wall clock, as it prints them); another run
 #                       with vsteer-flowmem preloaded gives the bytes per
 #                       rule (the growth of the process's resident memory
@@ -21,8 +23,9 @@
 #                       time, which leave out the time other processes
 #                       had the CPU.
 #  vsteer-bench -t flows  rules "eth / ipv4 dst is <n> -> queue <n % 4>",
-#                       one mask; its first pass (cold memory, as
-#                       flow-perf, with its resident growth per rule) and
+#                       one mask, priority n / 25000 (mlx5 holds 65536
+#                       rules per priority); its first pass (cold memory,
+#                       as flow-perf, with its resident growth per rule) and
 #                       the median of warm passes; and the same rules as
 #                       verbs rules straight into softverbs (its share of
 #                       the cost and of the memory).
@@ -108,16 +111,22 @@ median() {
 }
 
 # flow-perf for n rules, with what to preload (or nothing): leaves its
-# output in $work/fp.log.
+# output in $work/fp.log. Above 25000 rules, at random priorities among
+# n / 25000 (rounded up): mlx5 holds 65536 rules per priority.
 flow_perf_run() {
 	local log=$work/fp.log
+	local prio=()
+
+	if [ "$1" -gt 25000 ]; then
+		prio=("--random-priority=$((($1 + 24999) / 25000)),1")
+	fi
 
 	# flow-perf wants two lcores; it inserts from the first.
 	if ! LD_PRELOAD=$2 timeout 120 dpdk-test-flow-perf --no-huge -m 512 \
 		--no-pci -l 0-1 --no-shconf --log-level=lib.eal:warning \
 		-d "$pmd_path" --vdev "net_vsteer0,dev=mem:bench-flows-$$" -- \
 		--ingress --ether --ipv4 --queue --rxq="$QUEUES" --txq="$QUEUES" \
-		--rules-count="$1" --rules-batch="$1" --deletion-rate \
+		--rules-count="$1" --rules-batch="$1" --deletion-rate "${prio[@]}" \
 		>"$log" 2>&1; then
 		cat "$log" >&2
 		echo "bench-flows: dpdk-test-flow-perf failed" >&2

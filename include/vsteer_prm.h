@@ -8,7 +8,9 @@
 /*
  * The few ConnectX PRM layouts the mlx5dv matcher path needs: the
  * fte_match_param buffer of mlx5dv_create_flow_matcher(3) /
- * mlx5dv_create_flow(3), and the DevX flow-counter commands.
+ * mlx5dv_create_flow(3), the DevX flow-counter commands, and the flow
+ * table capabilities (QUERY_HCA_CAP) of the match fields some devices
+ * lack.
  *
  * Shared by the driver (which writes these buffers) and by softverbs (which
  * reads them), so both sides agree on one layout. No DPDK or verbs
@@ -274,6 +276,22 @@ vsteer_prm_match_min_size(uint8_t criteria)
 	((VSTEER_PRM_QUERY_FC_OUT_STATS_OFF + \
 	  VSTEER_PRM_TRAFFIC_COUNTER_BITS) /  \
 	 8)
+
+/* --- QUERY_HCA_CAP of the NIC flow table capabilities --- */
+#define VSTEER_PRM_CMD_QUERY_HCA_CAP 0x100
+#define VSTEER_PRM_HCA_CAP_OP_MOD_NIC_FLOW_TABLE 0xe /* 0x7 << 1 */
+#define VSTEER_PRM_HCA_CAP_OPMOD_GET_CUR 0x1	     /* else the maximum */
+#define VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES 16
+#define VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES 4112
+/* query_hca_cap_out: the capability page after the header. */
+#define VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF 0x80
+/* flow_table_nic_cap: the receive side's match fields, second set. */
+#define VSTEER_PRM_FT_NIC_FIELD_SUPPORT_2_RX_OFF 0x1400
+/* ft_fields_support_2 */
+#define VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_OFF 0x14
+#define VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_LEN 0x1
+#define VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_OFF 0x15
+#define VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_LEN 0x1
 
 /* --- Accessors (MLX5_SET / MLX5_GET semantics) --- */
 

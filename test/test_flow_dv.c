@@ -127,6 +127,9 @@ ctx_default(void)
 	c.count_ok = true;
 	c.dv_ok = true;
 	c.devx_ok = true;
+	c.mpls_ok = true;
+	c.ihl_ok = true;
+	c.ihl_inner_ok = true;
 	c.rss_hf_supported = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
 			     RTE_ETH_RSS_UDP | RTE_ETH_RSS_ESP;
 	c.rss_hf_default = RTE_ETH_RSS_IP;
@@ -265,7 +268,7 @@ static int
 test_eth_default_mask(void)
 {
 	struct rte_flow_item_eth spec = {
-		.hdr.dst_addr.addr_bytes = { 1, 2, 3, 4, 5, 6 },
+		.hdr.dst_addr.addr_bytes = { 2, 2, 3, 4, 5, 6 },
 		.hdr.src_addr.addr_bytes = { 7, 8, 9, 10, 11, 12 },
 		.hdr.ether_type = BE16(0x0800),
 	};
@@ -792,6 +795,22 @@ test_mpls(void)
 	ex_be16(&e, OUTER + 30, 0xffff, 6635);
 	ex_byte(&e, MISC2 + 15, 0xff, 9);
 	VT_CHECK(check_expect(&m, &e) == 0, "MPLS ttl bytes");
+
+	/* Firmware without the MPLS parser: refused on the item, whatever
+	 * the engine (no limit for flow_engine=auto to route on). */
+	{
+		struct vsteer_xlate_ctx c = ctx_default();
+
+		c.mpls_ok = false;
+		VT_CHECK_EQ(translate_full(&c, &attr_in, pg, act_queue0, &m,
+					   &err),
+			    -ENOTSUP, "no MPLS parser");
+		VT_CHECK(err.type == RTE_FLOW_ERROR_TYPE_ITEM &&
+				 err.cause == &pg[2] && !plan.limit.set &&
+				 strstr(err.message,
+					"FLEX_PARSER_PROFILE_ENABLE=1") != NULL,
+			 "message: %s", err.message);
+	}
 	return VT_OK;
 }
 
@@ -821,11 +840,11 @@ static int
 test_value_anded(void)
 {
 	struct rte_flow_item_eth spec = {
-		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+		.hdr.src_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
 					     0xff },
 	};
 	struct rte_flow_item_eth mask = {
-		.hdr.dst_addr.addr_bytes = { 0x01, 0, 0, 0, 0, 0 },
+		.hdr.src_addr.addr_bytes = { 0x01, 0, 0, 0, 0, 0 },
 	};
 	struct rte_flow_item p[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &spec, .mask = &mask },
@@ -837,10 +856,65 @@ test_value_anded(void)
 	unsigned int i;
 
 	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
-	VT_CHECK(v[8] == 0x01, "multicast bit kept");
+	VT_CHECK(v[0] == 0x01, "group bit of smac kept");
 	for (i = 0; i < VSTEER_PRM_MATCH_PARAM_BYTES; i++)
-		if (i != 8)
+		if (i != 0)
 			VT_CHECK(v[i] == 0, "byte %u not masked", i);
+	return VT_OK;
+}
+
+/*
+ * A multicast destination the kernel would put in its multicast table
+ * (raw_fs_is_multicast(): outer dmac group bit in value and mask, or an
+ * outer IPv4 dst whose value and mask are both in 224.0.0.0/4): the
+ * matcher cannot keep the rule's priority, a limit (auto takes verbs).
+ */
+static int
+test_mcast_dst(void)
+{
+	struct rte_flow_item_eth eth = {
+		.hdr.dst_addr.addr_bytes = { 0x01, 0x00, 0x5e, 0, 0, 0xfb },
+	};
+	struct rte_flow_item_eth eth_m = {
+		.hdr.dst_addr.addr_bytes = { 0x01, 0, 0, 0, 0, 0 },
+	};
+	struct rte_flow_item_ipv4 ip = { .hdr.dst_addr = BE32(0xe00000fb) };
+	struct rte_flow_item_ipv4 ip_m = { .hdr.dst_addr = BE32(0xffffffff) };
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth, .mask = &eth_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip, .mask = &ip_m },
+		END_ITEM,
+	};
+	static struct vsteer_dv_match m;
+	struct rte_flow_error err;
+
+	VT_CHECK_EQ(translate(p, &m, &err), -ENOTSUP, "group bit");
+	VT_CHECK(err.type == RTE_FLOW_ERROR_TYPE_ITEM_SPEC &&
+			 err.cause == &p[0] && plan.limit.set &&
+			 strstr(err.message,
+				"ETH item: dst: the mlx5dv matcher cannot keep the priority of a multicast dst") !=
+				 NULL,
+		 "message: %s", err.message);
+	/* The group bit in the mask only, or in the value only: no. */
+	eth.hdr.dst_addr.addr_bytes[0] = 0x02;
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "unicast under the bit: %s",
+		    err.message);
+	eth.hdr.dst_addr.addr_bytes[0] = 0x01;
+	eth_m.hdr.dst_addr.addr_bytes[0] = 0xfe;
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "bit not masked: %s",
+		    err.message);
+	/* IPv4: a /32 is no multicast mask for the kernel; a /3 is. */
+	p[0].spec = NULL;
+	p[0].mask = NULL;
+	VT_CHECK_EQ(translate(p, &m, &err), 0, "224.0.0.251/32: %s",
+		    err.message);
+	ip.hdr.dst_addr = BE32(0xe0000000);
+	ip_m.hdr.dst_addr = BE32(0xe0000000);
+	VT_CHECK_EQ(translate(p, &m, &err), -ENOTSUP, "224.0.0.0/3");
+	VT_CHECK(err.cause == &p[1] && plan.limit.set &&
+			 strstr(err.message, "IPv4 item: dst_addr: the mlx5dv "
+					     "matcher cannot keep") != NULL,
+		 "message: %s", err.message);
 	return VT_OK;
 }
 
@@ -914,11 +988,29 @@ test_ipv4_ihl(void)
 	static struct expect e;
 	struct rte_flow_error err;
 
+	struct vsteer_xlate_ctx c = ctx_default();
+
 	VT_CHECK_EQ(translate(p, &m, &err), 0, "%s", err.message);
 	memset(&e, 0, sizeof(e));
 	ex_ipver(&e, OUTER, 4);
 	ex_byte(&e, OUTER + 26, 0xf0, 0x60);
 	VT_CHECK(check_expect(&m, &e) == 0, "ipv4_ihl 6");
+	/* A device without the match field (QUERY_HCA_CAP said so): the
+	 * matcher cannot; the inner field is a capability of its own. */
+	c.ihl_ok = false;
+	VT_CHECK_EQ(translate_full(&c, &attr_in, p, act_queue0, &m, &err),
+		    -ENOTSUP, "no outer IHL field");
+	VT_CHECK(err.type == RTE_FLOW_ERROR_TYPE_ITEM_MASK &&
+			 err.cause == &p[0] && plan.limit.set &&
+			 strstr(err.message, "IPv4 item: ihl: the mlx5dv "
+					     "matcher cannot match it: the "
+					     "device has no IPv4 IHL match "
+					     "field") != NULL,
+		 "message: %s", err.message);
+	c.ihl_ok = true;
+	c.ihl_inner_ok = false;
+	VT_CHECK_EQ(translate_full(&c, &attr_in, p, act_queue0, &m, &err), 0,
+		    "outer IHL with the outer field: %s", err.message);
 	/* A version other than 4 under mask. */
 	ip.hdr.version_ihl = 0x56;
 	VT_CHECK_EQ(translate(p, &m, &err), -EINVAL, "version 5");
@@ -1824,6 +1916,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_mpls),
 	VT_CASE(test_empty_and_void),
 	VT_CASE(test_value_anded),
+	VT_CASE(test_mcast_dst),
 	VT_CASE(test_errors),
 	VT_CASE(test_last_equal),
 	VT_CASE(test_matcher_key),

@@ -665,8 +665,8 @@ pair_open(enum run r)
 		const char *rest = strchr(runs[r].args, ',');
 		char args_b[128];
 
-		if (vt_rdma_pair(link_name, r == RUN_GENERIC, 0, 0, link_name,
-				 rdma_base) != 0)
+		if (vt_rdma_pair(link_name, r == RUN_GENERIC, 0, 0, 0,
+				 link_name, rdma_base) != 0)
 			return -1;
 		snprintf(args, sizeof(args), "dev=%sa%s", link_name,
 			 rest != NULL ? rest : "");
@@ -1323,6 +1323,32 @@ count_shared(void)
 	VT_CHECK_EQ(qc.hits, 8, "hits");
 	VT_CHECK_EQ(rte_flow_destroy(pb, f2, &err), 0, "destroy flow 2");
 	VT_CHECK_EQ(rte_flow_destroy(pb, f3, &err), 0, "destroy flow 3");
+	/* No flow left: the handle still answers, and resets. */
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query, no flow left: %s",
+		    err.message ? err.message : "");
+	VT_CHECK_EQ(qc.hits, 8, "hits kept");
+	VT_CHECK_EQ(qc.bytes, bytes + 180, "bytes kept");
+	qc.reset = 1;
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "query with reset, no flow left");
+	VT_CHECK_EQ(qc.hits, 8, "hits before the reset");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "query after the reset");
+	VT_CHECK_EQ(qc.hits, 0, "hits after the reset");
+	/* A flow uses it again: it counts on from the reset. */
+	f3 = flow_new(pb, &attr_in, pat_ipv4(&p3, 0, IP(10, 9, 0, 4)),
+		      act_queue(&a3, 0, RTE_FLOW_ACTION_TYPE_INDIRECT, h));
+	VT_CHECK(f3 != NULL, "a flow on the handle again");
+	VT_CHECK_EQ(xfer_pkt(&k), 0, "frame to the new flow");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query");
+	VT_CHECK_EQ(qc.hits, 1, "hits since the reset");
+	VT_CHECK_EQ(qc.bytes, 80, "bytes since the reset");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f3, &err), 0, "destroy flow 3");
 	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), 0,
 		    "destroy when unused");
 	handles[0] = NULL;
@@ -1338,6 +1364,347 @@ count_shared(void)
 	return VT_OK;
 }
 PER_ENGINE(count_shared)
+
+/* --- indirect RSS --- */
+
+/* Frames to dst (UDP, or TCP when tcp), each where RSS over queues[0..n-1]
+ * with key puts it: l4 hashes the ports too, none (0 types the frame's
+ * protocol) sends it to queues[0]. */
+static int
+indirect_rss_check(const char *what, uint32_t dst, bool tcp, const uint8_t *key,
+		   const uint16_t *queues, uint32_t n, int hashed, bool l4)
+{
+	unsigned int per_q[NQ] = { 0 }, i, used = 0;
+	struct pkt k;
+	int q, want;
+
+	for (i = 0; i < 32; i++) {
+		k = udp(IP(10, 5, 0, 0) + (uint32_t)(rte_rand() & 0xffff), dst,
+			(uint16_t)rte_rand(), (uint16_t)(2000 + i), 90);
+		if (tcp)
+			k.proto = IPPROTO_TCP;
+		want = hashed ? rss_queue(key, queues, n, &k, l4) : queues[0];
+		q = xfer_pkt(&k);
+		VT_CHECK_EQ(q, want, "%s: frame %u", what, i);
+		per_q[q]++;
+	}
+	for (i = 0; i < NQ; i++)
+		used += per_q[i] != 0;
+	VT_CHECK(!hashed || used > 1, "%s: one queue only", what);
+	return VT_OK;
+}
+
+/*
+ * An indirect RSS action shared by two rules, updated under them: new
+ * queues, new types, a new key, each followed by every frame of both
+ * rules on the queue the Toeplitz hash picks with the new settings, the
+ * rules the same (handles, counters). What it cannot take is refused and
+ * changes nothing.
+ */
+static int
+indirect_rss(void)
+{
+	static const uint16_t q12[] = { 1, 2 };
+	static const uint16_t q03[] = { 0, 3 };
+	static const uint16_t q023[] = { 0, 2, 3 };
+	const uint32_t dst[2] = { IP(10, 6, 0, 1), IP(10, 6, 0, 2) };
+	struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_TOEPLITZ,
+		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		.key_len = sizeof(rss_key_custom),
+		.key = rss_key_custom,
+		.queue_num = RTE_DIM(q12),
+		.queue = q12,
+	};
+	struct rte_flow_action rss_act = { .type = RTE_FLOW_ACTION_TYPE_RSS,
+					   .conf = &rss };
+	const struct rte_flow_indir_action_conf ic = { .ingress = 1 };
+	struct rte_flow_action acts[3];
+	struct rte_flow_action_handle *h, *hc;
+	const struct rte_flow_action count_act = {
+		.type = RTE_FLOW_ACTION_TYPE_COUNT
+	};
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *f[2];
+	struct pat_ip p[2];
+	uint8_t key2[40];
+	unsigned int i;
+
+	rte_srand(21);
+	h = rte_flow_action_handle_create(pb, &ic, &rss_act, &err);
+	VT_CHECK(h != NULL, "indirect RSS: %s", err.message ? err.message : "");
+	memset(acts, 0, sizeof(acts));
+	acts[0].type = RTE_FLOW_ACTION_TYPE_INDIRECT;
+	acts[0].conf = h;
+	acts[1].type = RTE_FLOW_ACTION_TYPE_COUNT;
+	acts[2].type = RTE_FLOW_ACTION_TYPE_END;
+	for (i = 0; i < 2; i++) {
+		f[i] = flow_new(pb, &attr_in, pat_ipv4(&p[i], 0, dst[i]), acts);
+		VT_CHECK(f[i] != NULL, "rule %u with the indirect RSS", i);
+	}
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(indirect_rss_check("queues 1 2", dst[i], false,
+					    rss_key_custom, q12, 2, 1, true));
+		/* TCP is no type of the action: the first queue. */
+		CHECK_OK(indirect_rss_check("TCP, UDP types", dst[i], true,
+					    rss_key_custom, q12, 2, 0, false));
+	}
+	/* New queues: the rules follow. */
+	rss.queue = q03;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update queues: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("queues 0 3", dst[i], false,
+					    rss_key_custom, q03, 2, 1, true));
+	/* New types, three queues: IPv4 addresses only, TCP too. */
+	rss.types = RTE_ETH_RSS_IPV4;
+	rss.queue = q023;
+	rss.queue_num = RTE_DIM(q023);
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update types: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(indirect_rss_check("types ipv4", dst[i], false,
+					    rss_key_custom, q023, 3, 1, false));
+		CHECK_OK(indirect_rss_check("types ipv4, TCP", dst[i], true,
+					    rss_key_custom, q023, 3, 1, false));
+	}
+	/* Back to UDP with ports, another key. */
+	for (i = 0; i < sizeof(key2); i++)
+		key2[i] = (uint8_t)(0x3c + 7 * i);
+	rss.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
+	rss.key = key2;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update key: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("new key", dst[i], false, key2,
+					    q023, 3, 1, true));
+	/* The same rules: their counters counted all of it. */
+	VT_CHECK_EQ(count_query(pb, f[0], 0, &qc), 0, "count");
+	VT_CHECK_EQ(qc.hits, 32 * 6, "rule 0's hits");
+	/* Refused, nothing changed: a queue beyond the port's, another
+	 * level, a COUNT update, a query, a destroy while used. */
+	rss.queue = (const uint16_t[]){ 0, 9 };
+	rss.queue_num = 2;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err),
+		    -EINVAL, "queue 9");
+	VT_CHECK(err.cause == &rss_act, "cause: the update's action");
+	rss.queue = q023;
+	rss.queue_num = 3;
+	rss.level = 2;
+	VT_CHECK(rte_flow_action_handle_update(pb, h, &rss_act, &err) < 0,
+		 "level 2");
+	rss.level = 0;
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("after refusals", dst[i], false,
+					    key2, q023, 3, 1, true));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), -ENOTSUP,
+		    "query of an RSS action");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), -EBUSY,
+		    "destroy while used");
+	hc = rte_flow_action_handle_create(pb, &ic, &count_act, &err);
+	VT_CHECK(hc != NULL, "indirect COUNT");
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, hc, &rss_act, &err),
+		    -ENOTSUP, "update of a COUNT");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, hc, &err), 0,
+		    "destroy the COUNT");
+	/* Kept across stop/start with what the last update said. */
+	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	CHECK_OK(indirect_rss_check("after a restart", dst[1], false, key2,
+				    q023, 3, 1, true));
+	for (i = 0; i < 2; i++)
+		VT_CHECK_EQ(rte_flow_destroy(pb, f[i], &err), 0, "destroy");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), 0,
+		    "destroy the RSS action");
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(indirect_rss)
+
+/* --- aging --- */
+
+static atomic_uint aged_events;
+
+static int
+aged_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(arg);
+	RTE_SET_USED(ret);
+	if (type == RTE_ETH_EVENT_FLOW_AGED)
+		atomic_fetch_add(&aged_events, 1);
+	return 0;
+}
+
+static int
+age_query(struct rte_flow *f, struct rte_flow_query_age *q)
+{
+	const struct rte_flow_action age[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_AGE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+
+	memset(q, 0, sizeof(*q));
+	return rte_flow_query(pb, f, age, q, &err);
+}
+
+static bool
+age_is_aged(struct rte_flow *f)
+{
+	struct rte_flow_query_age q;
+
+	return age_query(f, &q) == 0 && q.aged;
+}
+
+/* A frame to each of the n destinations (dst[i] steered to queue[i]),
+ * every 200 ms for ms, or until watch aged. */
+static int
+age_traffic(const uint32_t *dst, const int *queue, unsigned int n,
+	    unsigned int ms, struct rte_flow *watch)
+{
+	unsigned int t, i;
+	struct pkt k;
+
+	for (t = 0; t < ms; t += 200) {
+		for (i = 0; i < n; i++) {
+			k = udp(IP(10, 0, 0, 1), dst[i], 1000, 7, 80);
+			if (xfer_pkt(&k) != queue[i]) {
+				fprintf(stderr, "  frame to flow %u lost\n", i);
+				return -1;
+			}
+		}
+		if (watch != NULL && age_is_aged(watch))
+			return 0;
+		rte_delay_us_sleep(200 * 1000);
+	}
+	return 0;
+}
+
+/* Until cond holds, for at most 6 s (the check runs every second). */
+#define AGE_WAIT(cond)                                  \
+	do {                                            \
+		unsigned int w_;                        \
+		for (w_ = 0; w_ < 60 && !(cond); w_++)  \
+			rte_delay_us_sleep(100 * 1000); \
+	} while (0)
+
+/*
+ * AGE as DPDK's mlx5 ages its root table's rules: a flow that sees no hit
+ * for more than its timeout (seconds, counters read each second) is
+ * reported by rte_flow_get_aged_flows() with its context (the flow
+ * handle when none was given), in the order flows aged, and announced by
+ * RTE_ETH_EVENT_FLOW_AGED, once until the application reads them; a flow
+ * that is hit does not age, and a destroyed flow leaves the report.
+ */
+static int
+aging_body(void)
+{
+	static int ctx_a;
+	const uint32_t dst[] = { IP(10, 9, 0, 1), IP(10, 9, 0, 2),
+				 IP(10, 9, 0, 3), IP(10, 9, 0, 4) };
+	const int queue[] = { 1, 2, 3, 1 };
+	struct rte_flow_action_age age1 = { .timeout = 1, .context = &ctx_a };
+	struct rte_flow_action_age age1n = { .timeout = 1 };
+	struct rte_flow_action_age age60 = { .timeout = 60 };
+	struct rte_flow *fa, *fb, *fc, *fd;
+	struct rte_flow_query_count qc;
+	struct rte_flow_query_age q;
+	struct rte_flow_error err;
+	struct pat_ip p[4];
+	struct act_q a[4];
+	void *ctx[4];
+
+	fa = flow_new(pb, &attr_in, pat_ipv4(&p[0], 0, dst[0]),
+		      act_queue(&a[0], 1, RTE_FLOW_ACTION_TYPE_AGE, &age1));
+	/* With COUNT as well: one counter for both. */
+	fb = flow_new(pb, &attr_in, pat_ipv4(&p[1], 0, dst[1]),
+		      act_queue(&a[1], 2, RTE_FLOW_ACTION_TYPE_AGE, &age1n));
+	fc = flow_new(pb, &attr_in, pat_ipv4(&p[2], 0, dst[2]),
+		      act_queue(&a[2], 3, RTE_FLOW_ACTION_TYPE_AGE, &age60));
+	VT_CHECK(fa != NULL && fb != NULL && fc != NULL, "AGE flows");
+	/* Hit every 200 ms: none ages. */
+	if (age_traffic(dst, queue, 2, 2600, NULL) != 0)
+		return VT_FAIL;
+	VT_CHECK(!age_is_aged(fa) && !age_is_aged(fb),
+		 "a flow hit every 200 ms aged");
+	VT_CHECK(age_query(fa, &q) == 0 && q.sec_since_last_hit_valid &&
+			 q.sec_since_last_hit <= 1,
+		 "%u s since the last hit", q.sec_since_last_hit);
+	VT_CHECK(rte_flow_get_aged_flows(pb, NULL, 0, &err) == 0,
+		 "aged flows while hit");
+	VT_CHECK(atomic_load(&aged_events) == 0, "event while hit");
+	/* Only fb hit: fa ages, announced once. */
+	if (age_traffic(&dst[1], &queue[1], 1, 5000, fa) != 0)
+		return VT_FAIL;
+	AGE_WAIT(atomic_load(&aged_events) == 1);
+	VT_CHECK(age_is_aged(fa), "fa did not age");
+	VT_CHECK(!age_is_aged(fb), "fb, still hit, aged");
+	VT_CHECK(atomic_load(&aged_events) == 1, "%u events",
+		 atomic_load(&aged_events));
+	VT_CHECK(age_query(fa, &q) == 0 && q.aged &&
+			 !q.sec_since_last_hit_valid,
+		 "fa's query");
+	/* fb ages too, unread: no second event until the application
+	 * reads them. */
+	AGE_WAIT(age_is_aged(fb));
+	VT_CHECK(age_is_aged(fb), "fb did not age");
+	rte_delay_us_sleep(1200 * 1000);
+	VT_CHECK(atomic_load(&aged_events) == 1,
+		 "%u events before the aged flows were read",
+		 atomic_load(&aged_events));
+	VT_CHECK(rte_flow_get_aged_flows(pb, NULL, 0, &err) == 2,
+		 "two aged flows");
+	memset(ctx, 0, sizeof(ctx));
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 2 &&
+			 ctx[0] == &ctx_a && ctx[1] == (void *)fb,
+		 "contexts %p %p: want %p and the handle %p", ctx[0], ctx[1],
+		 (void *)&ctx_a, (void *)fb);
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 1, &err) == 1 &&
+			 ctx[0] == &ctx_a,
+		 "the first only");
+	/* Aged stays aged, whatever hits it. */
+	if (age_traffic(dst, queue, 2, 400, NULL) != 0)
+		return VT_FAIL;
+	VT_CHECK(age_is_aged(fa), "fa came back");
+	VT_CHECK(count_query(pb, fb, 0, &qc) == 0 && qc.hits > 0, "fb's COUNT");
+	/* The one that waits 60 s keeps counting its idle time. */
+	VT_CHECK(age_query(fc, &q) == 0 && !q.aged && q.sec_since_last_hit >= 3,
+		 "fc: %u s without a hit", q.sec_since_last_hit);
+	/* Destroyed: out of the report. Read, the next one is announced. */
+	VT_CHECK(rte_flow_destroy(pb, fa, &err) == 0, "destroy fa");
+	fa = NULL;
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 1 &&
+			 ctx[0] == (void *)fb,
+		 "after destroying fa");
+	fd = flow_new(pb, &attr_in, pat_ipv4(&p[3], 0, dst[3]),
+		      act_queue(&a[3], 1, RTE_FLOW_ACTION_TYPE_AGE, &age1n));
+	VT_CHECK(fd != NULL, "fd");
+	AGE_WAIT(atomic_load(&aged_events) == 2);
+	VT_CHECK(atomic_load(&aged_events) == 2, "%u events",
+		 atomic_load(&aged_events));
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 2 &&
+			 ctx[1] == (void *)fd,
+		 "fd after fb");
+	return VT_OK;
+}
+
+static int
+aging(void)
+{
+	int ret;
+
+	atomic_store(&aged_events, 0);
+	VT_CHECK_EQ(rte_eth_dev_callback_register(pb, RTE_ETH_EVENT_FLOW_AGED,
+						  aged_cb, NULL),
+		    0, "event callback");
+	ret = aging_body();
+	rte_eth_dev_callback_unregister(pb, RTE_ETH_EVENT_FLOW_AGED, aged_cb,
+					NULL);
+	return ret;
+}
+PER_ENGINE(aging)
 
 /* Priority 0 beats 1; within a priority L4 beats L3. */
 static int
@@ -1896,6 +2263,86 @@ errors(void)
 }
 PER_ENGINE3(errors)
 
+/* What rte_flow_dev_dump() prints for flow f (NULL: the port) on port
+ * pb, to free(); NULL when it fails. */
+static char *
+dump_text(struct rte_flow *f)
+{
+	struct rte_flow_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	fp = open_memstream(&buf, &len);
+	if (fp == NULL)
+		return NULL;
+	ret = rte_flow_dev_dump(pb, f, fp, &err);
+	fclose(fp);
+	if (ret != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The number the dump heads flow f with ("flow rule <n> (handle ...)"),
+ * or -1. */
+static int
+dump_rule_id(struct rte_flow *f)
+{
+	char *buf = dump_text(f);
+	int id = -1;
+
+	if (buf == NULL || sscanf(buf, "flow rule %d (handle ", &id) != 1)
+		id = -1;
+	free(buf);
+	return id;
+}
+
+/*
+ * A rule is headed with the ID testpmd gives it (port_flow_create(): the
+ * newest rule's ID + 1, or 0), so that `flow dump 0 rule 3` prints rule
+ * 3: after destroying the newest rule its ID comes again, after
+ * destroying an older one it does not. first: the port's only flow.
+ */
+static int
+dump_rule_ids(struct rte_flow *first)
+{
+	struct pat_ip ip[4];
+	struct rte_flow *f[4];
+	struct rte_flow_error err;
+	struct act_q a;
+	unsigned int i;
+
+	VT_CHECK_EQ(dump_rule_id(first), 0, "the first rule");
+	for (i = 0; i < 3; i++) {
+		f[i] = flow_new(pb, &attr_in,
+				pat_ipv4(&ip[i], 0, 0x0a000001 + i),
+				act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END,
+					  NULL));
+		VT_CHECK(f[i] != NULL, "rule %u", i + 1);
+		VT_CHECK_EQ(dump_rule_id(f[i]), (int)i + 1, "rule %u", i + 1);
+	}
+	/* testpmd: 0 1 2 3, destroy 3 -> the next is 3 again. */
+	VT_CHECK_EQ(rte_flow_destroy(pb, f[2], &err), 0, "destroy rule 3");
+	f[2] = flow_new(pb, &attr_in, pat_ipv4(&ip[2], 0, 0x0a000003),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[2]), 3, "the newest rule's ID again");
+	/* Destroy 1: the next is 4, 1 stays a gap. */
+	VT_CHECK_EQ(rte_flow_destroy(pb, f[0], &err), 0, "destroy rule 1");
+	f[3] = flow_new(pb, &attr_in, pat_ipv4(&ip[3], 0, 0x0a000004),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[3]), 4, "after a gap");
+	VT_CHECK_EQ(dump_rule_id(f[1]), 2, "rule 2 kept its ID");
+	/* A flush starts over, as testpmd's list does. */
+	VT_CHECK_EQ(rte_flow_flush(pb, &err), 0, "flush");
+	f[0] = flow_new(pb, &attr_in, pat_ipv4(&ip[0], 0, 0x0a000001),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[0]), 0, "after a flush");
+	return VT_OK;
+}
+
 /* rte_flow_dev_dump prints the device-level translation. */
 static int
 dump(void)
@@ -1976,7 +2423,7 @@ dump(void)
 	free(buf);
 	VT_CHECK_EQ(ret, -EINVAL, "dump of an unknown flow");
 	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_HANDLE, "error type");
-	return VT_OK;
+	return dump_rule_ids(f);
 }
 PER_ENGINE(dump)
 
@@ -3459,6 +3906,561 @@ ovs_shapes(void)
 PER_ENGINE3(ovs_shapes)
 
 /*
+ * Partial masks, one rule at a time (MARK 1, queue 3), on every field
+ * each engine matches. Each spec has bits outside its mask, which the
+ * driver must clear (the mlx5 kernel refuses a verbs value with bits
+ * outside its mask, check_valid_spec(); a matcher value is checked the
+ * same way); each rule gets frames that differ from the spec only outside
+ * the mask (they must match: a translation that took the mask as full
+ * would miss them) and frames that differ inside it (they must not).
+ */
+#define PM_Q 3
+
+struct pm_frame {
+	int match;
+	const char *what;
+};
+
+/* The partial-mask rule, or NULL where verbs must refuse it (field: the
+ * field named in the refusal, NULL when both engines take the rule). */
+static int
+pm_rule(const char *what, const struct rte_flow_item *pattern,
+	const char *field, struct rte_flow **out)
+{
+	static const struct rte_flow_action_mark m = { .id = 1 };
+	struct act_q a;
+
+	act_queue(&a, PM_Q, RTE_FLOW_ACTION_TYPE_MARK, &m);
+	if (field != NULL) {
+		const struct rte_flow_item *it = pattern;
+
+		while (it->mask == NULL || it->type == RTE_FLOW_ITEM_TYPE_ETH)
+			it++;
+		return matcher_rule(what, pattern, a.actions,
+				    RTE_FLOW_ERROR_TYPE_ITEM_MASK, it, field,
+				    out);
+	}
+	*out = flow_new(pb, &attr_in, pattern, a.actions);
+	VT_CHECK(*out != NULL, "%s: create", what);
+	return VT_OK;
+}
+
+static int
+pm_expect(struct fb *f, bool match, const char *what)
+{
+	return fb_expect(f, match ? PM_Q : -1, match ? 1 : -1, what);
+}
+
+static int
+pm_done(struct rte_flow *fl)
+{
+	struct rte_flow_error err;
+
+	if (fl != NULL)
+		VT_CHECK_EQ(rte_flow_destroy(pb, fl, &err), 0, "destroy");
+	return VT_OK;
+}
+
+/* Ethernet from src to dst, type. */
+static void
+fb_eth_to(struct fb *f, const struct rte_ether_addr *dst,
+	  const struct rte_ether_addr *src, uint16_t type)
+{
+	memcpy(f->b + f->n, dst->addr_bytes, RTE_ETHER_ADDR_LEN);
+	memcpy(f->b + f->n + 6, src->addr_bytes, RTE_ETHER_ADDR_LEN);
+	f->n += 12;
+	fb_be16(f, type);
+}
+
+/* Ethernet / IPv4 / UDP with the given addresses. */
+static void
+fb_macs(struct fb *f, const struct rte_ether_addr *dst,
+	const struct rte_ether_addr *src)
+{
+	struct v4 h = v4_hdr(IP(10, 40, 0, 1), IP(10, 40, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth_to(f, dst, src, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &h);
+	fb_udp(f, 1, 2);
+}
+
+static int
+pm_eth(void)
+{
+	struct rte_flow_item_eth spec, mask;
+	const struct rte_flow_item p[] = { ITEM(ETH, &spec, &mask), ITEM_END };
+	struct rte_ether_addr bcast, other;
+	struct rte_flow *fl;
+	struct fb f;
+
+	/* dst: the first three bytes (b's, the rest not b's). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.dst_addr = mac_b;
+	spec.hdr.dst_addr.addr_bytes[3] ^= 0xff;
+	spec.hdr.dst_addr.addr_bytes[5] ^= 0x5a;
+	memset(mask.hdr.dst_addr.addr_bytes, 0xff, 3);
+	CHECK_OK(pm_rule("ETH dst first 3 bytes", p, NULL, &fl));
+	fb_macs(&f, &mac_b, &mac_a);
+	CHECK_OK(pm_expect(&f, true, "dst b"));
+	memset(bcast.addr_bytes, 0xff, RTE_ETHER_ADDR_LEN);
+	fb_macs(&f, &bcast, &mac_a);
+	CHECK_OK(pm_expect(&f, false, "dst broadcast"));
+	CHECK_OK(pm_done(fl));
+	/* src: the last three bytes. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.src_addr = mac_a;
+	spec.hdr.src_addr.addr_bytes[0] ^= 0x0c;
+	spec.hdr.src_addr.addr_bytes[2] ^= 0xff;
+	memset(mask.hdr.src_addr.addr_bytes + 3, 0xff, 3);
+	CHECK_OK(pm_rule("ETH src last 3 bytes", p, NULL, &fl));
+	fb_macs(&f, &mac_b, &mac_a);
+	CHECK_OK(pm_expect(&f, true, "src a"));
+	other = mac_a;
+	other.addr_bytes[0] ^= 0x0c;
+	fb_macs(&f, &mac_b, &other);
+	CHECK_OK(pm_expect(&f, true, "src a, byte 0 changed"));
+	other = mac_a;
+	other.addr_bytes[5] ^= 0x01;
+	fb_macs(&f, &mac_b, &other);
+	CHECK_OK(pm_expect(&f, false, "src a, byte 5 changed"));
+	return pm_done(fl);
+}
+
+static void
+fb_tagged(struct fb *f, uint16_t tci)
+{
+	struct v4 h = v4_hdr(IP(10, 41, 0, 1), IP(10, 41, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth(f, RTE_ETHER_TYPE_VLAN);
+	fb_tag(f, tci, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &h);
+	fb_udp(f, 1, 2);
+}
+
+static int
+pm_vlan(void)
+{
+	/* The VID only: PCP 7 in the spec. */
+	const struct rte_flow_item_vlan spec = { .hdr.vlan_tci =
+							 RTE_BE16(0xe00a) };
+	const struct rte_flow_item_vlan mask = { .hdr.vlan_tci =
+							 RTE_BE16(0x0fff) };
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   ITEM(VLAN, &spec, &mask), ITEM_END };
+	struct rte_flow *fl;
+	struct fb f;
+
+	CHECK_OK(pm_rule("VLAN VID", p, NULL, &fl));
+	fb_tagged(&f, 0x000a);
+	CHECK_OK(pm_expect(&f, true, "VID 10, PCP 0"));
+	fb_tagged(&f, 0x300a);
+	CHECK_OK(pm_expect(&f, true, "VID 10, PCP 1, DEI"));
+	fb_tagged(&f, 0xe00b);
+	CHECK_OK(pm_expect(&f, false, "VID 11, PCP 7"));
+	return pm_done(fl);
+}
+
+static int
+pm_v4_send(const struct v4 *h, bool match, const char *what)
+{
+	struct fb f;
+
+	fb_v4_udp(&f, h, 1000, 2000);
+	return pm_expect(&f, match, what);
+}
+
+static int
+pm_ipv4(void)
+{
+	struct rte_flow_item_ipv4 spec, mask;
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   ITEM(IPV4, &spec, &mask), ITEM_END };
+	struct rte_flow *fl;
+	struct v4 h;
+
+	/* Prefixes: src /16, dst /20, host bits in the spec. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.src_addr = RTE_BE32(IP(10, 7, 99, 99));
+	mask.hdr.src_addr = RTE_BE32(0xffff0000);
+	spec.hdr.dst_addr = RTE_BE32(IP(10, 9, 47, 200));
+	mask.hdr.dst_addr = RTE_BE32(0xfffff000);
+	CHECK_OK(pm_rule("IPv4 prefixes", p, NULL, &fl));
+	h = v4_hdr(IP(10, 7, 1, 1), IP(10, 9, 32, 1), IPPROTO_UDP);
+	CHECK_OK(pm_v4_send(&h, true, "10.7.1.1 > 10.9.32.1"));
+	h.dip = IP(10, 9, 47, 255);
+	CHECK_OK(pm_v4_send(&h, true, "10.7.1.1 > 10.9.47.255"));
+	h.dip = IP(10, 9, 48, 1);
+	CHECK_OK(pm_v4_send(&h, false, "10.7.1.1 > 10.9.48.1"));
+	h = v4_hdr(IP(10, 8, 99, 99), IP(10, 9, 47, 200), IPPROTO_UDP);
+	CHECK_OK(pm_v4_send(&h, false, "10.8.99.99 > 10.9.47.200"));
+	CHECK_OK(pm_done(fl));
+	/* type_of_service: DSCP only (ECN 1 in the spec). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.type_of_service = 0xb9;
+	mask.hdr.type_of_service = 0xfc;
+	CHECK_OK(pm_rule("IPv4 DSCP", p, NULL, &fl));
+	h = v4_hdr(IP(10, 42, 0, 1), IP(10, 42, 0, 2), IPPROTO_UDP);
+	h.tos = 0xba;
+	CHECK_OK(pm_v4_send(&h, true, "DSCP 46, ECN 2"));
+	h.tos = 0xb8;
+	CHECK_OK(pm_v4_send(&h, true, "DSCP 46, ECN 0"));
+	h.tos = 0xbc;
+	CHECK_OK(pm_v4_send(&h, false, "DSCP 47"));
+	CHECK_OK(pm_done(fl));
+	/* time_to_live: the high nibble (matcher only). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.time_to_live = 0x47;
+	mask.hdr.time_to_live = 0xf0;
+	CHECK_OK(pm_rule("IPv4 ttl high nibble", p, "IPv4 item: time_to_live",
+			 &fl));
+	if (fl == NULL)
+		return VT_OK;
+	h = v4_hdr(IP(10, 43, 0, 1), IP(10, 43, 0, 2), IPPROTO_UDP);
+	h.ttl = 0x41;
+	CHECK_OK(pm_v4_send(&h, true, "ttl 0x41"));
+	h.ttl = 0x4f;
+	CHECK_OK(pm_v4_send(&h, true, "ttl 0x4f"));
+	h.ttl = 0x37;
+	CHECK_OK(pm_v4_send(&h, false, "ttl 0x37"));
+	return pm_done(fl);
+}
+
+static int
+pm_v6_send(uint8_t s, uint8_t d, uint8_t tc, uint32_t label, uint8_t hop,
+	   bool match, const char *what)
+{
+	struct fb f;
+
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV6);
+	fb_ipv6(&f, s, d, IPPROTO_UDP, tc, label, hop, false);
+	fb_udp(&f, 1, 2);
+	return pm_expect(&f, match, what);
+}
+
+static int
+pm_ipv6(void)
+{
+	static const uint8_t prefix[14] = { 0x20, 0x01, 0x0d, 0xb8 };
+	struct rte_flow_item_ipv6 spec, mask;
+	const struct rte_flow_item p[] = { ITEM(ETH, NULL, NULL),
+					   ITEM(IPV6, &spec, &mask), ITEM_END };
+	struct rte_flow *fl;
+
+	/* Prefixes /124: 2001:db8::10/124 > 2001:db8::20/124. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	memcpy(spec.hdr.src_addr, prefix, sizeof(prefix));
+	memcpy(spec.hdr.dst_addr, prefix, sizeof(prefix));
+	spec.hdr.src_addr[15] = 0x15;
+	spec.hdr.dst_addr[15] = 0x2a;
+	memset(mask.hdr.src_addr, 0xff, 15);
+	memset(mask.hdr.dst_addr, 0xff, 15);
+	mask.hdr.src_addr[15] = 0xf0;
+	mask.hdr.dst_addr[15] = 0xf0;
+	CHECK_OK(pm_rule("IPv6 prefixes", p, NULL, &fl));
+	CHECK_OK(pm_v6_send(0x12, 0x21, 0, 0, 64, true, "::12 > ::21"));
+	CHECK_OK(pm_v6_send(0x1f, 0x2f, 0, 0, 64, true, "::1f > ::2f"));
+	CHECK_OK(pm_v6_send(0x22, 0x21, 0, 0, 64, false, "::22 > ::21"));
+	CHECK_OK(pm_v6_send(0x12, 0x31, 0, 0, 64, false, "::12 > ::31"));
+	CHECK_OK(pm_done(fl));
+	/* Traffic class: DSCP only; flow label: all but the low 4 bits. */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.vtc_flow = RTE_BE32(0xb9u << 20 | 0x12345);
+	mask.hdr.vtc_flow = RTE_BE32(0xfcu << 20 | 0xffff0);
+	CHECK_OK(pm_rule("IPv6 DSCP and flow label", p, NULL, &fl));
+	CHECK_OK(pm_v6_send(1, 2, 0xba, 0x1234f, 64, true,
+			    "DSCP 46 ECN 2, label 0x1234f"));
+	CHECK_OK(pm_v6_send(1, 2, 0xb8, 0x12340, 64, true,
+			    "DSCP 46 ECN 0, label 0x12340"));
+	CHECK_OK(pm_v6_send(1, 2, 0xbc, 0x12345, 64, false, "DSCP 47"));
+	CHECK_OK(pm_v6_send(1, 2, 0xb9, 0x12445, 64, false, "label 0x12445"));
+	CHECK_OK(pm_done(fl));
+	/* hop_limits: the high nibble (matcher only). */
+	memset(&spec, 0, sizeof(spec));
+	memset(&mask, 0, sizeof(mask));
+	spec.hdr.hop_limits = 0x3f;
+	mask.hdr.hop_limits = 0xf0;
+	CHECK_OK(pm_rule("IPv6 hop limit high nibble", p,
+			 "IPv6 item: hop_limits", &fl));
+	if (fl == NULL)
+		return VT_OK;
+	CHECK_OK(pm_v6_send(1, 2, 0, 0, 0x30, true, "hop 0x30"));
+	CHECK_OK(pm_v6_send(1, 2, 0, 0, 0x40, false, "hop 0x40"));
+	return pm_done(fl);
+}
+
+static int
+pm_l4_send(uint8_t proto, uint16_t sport, uint16_t dport, uint16_t flags,
+	   bool match, const char *what)
+{
+	struct v4 h = v4_hdr(IP(10, 44, 0, 1), IP(10, 44, 0, 2), proto);
+	struct fb f;
+
+	fb_init(&f);
+	fb_eth(&f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(&f, &h);
+	if (proto == IPPROTO_TCP)
+		fb_tcp(&f, sport, dport, flags);
+	else
+		fb_udp(&f, sport, dport);
+	return pm_expect(&f, match, what);
+}
+
+static int
+pm_l4(void)
+{
+	struct rte_flow_item_tcp ts, tm;
+	struct rte_flow_item_udp us, um;
+	const struct rte_flow_item pt[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(TCP, &ts, &tm), ITEM_END };
+	const struct rte_flow_item pu[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(UDP, &us, &um), ITEM_END };
+	const uint8_t T = IPPROTO_TCP, U = IPPROTO_UDP;
+	struct rte_flow *fl;
+
+	/* TCP ports: sport's low byte, dport's high byte. */
+	memset(&ts, 0, sizeof(ts));
+	memset(&tm, 0, sizeof(tm));
+	ts.hdr.src_port = RTE_BE16(0xcd34);
+	tm.hdr.src_port = RTE_BE16(0x00ff);
+	ts.hdr.dst_port = RTE_BE16(0x12ab);
+	tm.hdr.dst_port = RTE_BE16(0xff00);
+	CHECK_OK(pm_rule("TCP port bytes", pt, NULL, &fl));
+	CHECK_OK(pm_l4_send(T, 0x0034, 0x1200, RTE_TCP_ACK_FLAG, true,
+			    "TCP 0x0034 > 0x1200"));
+	CHECK_OK(pm_l4_send(T, 0xff34, 0x12ff, RTE_TCP_ACK_FLAG, true,
+			    "TCP 0xff34 > 0x12ff"));
+	CHECK_OK(pm_l4_send(T, 0x0035, 0x1200, RTE_TCP_ACK_FLAG, false,
+			    "TCP 0x0035 > 0x1200"));
+	CHECK_OK(pm_l4_send(T, 0x0034, 0x1300, RTE_TCP_ACK_FLAG, false,
+			    "TCP 0x0034 > 0x1300"));
+	CHECK_OK(
+		pm_l4_send(U, 0x0034, 0x1200, 0, false, "UDP 0x0034 > 0x1200"));
+	CHECK_OK(pm_done(fl));
+	/* TCP flags: SYN alone in the mask, ACK in the spec (matcher only). */
+	memset(&ts, 0, sizeof(ts));
+	memset(&tm, 0, sizeof(tm));
+	ts.hdr.tcp_flags = RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG;
+	tm.hdr.tcp_flags = RTE_TCP_SYN_FLAG;
+	CHECK_OK(pm_rule("TCP SYN bit", pt, "TCP item: tcp_flags", &fl));
+	if (fl != NULL) {
+		CHECK_OK(pm_l4_send(T, 1, 2, RTE_TCP_SYN_FLAG, true, "SYN"));
+		CHECK_OK(pm_l4_send(T, 1, 2,
+				    RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, true,
+				    "SYN+ACK"));
+		CHECK_OK(pm_l4_send(T, 1, 2,
+				    RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG, true,
+				    "SYN+FIN"));
+		CHECK_OK(pm_l4_send(T, 1, 2, RTE_TCP_ACK_FLAG, false, "ACK"));
+		CHECK_OK(pm_done(fl));
+	}
+	/* UDP ports: sport's top 12 bits, dport's second nibble. */
+	memset(&us, 0, sizeof(us));
+	memset(&um, 0, sizeof(um));
+	us.hdr.src_port = RTE_BE16(0x100f);
+	um.hdr.src_port = RTE_BE16(0xfff0);
+	us.hdr.dst_port = RTE_BE16(0x0abc);
+	um.hdr.dst_port = RTE_BE16(0x0f00);
+	CHECK_OK(pm_rule("UDP port bits", pu, NULL, &fl));
+	CHECK_OK(pm_l4_send(U, 0x1000, 0x0a00, 0, true, "UDP 0x1000 > 0x0a00"));
+	CHECK_OK(pm_l4_send(U, 0x100f, 0xfaff, 0, true, "UDP 0x100f > 0xfaff"));
+	CHECK_OK(
+		pm_l4_send(U, 0x1010, 0x0a00, 0, false, "UDP 0x1010 > 0x0a00"));
+	CHECK_OK(
+		pm_l4_send(U, 0x1000, 0x0b00, 0, false, "UDP 0x1000 > 0x0b00"));
+	return pm_done(fl);
+}
+
+/* Ethernet / IPv4 / UDP 4789 / VXLAN vni / Ethernet / IPv4 / UDP. */
+static void
+fb_vxlan(struct fb *f, uint32_t vni)
+{
+	struct v4 o = v4_hdr(IP(10, 45, 0, 1), IP(10, 45, 0, 2), IPPROTO_UDP);
+	struct v4 in = v4_hdr(IP(10, 46, 0, 1), IP(10, 46, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth(f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &o);
+	fb_udp(f, 30000, VXLAN_PORT);
+	fb_be32(f, 0x08000000); /* I flag */
+	fb_be32(f, vni << 8);
+	fb_eth(f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &in);
+	fb_udp(f, 1, 2);
+}
+
+static void
+fb_gre_key(struct fb *f, uint32_t key)
+{
+	struct v4 o = v4_hdr(IP(10, 47, 0, 1), IP(10, 47, 0, 2), IPPROTO_GRE);
+	struct v4 in = v4_hdr(IP(10, 48, 0, 1), IP(10, 48, 0, 2), IPPROTO_UDP);
+
+	fb_init(f);
+	fb_eth(f, RTE_ETHER_TYPE_IPV4);
+	fb_ipv4(f, &o);
+	fb_gre(f, GRE_K, RTE_ETHER_TYPE_IPV4, key);
+	fb_ipv4(f, &in);
+	fb_udp(f, 1, 2);
+}
+
+static int
+pm_tunnels(void)
+{
+	const struct rte_flow_item_vxlan vs = { .vni = { 0x12, 0x34, 0x56 } };
+	const struct rte_flow_item_vxlan vm = { .vni = { 0xff, 0xff, 0x00 } };
+	const rte_be32_t ks = RTE_BE32(0xabcd1234), km = RTE_BE32(0x0000ffff);
+	const struct rte_flow_item pv[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(UDP, NULL, NULL),
+					    ITEM(VXLAN, &vs, &vm), ITEM_END };
+	const struct rte_flow_item pg[] = { ITEM(ETH, NULL, NULL),
+					    ITEM(IPV4, NULL, NULL),
+					    ITEM(GRE, NULL, NULL),
+					    ITEM(GRE_KEY, &ks, &km), ITEM_END };
+	struct rte_flow *fl;
+	struct fb f;
+
+	/* VXLAN VNI: the first two bytes. */
+	CHECK_OK(pm_rule("VXLAN VNI", pv, NULL, &fl));
+	fb_vxlan(&f, 0x123400);
+	CHECK_OK(pm_expect(&f, true, "VNI 0x123400"));
+	fb_vxlan(&f, 0x1234ff);
+	CHECK_OK(pm_expect(&f, true, "VNI 0x1234ff"));
+	fb_vxlan(&f, 0x123556);
+	CHECK_OK(pm_expect(&f, false, "VNI 0x123556"));
+	CHECK_OK(pm_done(fl));
+	/* GRE key: the low 16 bits. */
+	CHECK_OK(pm_rule("GRE key", pg, NULL, &fl));
+	fb_gre_key(&f, 0x00001234);
+	CHECK_OK(pm_expect(&f, true, "key 0x00001234"));
+	fb_gre_key(&f, 0xffff1234);
+	CHECK_OK(pm_expect(&f, true, "key 0xffff1234"));
+	fb_gre_key(&f, 0xabcd1235);
+	CHECK_OK(pm_expect(&f, false, "key 0xabcd1235"));
+	return pm_done(fl);
+}
+
+static int
+partial_masks(void)
+{
+	CHECK_OK(pm_eth());
+	CHECK_OK(pm_vlan());
+	CHECK_OK(pm_ipv4());
+	CHECK_OK(pm_ipv6());
+	CHECK_OK(pm_l4());
+	CHECK_OK(pm_tunnels());
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(partial_masks)
+
+/*
+ * RSS on one side only: l3-src-only, l3-dst-only, l4-src-only and
+ * l4-dst-only, each on UDP and on TCP, over queues 0 to 3 with a key of
+ * the rule's own; every frame must land where rte_softrss puts it with
+ * the fields the type keeps, in the device's order (source address,
+ * destination address, source port, destination port; a field left out
+ * is not hashed, and trailing zero bytes add nothing to a Toeplitz hash).
+ */
+static int
+rss_one_side(void)
+{
+	static const uint16_t qs[] = { 0, 1, 2, 3 };
+	static const struct {
+		uint64_t only;
+		const char *name;
+	} sides[] = {
+		{ RTE_ETH_RSS_L3_SRC_ONLY, "l3-src-only" },
+		{ RTE_ETH_RSS_L3_DST_ONLY, "l3-dst-only" },
+		{ RTE_ETH_RSS_L4_SRC_ONLY, "l4-src-only" },
+		{ RTE_ETH_RSS_L4_DST_ONLY, "l4-dst-only" },
+	};
+	struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_TOEPLITZ,
+		.key_len = sizeof(rss_key_custom),
+		.key = rss_key_custom,
+		.queue_num = RTE_DIM(qs),
+		.queue = qs,
+	};
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_item pat[] = { ITEM(ETH, NULL, NULL),
+				       ITEM(IPV4, NULL, NULL),
+				       ITEM(UDP, NULL, NULL), ITEM_END };
+	struct rte_flow_error err;
+	unsigned int s, l4, i, per_q[NQ];
+	struct rte_flow *fl;
+	uint32_t t[3], n;
+	struct pkt k;
+
+	rte_srand(13);
+	for (l4 = 0; l4 < 2; l4++) {
+		pat[2].type = l4 ? RTE_FLOW_ITEM_TYPE_TCP :
+				   RTE_FLOW_ITEM_TYPE_UDP;
+		for (s = 0; s < RTE_DIM(sides); s++) {
+			rss.types = sides[s].only |
+				    (l4 ? RTE_ETH_RSS_NONFRAG_IPV4_TCP :
+					  RTE_ETH_RSS_NONFRAG_IPV4_UDP);
+			fl = flow_new(pb, &attr_in, pat, actions);
+			VT_CHECK(fl != NULL, "%s %s", sides[s].name,
+				 l4 ? "TCP" : "UDP");
+			memset(per_q, 0, sizeof(per_q));
+			for (i = 0; i < 32; i++) {
+				k = udp(IP(10, 50, 0, 0) +
+						(uint32_t)(rte_rand() & 0xffff),
+					IP(10, 51, 0, 0) +
+						(uint32_t)(rte_rand() & 0xffff),
+					(uint16_t)rte_rand(),
+					(uint16_t)rte_rand(), 80);
+				if (l4)
+					k.proto = IPPROTO_TCP;
+				n = 0;
+				if (s != 1)
+					t[n++] = k.sip;
+				if (s != 0)
+					t[n++] = k.dip;
+				if (s == 2)
+					t[n++] = (uint32_t)k.sport << 16;
+				else if (s == 3)
+					t[n++] = (uint32_t)k.dport << 16;
+				else
+					t[n++] = (uint32_t)k.sport << 16 |
+						 k.dport;
+				VT_CHECK_EQ(xfer_pkt(&k),
+					    qs[rte_softrss(t, n, rss_key_custom) &
+					       3],
+					    "%s %s: frame %u (%08x:%u > %08x:%u)",
+					    sides[s].name, l4 ? "TCP" : "UDP",
+					    i, k.sip, k.sport, k.dip, k.dport);
+				per_q[qs[rte_softrss(t, n, rss_key_custom) &
+					 3]]++;
+			}
+			VT_CHECK(per_q[0] && per_q[1] && per_q[2] && per_q[3],
+				 "%s: spread %u %u %u %u", sides[s].name,
+				 per_q[0], per_q[1], per_q[2], per_q[3]);
+			VT_CHECK_EQ(rte_flow_destroy(pb, fl, &err), 0,
+				    "destroy");
+		}
+	}
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(rss_one_side)
+
+/*
  * COUNT where DevX is not offered (devx_ok 0), flow_engine=auto: a rule
  * verbs can carry counts with ibv_counters; a matcher-only rule with COUNT
  * is refused naming both reasons; without COUNT it is made.
@@ -3643,6 +4645,57 @@ limits(void)
 	return ret;
 }
 PER_ENGINE3(limits)
+
+/*
+ * A full priority: on mlx5 the kernel's flow table of a priority holds
+ * 65536 entries. 65536 rules for one IPv4 destination each take them;
+ * the next validates (nothing of the device is asked) and is refused at
+ * create with ENOSPC and a message that names the limit; a rule at
+ * another priority is taken, and so is the refused one once a rule went.
+ */
+static int
+table_full(void)
+{
+	const struct rte_flow_attr attr_p1 = { .ingress = 1, .priority = 1 };
+	static struct rte_flow *fl[65536];
+	struct rte_flow_error err;
+	struct rte_flow *f;
+	struct act_q a;
+	struct pat_ip pi;
+	unsigned int i;
+
+	act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL);
+	for (i = 0; i < RTE_DIM(fl); i++) {
+		fl[i] = rte_flow_create(pb, &attr_in,
+					pat_ipv4(&pi, 0, IP(11, 0, 0, 0) + i),
+					a.actions, &err);
+		VT_CHECK(fl[i] != NULL, "rule %u: %s", i,
+			 err.message ? err.message : "no message");
+	}
+	pat_ipv4(&pi, 0, IP(11, 1, 0, 0));
+	VT_CHECK_EQ(rte_flow_validate(pb, &attr_in, pi.items, a.actions, &err),
+		    0, "validate at a full priority");
+	memset(&err, 0, sizeof(err));
+	f = rte_flow_create(pb, &attr_in, pi.items, a.actions, &err);
+	VT_CHECK(f == NULL, "rule 65537 at one priority taken");
+	VT_CHECK_EQ(rte_errno, ENOSPC, "errno");
+	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_HANDLE, "error type");
+	VT_CHECK(err.message != NULL &&
+			 strstr(err.message,
+				"flow table of that priority is full (65536 entries a priority on mlx5)") !=
+				 NULL,
+		 "message '%s'", err.message ? err.message : "");
+	f = rte_flow_create(pb, &attr_p1, pi.items, a.actions, &err);
+	VT_CHECK(f != NULL, "another priority: %s",
+		 err.message ? err.message : "no message");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f, &err), 0, "destroy");
+	VT_CHECK_EQ(rte_flow_destroy(pb, fl[9], &err), 0, "destroy");
+	f = rte_flow_create(pb, &attr_in, pi.items, a.actions, &err);
+	VT_CHECK(f != NULL, "room made: %s",
+		 err.message ? err.message : "no message");
+	return VT_OK;
+}
+PER_ENGINE(table_full)
 
 /*
  * Nothing leaked: a port with flows of every kind, an indirect action
@@ -3936,23 +4989,17 @@ mt_toggle(unsigned int *restarts)
 	return ret;
 }
 
-/* Lines of the dump that open a rule: "flow 0x...: ingress, ...". */
+/* Lines of the dump that open a rule: "flow rule 3 (handle 0x...): ingress,
+ * ...". */
 static int
 mt_dumped_rules(void)
 {
-	struct rte_flow_error err;
-	char *buf = NULL, *p;
-	size_t len = 0;
+	char *buf = dump_text(NULL), *p;
 	int n = 0;
-	FILE *f;
 
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
+	if (buf == NULL)
 		return -1;
-	if (rte_flow_dev_dump(pb, NULL, f, &err) != 0)
-		n = -1;
-	fclose(f);
-	for (p = buf; n >= 0 && p != NULL && *p != '\0'; p++) {
+	for (p = buf; *p != '\0'; p++) {
 		if ((p == buf || p[-1] == '\n') && strncmp(p, "flow ", 5) == 0)
 			n++;
 	}
@@ -4088,6 +5135,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(mark_flag_verbs),
 	VT_CASE(count_verbs),
 	VT_CASE(count_shared_verbs),
+	VT_CASE(aging_verbs),
+	VT_CASE(indirect_rss_verbs),
 	VT_CASE(priorities_verbs),
 	VT_CASE(lifecycle_verbs),
 	VT_CASE(rxq_shrink_verbs),
@@ -4107,6 +5156,9 @@ static const struct vt_case cases[] = {
 	VT_CASE(degenerate_verbs),
 	VT_CASE(ovs_shapes_verbs),
 	VT_CASE(limits_verbs),
+	VT_CASE(table_full_verbs),
+	VT_CASE(partial_masks_verbs),
+	VT_CASE(rss_one_side_verbs),
 	VT_CASE(leaks_verbs),
 	VT_CASE(threads_verbs),
 	VT_CASE(steer_dv),
@@ -4116,6 +5168,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(mark_flag_dv),
 	VT_CASE(count_dv),
 	VT_CASE(count_shared_dv),
+	VT_CASE(aging_dv),
+	VT_CASE(indirect_rss_dv),
 	VT_CASE(priorities_dv),
 	VT_CASE(lifecycle_dv),
 	VT_CASE(rxq_shrink_dv),
@@ -4134,6 +5188,9 @@ static const struct vt_case cases[] = {
 	VT_CASE(degenerate_dv),
 	VT_CASE(ovs_shapes_dv),
 	VT_CASE(limits_dv),
+	VT_CASE(table_full_dv),
+	VT_CASE(partial_masks_dv),
+	VT_CASE(rss_one_side_dv),
 	VT_CASE(count_nodevx_dv),
 	VT_CASE(leaks_dv),
 	VT_CASE(threads_dv),

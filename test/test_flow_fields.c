@@ -161,6 +161,9 @@ test_default_masks_verbs(void)
 		.devx_ok = true,
 		.dv_ok = true,
 		.verbs_esp_ok = true,
+		.mpls_ok = true,
+		.ihl_ok = true,
+		.ihl_inner_ok = true,
 	};
 	uint8_t bits[MAX_ITEM_BYTES];
 	unsigned int i, j, k;
@@ -214,6 +217,10 @@ test_row_conditions(void)
 		  offsetof(struct vsteer_xlate_ctx, tag_ok) },
 		{ VSTEER_SUP_IF_EGRESS,
 		  offsetof(struct vsteer_xlate_ctx, egress_ok) },
+		{ VSTEER_SUP_IF_MPLS,
+		  offsetof(struct vsteer_xlate_ctx, mpls_ok) },
+		{ VSTEER_SUP_IF_IHL,
+		  offsetof(struct vsteer_xlate_ctx, ihl_ok) },
 	};
 	const struct vsteer_flow_row *rows[3] = { vsteer_flow_action_rows,
 						  vsteer_flow_attr_rows,
@@ -238,6 +245,8 @@ test_row_conditions(void)
 					ctx.egress_ok = ctx.tag_ok = true;
 					ctx.count_ok = ctx.devx_ok = true;
 					ctx.dv_ok = ctx.verbs_esp_ok = true;
+					ctx.mpls_ok = ctx.ihl_ok = true;
+					ctx.ihl_inner_ok = true;
 					yes = vsteer_flow_row_ok(
 						r, (enum vsteer_flow_engine)e,
 						&ctx, false);
@@ -377,7 +386,10 @@ test_item_check_rows(void)
 		  .count_ok = true,
 		  .devx_ok = true,
 		  .dv_ok = true,
-		  .verbs_esp_ok = true },
+		  .verbs_esp_ok = true,
+		  .mpls_ok = true,
+		  .ihl_ok = true,
+		  .ihl_inner_ok = true },
 		{ .dv_ok = true },
 	};
 	unsigned int i, e, c, in, taken = 0, refused = 0;

@@ -10,9 +10,11 @@ each VSTEER_PRM_* #define that names a field must equal what DPDK's
 header says: the fte_match_param sections, the fields of
 fte_match_set_lyr_2_4, misc, misc2 (MPLS entries, metadata registers)
 and misc3 that vsteer uses, the match_criteria_enable bits, and the flow
-counter commands (opcodes, mailboxes, traffic counters). With --model,
-lib/mlx5model/mm_prm.h likewise: the mailbox headers and the fields of
-the capability pages the mlx5 model answers QUERY_HCA_CAP with."""
+counter commands (opcodes, mailboxes, traffic counters), and the
+QUERY_HCA_CAP command with the flow table capability bits read from it.
+With --model, lib/mlx5model/mm_prm.h likewise: the mailbox headers and
+the fields of the capability pages the mlx5 model answers QUERY_HCA_CAP
+with."""
 
 import argparse
 import os
@@ -119,6 +121,12 @@ FIELDS = [
     ("QUERY_FC_OUT_STATS", "query_flow_counter_out.flow_statistics"),
     ("TRAFFIC_PACKETS", "traffic_counter.packets"),
     ("TRAFFIC_OCTETS", "traffic_counter.octets"),
+    # QUERY_HCA_CAP of the NIC flow table capabilities
+    ("QUERY_HCA_CAP_OUT_CAPABILITY", "query_hca_cap_out.capability"),
+    ("FT_NIC_FIELD_SUPPORT_2_RX",
+     "flow_table_nic_cap.ft_field_support_2_nic_receive"),
+    ("FT_FIELDS_2_INNER_IPV4_IHL", "ft_fields_support_2.inner_ipv4_ihl"),
+    ("FT_FIELDS_2_OUTER_IPV4_IHL", "ft_fields_support_2.outer_ipv4_ihl"),
 ]
 
 # fte_match_param sections: our define is the bit offset.
@@ -140,6 +148,9 @@ ENUMS = [
     ("CRIT_MISC5_BIT", "MLX5_MATCH_CRITERIA_ENABLE_MISC5_BIT"),
     ("CMD_ALLOC_FLOW_COUNTER", "MLX5_CMD_OP_ALLOC_FLOW_COUNTER"),
     ("CMD_QUERY_FLOW_COUNTER", "MLX5_CMD_OP_QUERY_FLOW_COUNTER"),
+    ("CMD_QUERY_HCA_CAP", "MLX5_CMD_OP_QUERY_HCA_CAP"),
+    ("HCA_CAP_OP_MOD_NIC_FLOW_TABLE", "MLX5_GET_HCA_CAP_OP_MOD_NIC_FLOW_TABLE"),
+    ("HCA_CAP_OPMOD_GET_CUR", "MLX5_HCA_CAP_OPMOD_GET_CUR"),
 ]
 
 # Our define -> size in bits (or bytes with "/8") of a DPDK struct.
@@ -157,6 +168,8 @@ SIZES = [
     ("DEALLOC_FC_OUT_BYTES", "dealloc_flow_counter_out", 8),
     ("QUERY_FC_IN_BYTES", "query_flow_counter_in", 8),
     ("TRAFFIC_COUNTER_BITS", "traffic_counter", 1),
+    ("QUERY_HCA_CAP_IN_BYTES", "query_hca_cap_in", 8),
+    ("QUERY_HCA_CAP_OUT_BYTES", "query_hca_cap_out", 8),
 ]
 
 # What DPDK's header does not name, so this test cannot check it.
@@ -247,7 +260,7 @@ def preprocess(text):
 class Prm:
     """struct/union mlx5_ifc_<name>_bits layouts of mlx5_prm.h."""
 
-    def __init__(self, path):
+    def __init__(self, path, prefix="VSTEER_PRM_"):
         with open(path) as f:
             self.text = preprocess(strip_comments(f.read()))
         self.types = {}
@@ -292,38 +305,50 @@ class Prm:
             i += 1
         return self.text[start:i - 1], i
 
-    @staticmethod
-    def declarations(body):
-        """The declarations of a body, nested braces kept whole."""
-        decls, depth, cur = [], 0, []
-        for ch in body:
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-            if ch == ";" and depth == 0:
-                decls.append("".join(cur))
-                cur = []
-            else:
-                cur.append(ch)
-        return decls
-
     def members(self, name):
-        """[(field, bits, type name or None)] of a struct or union; an
-        anonymous struct or union member has field None and a made-up
-        type name."""
+        """[(field, bits, type name or None)] of a struct or union."""
         kind, body = self.types[name]
+        return kind, self.parse_body(name, body)
+
+    def parse_body(self, name, body):
+        """The members of a body; an anonymous struct or union is one
+        member of its size named None, whose fields field() looks into
+        (its type is the body itself, as ("struct"|"union", body))."""
         result = []
-        for decl in self.declarations(body):
+        while True:
+            m = re.search(r"\b(struct|union)\s*\{", body)
+            if not m:
+                break
+            head = body[:m.start()]
+            inner, end = self.block_in(body, m.end())
+            semi = body.index(";", end)
+            result += self.parse_decls(name, head)
+            kind = m.group(1)
+            sub = self.parse_body(name, inner)
+            if kind == "union":
+                bits = max(b for _, b, _ in sub)
+            else:
+                bits = sum(b for _, b, _ in sub)
+            result.append((None, bits, (kind, inner)))
+            body = body[semi + 1:]
+        return result + self.parse_decls(name, body)
+
+    @staticmethod
+    def block_in(text, start):
+        depth, i = 1, start
+        while depth:
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+            i += 1
+        return text[start:i - 1], i
+
+    def parse_decls(self, name, body):
+        result = []
+        for decl in body.split(";"):
             decl = " ".join(decl.split())
             if not decl:
-                continue
-            m = re.fullmatch(r"(struct|union) \{(.*)\}( \w+)?", decl)
-            if m:
-                tname = "%s.%d" % (name, len(result))
-                self.types[tname] = (m.group(1), m.group(2))
-                field = m.group(3).strip() if m.group(3) else None
-                result.append((field, self.size(tname), tname))
                 continue
             m = re.fullmatch(r"u8 (\w+)((?:\[[^\]]*\])+)", decl)
             if m:
@@ -343,7 +368,7 @@ class Prm:
                 n = int(dim, 0) if dim else 0   # flexible: no size
             result.append((m.group(2), n * self.size(m.group(1)),
                            m.group(1)))
-        return kind, result
+        return result
 
     def size(self, name):
         kind, mem = self.members(name)
@@ -352,10 +377,13 @@ class Prm:
         return sum(bits for _, bits, _ in mem)
 
     def field(self, name, path):
-        """(bit offset, width) of path ("a.b.c") inside type name; the
-        members of an anonymous struct or union are the parent's."""
+        """(bit offset, width) of path ("a.b.c") inside type name (a
+        mlx5_ifc name, or an anonymous member's (kind, body))."""
         first, _, rest = path.partition(".")
-        kind, mem = self.members(name)
+        if isinstance(name, tuple):
+            kind, mem = name[0], self.parse_body(name, name[1])
+        else:
+            kind, mem = self.members(name)
         off = 0
         for fname, bits, tname in mem:
             if fname is None:

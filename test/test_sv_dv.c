@@ -46,6 +46,8 @@
 static const struct sv_caps mlx5_caps = {
 	.profile = SV_PROFILE_MLX5,
 	.max_priority = SV_MAX_PRIO_MLX5,
+	.mpls_over_l4 = true,
+	.ipv4_ihl = true,
 };
 
 static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
@@ -246,6 +248,9 @@ dv_xlate(const struct rte_flow_item *p, struct vsteer_dv_match *dm,
 	ctx.max_verbs_prio = 15;
 	ctx.dv_ok = true;
 	ctx.devx_ok = true;
+	ctx.mpls_ok = true;
+	ctx.ihl_ok = true;
+	ctx.ihl_inner_ok = true;
 	ctx.tag_ok = true;
 	ctx.count_ok = true;
 	return vsteer_flow_dv_translate(&ctx, &attr, p, acts, &plan, dm, err);
@@ -264,10 +269,10 @@ compile(const struct rte_flow_item *p, struct sv_match *m)
 	if (rc != 0)
 		return rc;
 	rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.mask.buf, dm.mask.size,
-			    &m->mask);
+			    NULL, &m->mask);
 	if (rc == 0)
 		rc = sv_fte_compile(&mlx5_caps, dm.criteria, dm.value.buf,
-				    dm.value.size, &m->value);
+				    dm.value.size, &m->mask, &m->value);
 	for (i = 0; i < sizeof(m->value); i++)
 		((uint8_t *)&m->value)[i] &= ((uint8_t *)&m->mask)[i];
 	return rc;
@@ -897,83 +902,78 @@ test_fte_refusals(void)
 
 #define RESET() memset(b, 0, sizeof(b))
 	RESET();
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, &k), 0, "zero");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, NULL, &k), 0,
+		    "zero");
 	/* Sizes: shorter than the enabled sections, longer than the PRM. */
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 128, &k), EINVAL,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 128, NULL, &k), EINVAL,
 		    "inner section cut");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 192, &k), 0,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 192, NULL, &k), 0,
 		    "up to inner");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, b, 513, &k), EINVAL,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, b, 513, NULL, &k), EINVAL,
 		    "513 bytes");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x80, b, 512, &k), EINVAL,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x80, b, 512, NULL, &k), EINVAL,
 		    "criteria bit 7");
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, NULL, 64, &k), EINVAL,
-		    "NULL buffer");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x01, NULL, 64, NULL, &k),
+		    EINVAL, "NULL buffer");
 	/* Fields softverbs does not model. */
 	vsteer_prm_set(b,
 		       VSTEER_PRM_MISC + VSTEER_PRM_MISC_OUTER_SECOND_VID_OFF,
 		       VSTEER_PRM_MISC_OUTER_SECOND_VID_LEN, 7);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "outer_second_vid");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "outer_second_vid");
 	RESET();
 	/* inner_esp_spi: misc bits 0x160..0x17f (the outer one is
 	 * modelled, the inner one is not). */
 	vsteer_prm_set(b, VSTEER_PRM_MISC + 0x160, 32, 0x1234);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "inner_esp_spi");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "inner_esp_spi");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GENEVE_VNI, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "geneve_vni");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "geneve_vni");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_MISC3, VSTEER_PRM_MISC3_ICMP_TYPE, 8);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x1f, b, 320, &k), EOPNOTSUPP,
-		    "misc3 icmp_type");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x1f, b, 320, NULL, &k),
+		    EOPNOTSUPP, "misc3 icmp_type");
 	/* ...but a disabled section is not looked at. */
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, &k), 0,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x0f, b, 320, NULL, &k), 0,
 		    "misc3 disabled");
 	RESET();
 	vsteer_prm_set(b,
 		       VSTEER_PRM_MISC2 + VSTEER_PRM_MISC2_METADATA_REG_A_OFF,
 		       32, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "metadata_reg_a");
-	/* ip_version other than 4, 6 or a full mask. */
-	RESET();
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 5);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "ip_version 5");
-	/* L4 ports that the protocol does not attribute. */
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "metadata_reg_a");
+	/* L4 ports whose protocol is masked but partly. */
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 80);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "tcp_dport without ip_protocol");
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 17);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "tcp_dport with ip_protocol UDP");
-	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 6);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), 0,
-		    "tcp_dport with ip_protocol TCP");
-	VT_CHECK(k.outer.dport == htons(80) && k.outer.ip_proto == 6,
-		 "dport in the key");
+	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 0x0f);
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "tcp_dport under ip_protocol mask 0x0f");
+	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 0xff);
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k), 0,
+		    "tcp_dport under a full ip_protocol mask");
+	VT_CHECK(k.outer.dport == htons(80) && k.outer.ip_proto == 0xff &&
+			 !(k.outer.present & SV_P_TCP),
+		 "dport in the key, the protocol says whose");
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_UDP_SPORT, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "TCP and UDP ports");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "TCP and UDP ports");
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_PROTOCOL, 47);
 	vsteer_prm_set(b,
 		       VSTEER_PRM_MISC2 +
 			       VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF,
 		       32, 1);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), EOPNOTSUPP,
-		    "MPLS over UDP in GRE");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k),
+		    EOPNOTSUPP, "MPLS over UDP in GRE");
 	/* An address mask on the low 32 bits only is the same bits for
 	 * both families (the PRM union): no layout is guessed, nothing is
 	 * refused, the key holds the union as it is. */
 	RESET();
 	VSTEER_PRM_SET(b, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0xf);
 	memset(b + VSTEER_PRM_L24_SRC_IP_OFF / 8 + 12, 0xff, 4);
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, &k), 0,
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, all, b, 320, NULL, &k), 0,
 		    "low 32 bits of an address");
 	VT_CHECK(k.outer.src_ip[12] == 0xff && k.outer.src_ip[15] == 0xff &&
 			 k.outer.src_ip[0] == 0,
@@ -987,7 +987,8 @@ static int
 test_fte_fields(void)
 {
 	static uint8_t b[VSTEER_PRM_MATCH_PARAM_BYTES];
-	static struct sv_key k;
+	static uint8_t mb[VSTEER_PRM_MATCH_PARAM_BYTES];
+	static struct sv_key k, km;
 	const uint8_t o = VSTEER_PRM_OUTER / 8, i = VSTEER_PRM_INNER / 8;
 	uint8_t want4[4] = { 0, 0x12, 0x34, 0x56 };
 
@@ -1024,7 +1025,12 @@ test_fte_fields(void)
 	b[64 + 31] = 0xde;
 	b[64 + 33] = 0x01;
 	b[64 + 35] = 0x02;
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x07, b, 320, &k), 0, "ok");
+	/* A value: the matcher's mask has a full ip_protocol mask. */
+	memcpy(mb, b, sizeof(mb));
+	mb[o + 16] = 0xff;
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x07, mb, 320, NULL, &km), 0,
+		    "mask");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x07, b, 320, &km, &k), 0, "ok");
 	VT_CHECK(memcmp(k.outer.dmac, mac_a, 6) == 0, "dmac");
 	VT_CHECK(memcmp(k.outer.smac, mac_b, 6) == 0, "smac");
 	VT_CHECK(k.outer.ether_type == htons(0x8847), "ethertype");
@@ -1032,14 +1038,14 @@ test_fte_fields(void)
 	VT_CHECK(k.outer.tos == 0xb9 && k.outer.ttl == 7, "tos ttl");
 	VT_CHECK(k.outer.tcp_flags == 0x12 && k.outer.tcp_ns == 1,
 		 "tcp flags, NS");
-	VT_CHECK_EQ(k.outer.present, SV_P_CVLAN | SV_P_CVLAN2 | SV_P_IPV6,
-		    "outer present");
+	VT_CHECK_EQ(k.outer.present, SV_P_CVLAN | SV_P_CVLAN2, "outer present");
+	VT_CHECK(k.outer.ip_version == 6 && k.inner.ip_version == 4,
+		 "ip_version");
 	VT_CHECK(memcmp(k.outer.src_ip, ip6_a, 16) == 0, "ipv6 src");
 	VT_CHECK(memcmp(k.inner.dst_ip + SV_IPV4_OFF, ip_a, 4) == 0,
 		 "inner ipv4 dst in the last 4 bytes");
 	VT_CHECK(k.inner.ihl == 5, "inner ihl");
-	VT_CHECK_EQ(k.inner.present,
-		    SV_P_SVLAN | SV_P_SVLAN2 | SV_P_IPFRAG | SV_P_IPV4,
+	VT_CHECK_EQ(k.inner.present, SV_P_SVLAN | SV_P_SVLAN2 | SV_P_IPFRAG,
 		    "inner present");
 	VT_CHECK(k.outer_esp_spi == htonl(0xde000001), "outer_esp_spi");
 	VT_CHECK(k.gre_c_ks_ver == htons(0xb000), "gre C K S");
@@ -1049,8 +1055,146 @@ test_fte_fields(void)
 	VT_CHECK(k.outer.flow_label == htonl(0xabcde), "outer flow label");
 	VT_CHECK(k.inner.flow_label == htonl(0x10002), "inner flow label");
 	/* The misc section is ignored when not enabled. */
-	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 320, &k), 0, "ok");
+	VT_CHECK_EQ(sv_fte_compile(&mlx5_caps, 0x05, b, 320, &km, &k), 0, "ok");
 	VT_CHECK(k.gre_key == 0 && k.vni == 0, "misc disabled");
+	return VT_OK;
+}
+
+/*
+ * Masks the device takes as they are (Linux 6.1 and rdma-core 44 pass the
+ * matcher's mask to the firmware unchanged), and what it matches with
+ * them: a rule built from hand-made mask and value buffers, compiled as
+ * softverbs compiles a matcher and its rule.
+ */
+static int
+fte_rule(uint8_t crit, const uint8_t *mask, const uint8_t *value,
+	 struct sv_match *m)
+{
+	size_t i;
+	int rc;
+
+	rc = sv_fte_compile(&mlx5_caps, crit, mask, 320, NULL, &m->mask);
+	if (rc == 0)
+		rc = sv_fte_compile(&mlx5_caps, crit, value, 320, &m->mask,
+				    &m->value);
+	for (i = 0; i < sizeof(m->value); i++)
+		((uint8_t *)&m->value)[i] &= ((uint8_t *)&m->mask)[i];
+	return rc;
+}
+
+static void
+mk_tcp4(struct fb *f, uint16_t dport, uint8_t flags)
+{
+	memset(f, 0, sizeof(*f));
+	fb_eth(f, mac_a, 0x0800);
+	fb_ipv4(f, ip_b, ip_a, 6, 0, 0);
+	fb_tcp(f, 1000, dport, flags);
+	fb_end(f);
+}
+
+static int
+test_fte_as_device(void)
+{
+	static uint8_t mb[VSTEER_PRM_MATCH_PARAM_BYTES];
+	static uint8_t vb[VSTEER_PRM_MATCH_PARAM_BYTES];
+	static struct sv_match m;
+	const uint8_t outer = 1u << VSTEER_PRM_CRIT_OUTER_BIT;
+	struct fb f;
+
+	/* TCP fields without an ip_protocol match: a frame of another
+	 * protocol reads them as zero, so a non-zero value means TCP. */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 0xffff);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 80);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "tcp_dport alone");
+	mk_tcp4(&f, 80, 0x10);
+	VT_CHECK(hit(&m, &f), "TCP to port 80");
+	mk_tcp4(&f, 81, 0x10);
+	VT_CHECK(!hit(&m, &f), "TCP to port 81");
+	mk_udp4(&f, mac_a, ip_a, 80);
+	VT_CHECK(!hit(&m, &f), "UDP to port 80");
+	/* Port 0: every non-TCP frame as well, not one key match. */
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_DPORT, 0);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), EOPNOTSUPP, "tcp_dport 0");
+	/* The same for UDP, and for TCP flags. */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_UDP_DPORT, 0xff00);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_UDP_DPORT, 0x3500);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "udp_dport alone");
+	mk_udp4(&f, mac_a, ip_a, 0x3535);
+	VT_CHECK(hit(&m, &f), "UDP 0x3535 under 0xff00");
+	mk_tcp4(&f, 0x3535, 0x10);
+	VT_CHECK(!hit(&m, &f), "TCP 0x3535");
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_FLAGS, 0x02);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_TCP_FLAGS, 0x02);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "SYN alone");
+	mk_tcp4(&f, 80, 0x12);
+	VT_CHECK(hit(&m, &f), "SYN ACK");
+	mk_tcp4(&f, 80, 0x10);
+	VT_CHECK(!hit(&m, &f), "ACK");
+	mk_udp4(&f, mac_a, ip_a, 80);
+	VT_CHECK(!hit(&m, &f), "UDP");
+
+	/* ip_version under any mask: the version bits themselves. 4 is
+	 * 0100, 6 is 0110, no IP header 0000. */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x4);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x4);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "ip_version mask 4");
+	mk_udp4(&f, mac_a, ip_a, 53);
+	VT_CHECK(hit(&m, &f), "mask 4: IPv4");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x86dd);
+	fb_ipv6(&f, ip6_a, ip6_b, 17, 0);
+	fb_udp(&f, 1, 2);
+	fb_end(&f);
+	VT_CHECK(hit(&m, &f), "mask 4: IPv6");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x0806);
+	fb_end(&f);
+	VT_CHECK(!hit(&m, &f), "mask 4: ARP");
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x2);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x2);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "ip_version mask 2");
+	mk_udp4(&f, mac_a, ip_a, 53);
+	VT_CHECK(!hit(&m, &f), "mask 2: IPv4");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x86dd);
+	fb_ipv6(&f, ip6_a, ip6_b, 17, 0);
+	fb_udp(&f, 1, 2);
+	fb_end(&f);
+	VT_CHECK(hit(&m, &f), "mask 2: IPv6");
+	VSTEER_PRM_SET(mb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0xf);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION, 0x5);
+	VT_CHECK_EQ(fte_rule(outer, mb, vb, &m), 0, "ip_version 5");
+	VT_CHECK(!hit(&m, &f), "version 5: nothing");
+
+	/* Criteria of a section match_criteria_enable leaves off: taken,
+	 * and not matched (the rule is the other sections'). */
+	memset(mb, 0, sizeof(mb));
+	memset(vb, 0, sizeof(vb));
+	memset(mb + VSTEER_PRM_L24_DMAC_OFF / 8, 0xff, 6);
+	memcpy(vb + VSTEER_PRM_L24_DMAC_OFF / 8, mac_b, 6);
+	VSTEER_PRM_SET(mb, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI,
+		       0xffffff);
+	VSTEER_PRM_SET(vb, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI, 7);
+	VT_CHECK_EQ(fte_rule(1u << VSTEER_PRM_CRIT_MISC_BIT, mb, vb, &m), 0,
+		    "dmac in a disabled section");
+	memset(&f, 0, sizeof(f));
+	fb_eth(&f, mac_a, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 17, 0, 0);
+	fb_udp(&f, 1000, 4789);
+	fb_vxlan(&f, 7);
+	fb_eth(&f, mac_b, 0x0800);
+	fb_ipv4(&f, ip_b, ip_a, 17, 0, 0);
+	fb_udp(&f, 1, 2);
+	fb_end(&f);
+	VT_CHECK(hit(&m, &f), "VNI 7 to another dmac");
 	return VT_OK;
 }
 
@@ -1279,12 +1423,6 @@ test_matcher_errors(void)
 	dm.mask.size = 32;
 	MA_FAILS(e->ctx[1], EINVAL, "mask shorter than outer_headers");
 	dm.mask.size = 320;
-	/* Partial ip_version: by version bits, not expressible. */
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION,
-		       4);
-	MA_FAILS(e->ctx[1], EOPNOTSUPP, "ip_version mask 4");
-	VSTEER_PRM_SET(dm.mask.buf, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IP_VERSION,
-		       0xf);
 	/* A bit no field of the PRM has (outer bit 0xc0). */
 	((uint8_t *)dm.mask.buf)[24] = 0x80;
 	MA_FAILS(e->ctx[1], EOPNOTSUPP, "reserved bits");
@@ -1507,9 +1645,12 @@ test_devx_context(void)
 }
 
 /* A matcher on end 1 for pattern p, and its rule to queue qi. */
+/* The rule's value byte at (byte offset) off gets |= or (the driver
+ * refuses the multicast destinations these make: the buffers softverbs
+ * must still take are made by hand from a translated one). */
 static struct ibv_flow *
-dv_rule(struct vt_svenv *e, const struct rte_flow_item *p, int qi,
-	struct mlx5dv_flow_matcher **m)
+dv_rule_or(struct vt_svenv *e, const struct rte_flow_item *p, int qi,
+	   struct mlx5dv_flow_matcher **m, uint32_t off, uint8_t or)
 {
 	static struct vsteer_dv_match dm;
 	struct mlx5dv_flow_action_attr a;
@@ -1517,10 +1658,18 @@ dv_rule(struct vt_svenv *e, const struct rte_flow_item *p, int qi,
 	*m = mk_matcher(e->ctx[1], p, 0, &dm);
 	if (*m == NULL)
 		return NULL;
+	((uint8_t *)dm.value.buf)[off] |= or ;
 	memset(&a, 0, sizeof(a));
 	a.type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
 	a.qp = e->q[qi].hqp;
 	return sv_mlx5dv_create_flow(*m, vsteer_dv_params(&dm.value), 1, &a);
+}
+
+static struct ibv_flow *
+dv_rule(struct vt_svenv *e, const struct rte_flow_item *p, int qi,
+	struct mlx5dv_flow_matcher **m)
+{
+	return dv_rule_or(e, p, qi, m, 0, 0);
 }
 
 /*
@@ -1532,9 +1681,11 @@ dv_rule(struct vt_svenv *e, const struct rte_flow_item *p, int qi,
 static int
 test_dv_mcast(void)
 {
+	/* The group bit is put in the value after translation. */
 	static const struct rte_flow_item_eth eth_mc = {
-		.hdr.dst_addr.addr_bytes = { 0x01, 0x00, 0x5e, 0, 0, 1 },
+		.hdr.dst_addr.addr_bytes = { 0x00, 0x00, 0x5e, 0, 0, 1 },
 	};
+	static const uint8_t dmac_mc[6] = { 0x01, 0x00, 0x5e, 0, 0, 1 };
 	static const struct rte_flow_item_eth eth_m = {
 		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
 					     0xff },
@@ -1577,9 +1728,9 @@ test_dv_mcast(void)
 	any = ibv_create_flow(e->q[0].hqp, fa);
 	VT_CHECK(any != NULL, "catch-all: errno %d", errno);
 
-	fl = dv_rule(e, p, 1, &m);
+	fl = dv_rule_or(e, p, 1, &m, VSTEER_PRM_L24_DMAC_OFF / 8, 0x01);
 	VT_CHECK(fl != NULL, "dmac multicast rule: errno %d", errno);
-	mk_udp4(&f, eth_mc.hdr.dst_addr.addr_bytes, ip_a, 53);
+	mk_udp4(&f, dmac_mc, ip_a, 53);
 	VT_CHECK(send0(e, &f) == 0, "send");
 	VT_CHECK(collect(e, 0, &r) == 0 && r.n == 1,
 		 "dmac multicast: the catch-all first (%d)", r.n);
@@ -1603,8 +1754,8 @@ test_dv_mcast(void)
 	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
 	/* A mask whose first nibble is 1110 (224.0.0.0/3): multicast. */
 	ip4m.hdr.dst_addr = BE32(0xe0000000);
-	ip4.hdr.dst_addr = BE32(0xe0000000);
-	fl = dv_rule(e, p, 1, &m);
+	ip4.hdr.dst_addr = BE32(0xc0000000);
+	fl = dv_rule_or(e, p, 1, &m, VSTEER_PRM_L24_DST_IPV4_OFF / 8, 0x20);
 	VT_CHECK(fl != NULL, "IPv4 224/3 rule: errno %d", errno);
 	VT_CHECK(send0(e, &f) == 0, "send");
 	VT_CHECK(collect(e, 0, &r) == 0 && r.n == 1,
@@ -1613,6 +1764,124 @@ test_dv_mcast(void)
 	VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
 	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
 	VT_CHECK_EQ(ibv_destroy_flow(any), 0, "destroy");
+	ENV_DOWN(e);
+	return VT_OK;
+}
+
+/*
+ * What the parser and the match fields of a modelled device offer, and
+ * where a rule that needs what it lacks fails: the tunnel offloads as
+ * mlx5dv_query_device() reports them (MPLS over GRE / UDP only with the
+ * flex parser profile), the IHL field in QUERY_HCA_CAP (a DevX general
+ * command), and a matcher using either accepted, its rules refused by
+ * the firmware (EINVAL at mlx5dv_create_flow()).
+ */
+static const struct sv_device_opts flex_noihl_opts = {
+	.profile = SV_PROFILE_MLX5,
+	.lacks = SV_DEV_NO_IPV4_IHL,
+	.flex_parser = 1,
+};
+
+static int
+parser_case(struct vt_svenv *e, bool flex, bool ihl)
+{
+	static const struct rte_flow_item_mpls mpls = {
+		.label_tc_s = { 0, 0x04, 0xd0 },
+	};
+	static const struct rte_flow_item_ipv4 v4 = { .hdr.version_ihl = 0x45 };
+	static const struct rte_flow_item_ipv4 v4m = { .hdr.version_ihl =
+							       0x0f };
+	const struct rte_flow_item pm[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_MPLS, .spec = &mpls },
+		END_ITEM,
+	};
+	const struct rte_flow_item pi[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &v4, .mask = &v4m },
+		END_ITEM,
+	};
+	uint8_t in[VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES];
+	static uint8_t out[VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES];
+	struct mlx5dv_context dv;
+	struct mlx5dv_flow_matcher *m;
+	struct ibv_flow *fl;
+	bool outer = !ihl, inner = !ihl;
+	uint32_t mpls_bits =
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE |
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP;
+
+	memset(&dv, 0, sizeof(dv));
+	dv.comp_mask = MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |
+		       MLX5DV_CONTEXT_MASK_STRIDING_RQ;
+	VT_CHECK_EQ(sv_mlx5dv_query_device(e->ctx[1], &dv), 0, "query");
+	VT_CHECK_EQ(dv.comp_mask, MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS,
+		    "only what it fills");
+	VT_CHECK(dv.tunnel_offloads_caps &
+			 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN,
+		 "VXLAN offload");
+	VT_CHECK_EQ(dv.tunnel_offloads_caps & mpls_bits, flex ? mpls_bits : 0,
+		    "MPLS over GRE / UDP");
+	vsteer_dv_cmd_query_ft_caps(in);
+	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
+					       sizeof(out)),
+		    0, "QUERY_HCA_CAP");
+	VT_CHECK_EQ(vsteer_dv_cmd_query_ft_caps_parse(out, sizeof(out), &outer,
+						      &inner),
+		    0, "status");
+	VT_CHECK(outer == ihl && inner == ihl, "IHL fields %d %d", outer,
+		 inner);
+	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
+					       64),
+		    EINVAL, "output too short");
+	vsteer_prm_set(in, VSTEER_PRM_IN_OP_MOD_OFF, VSTEER_PRM_IN_OP_MOD_LEN,
+		       0x1); /* the general device capabilities: not here */
+	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
+					       sizeof(out)),
+		    EOPNOTSUPP, "another capability page");
+
+	/* The matcher is taken; its rules only where the device has the
+	 * field. */
+	errno = 0;
+	fl = dv_rule(e, pm, 0, &m);
+	VT_CHECK(m != NULL, "MPLS matcher: errno %d", errno);
+	if (flex) {
+		VT_CHECK(fl != NULL, "MPLS over UDP: errno %d", errno);
+		VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	} else {
+		VT_CHECK(fl == NULL && errno == EINVAL,
+			 "MPLS over UDP without the parser: errno %d", errno);
+	}
+	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
+	errno = 0;
+	fl = dv_rule(e, pi, 0, &m);
+	VT_CHECK(m != NULL, "IHL matcher: errno %d", errno);
+	if (ihl) {
+		VT_CHECK(fl != NULL, "IHL: errno %d", errno);
+		VT_CHECK_EQ(ibv_destroy_flow(fl), 0, "destroy");
+	} else {
+		VT_CHECK(fl == NULL && errno == EINVAL,
+			 "IHL without the field: errno %d", errno);
+	}
+	VT_CHECK_EQ(sv_mlx5dv_destroy_flow_matcher(m), 0, "matcher");
+	return VT_OK;
+}
+
+static int
+test_parser_caps(void)
+{
+	struct vt_svenv_cfg cfg = env_cfg;
+	struct vt_svenv *e = &E;
+
+	ENV_UP(e);
+	VT_CHECK(parser_case(e, false, true) == VT_OK, "default firmware");
+	ENV_DOWN(e);
+	cfg.opts1 = &flex_noihl_opts;
+	VT_CHECK(vt_svenv_up(e, &cfg) == 0, "set-up: errno %d", errno);
+	VT_CHECK(parser_case(e, true, false) == VT_OK,
+		 "flex parser, no IHL field");
 	ENV_DOWN(e);
 	return VT_OK;
 }
@@ -1685,6 +1954,13 @@ test_flow_errors(void)
 	((uint8_t *)dm.value.buf)[0] = 1;
 	FLOW_FAILS(m, 2, EINVAL, "value outside mask");
 	((uint8_t *)dm.value.buf)[0] = 0;
+	/* ... in a section the criteria leave off too (check_valid_spec()
+	 * reads the whole match). */
+	VSTEER_PRM_SET(dm.value.buf, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI,
+		       7);
+	FLOW_FAILS(m, 2, EINVAL, "value in a disabled section");
+	VSTEER_PRM_SET(dm.value.buf, VSTEER_PRM_MISC, VSTEER_PRM_MISC_VXLAN_VNI,
+		       0);
 	dm.value.size = 16;
 	FLOW_FAILS(m, 2, EINVAL, "value shorter than criteria");
 	dm.value.size = 320;
@@ -1916,11 +2192,13 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_agree_esp),
 	VT_CASE(test_fte_refusals),
 	VT_CASE(test_fte_fields),
+	VT_CASE(test_fte_as_device),
 	VT_CASE(test_dv_device),
 	VT_CASE(test_matcher_errors),
 	VT_CASE(test_devx_counter),
 	VT_CASE(test_devx_context),
 	VT_CASE(test_dv_mcast),
+	VT_CASE(test_parser_caps),
 	VT_CASE(test_flow_errors),
 	VT_CASE(test_traffic),
 	VT_CASE(test_egress),

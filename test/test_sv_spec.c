@@ -568,7 +568,9 @@ static int
 compile(int profile, const struct chain *c, struct sv_match *m,
 	struct sv_actions *a)
 {
-	struct sv_caps caps = { .profile = profile, .max_priority = 15 };
+	struct sv_caps caps = { .profile = profile,
+				.max_priority = 15,
+				.mpls_over_l4 = true };
 
 	memset(m, 0xee, sizeof(*m));
 	memset(a, 0xee, sizeof(*a));
@@ -1250,8 +1252,13 @@ test_spec_eth(void)
 	VT_CHECK(!hit_flip(&m, &f, 17, 0x01), "ether_type after the tag");
 	VT_CHECK(hit_flip(&m, &f, o[O_L3] + 19, 0x01), "ip unconstrained");
 
-	/* VID-only mask: priority bits are free. */
+	/* VID-only mask: priority bits are free. The mlx5 kernel refuses
+	 * the PCP left in the value (check_valid_spec()). */
 	eth.mask.vlan_tag = htons(0x0fff);
+	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+	ch_add(&c, &eth, sizeof(eth));
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "PCP outside the mask");
+	eth.val.vlan_tag = htons(0x0123);
 	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 	ch_add(&c, &eth, sizeof(eth));
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "compile");
@@ -1320,7 +1327,8 @@ test_spec_ipv4(void)
 	ip.mask.dst_ip = htonl(0xffffff00);
 	ch_init(&c, IBV_FLOW_ATTR_NORMAL);
 	ch_add(&c, &ip, sizeof(ip));
-	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "prefix");
+	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "host bits, mlx5");
+	VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "prefix");
 	VT_CHECK(value_within_mask(&m), "value bits outside the mask cleared");
 	VT_CHECK(hit(&m, &f), "in the prefix");
 	VT_CHECK(hit_flip(&m, &f, l3 + 19, 0xff), "host part free");
@@ -1795,7 +1803,9 @@ test_spec_actions(void)
 static int
 compile_exact(int profile, const struct chain *c, size_t bytes)
 {
-	struct sv_caps caps = { .profile = profile, .max_priority = 15 };
+	struct sv_caps caps = { .profile = profile,
+				.max_priority = 15,
+				.mpls_over_l4 = true };
 	struct sv_actions a;
 	struct sv_match m;
 	uint8_t *buf = malloc(bytes);
@@ -2201,6 +2211,202 @@ test_spec_errors_mlx5(void)
 	ch_add(&c, &ip, sizeof(ip));
 	ch_add(&c, &tcp, sizeof(tcp));
 	VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "proto 6 + tcp");
+
+	/* check_mpls_supp_fields(): over UDP and over GRE the default
+	 * firmware has no MPLS match fields (FLEX_PARSER_PROFILE_ENABLE=1
+	 * gives them); an unmasked label asks for none. */
+	{
+		const struct sv_caps noflex = { .profile = SV_PROFILE_MLX5,
+						.max_priority = 15 };
+		struct ibv_flow_spec_tcp_udp udp =
+			sp_l4(IBV_FLOW_SPEC_UDP, 0, 0);
+		struct ibv_flow_spec_gre g = sp_gre(IBV_FLOW_SPEC_GRE);
+		struct ibv_flow_spec_mpls mp =
+			sp_mpls(IBV_FLOW_SPEC_MPLS, 77 << 12, 0xfffff000);
+		struct ibv_flow_spec_mpls any =
+			sp_mpls(IBV_FLOW_SPEC_MPLS, 0, 0);
+
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &udp, sizeof(udp));
+		ch_add(&c, &mp, sizeof(mp));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a),
+			    EOPNOTSUPP, "MPLS over UDP, default firmware");
+		VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0,
+			    "MPLS over UDP, flex parser");
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &g, sizeof(g));
+		ch_add(&c, &mp, sizeof(mp));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a),
+			    EOPNOTSUPP, "MPLS over GRE, default firmware");
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &udp, sizeof(udp));
+		ch_add(&c, &any, sizeof(any));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a), 0,
+			    "no MPLS field asked for");
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &eth, sizeof(eth));
+		ch_add(&c, &mp, sizeof(mp));
+		VT_CHECK_EQ(sv_spec_compile(&noflex, &c.u.attr, &m, &a), 0,
+			    "MPLS after L2 (outer_first_mpls)");
+	}
+	return VT_OK;
+}
+
+/*
+ * Value bits outside the mask: the mlx5 kernel copies value and mask into
+ * the PRM match (parse_flow_attr(), Linux 6.1) and mlx5 core refuses the
+ * rule (check_valid_spec(): EINVAL); the generic profile ANDs them away.
+ * Fields the kernel writes only under a mask, or not at all, ignore them.
+ * One row per field: the spec, the byte of the value to set (a bit its
+ * mask lacks) and what mlx5 answers.
+ */
+struct vo_case {
+	const char *name;
+	uint32_t type;
+	uint16_t size;
+	uint16_t val_off;  /* byte of the spec's value */
+	uint16_t mask_off; /* the same byte of its mask */
+	uint8_t mask;	   /* written at mask_off */
+	uint8_t val;	   /* written at val_off */
+	int mlx5;	   /* errno on the mlx5 profile */
+};
+
+#define VO(nm, t, st, fld, m, v, err)                                   \
+	{                                                               \
+		nm, t, sizeof(struct st), offsetof(struct st, val.fld), \
+			offsetof(struct st, mask.fld), m, v, err        \
+	}
+#define VO_DIM(a) (sizeof(a) / sizeof((a)[0]))
+
+static int
+test_spec_value_outside_mask(void)
+{
+	static const struct vo_case cs[] = {
+		VO("eth dst", IBV_FLOW_SPEC_ETH, ibv_flow_spec_eth, dst_mac,
+		   0xfe, 0x03, EINVAL),
+		VO("eth src", IBV_FLOW_SPEC_ETH, ibv_flow_spec_eth, src_mac,
+		   0x00, 0x02, EINVAL),
+		VO("eth type", IBV_FLOW_SPEC_ETH, ibv_flow_spec_eth, ether_type,
+		   0x0f, 0x81, EINVAL),
+		VO("vlan tag under a mask", IBV_FLOW_SPEC_ETH,
+		   ibv_flow_spec_eth, vlan_tag, 0x0f, 0xe1, EINVAL),
+		/* first_vid & co. are written only under a vlan_tag mask */
+		VO("vlan tag, no mask", IBV_FLOW_SPEC_ETH, ibv_flow_spec_eth,
+		   vlan_tag, 0x00, 0xe1, 0),
+		VO("ipv4 src", IBV_FLOW_SPEC_IPV4_EXT, ibv_flow_spec_ipv4_ext,
+		   src_ip, 0xf0, 0x0f, EINVAL),
+		VO("ipv4 dst", IBV_FLOW_SPEC_IPV4, ibv_flow_spec_ipv4, dst_ip,
+		   0x00, 0x80, EINVAL),
+		/* set_tos(): ip_ecn and ip_dscp, whatever the mask */
+		VO("ipv4 tos", IBV_FLOW_SPEC_IPV4_EXT, ibv_flow_spec_ipv4_ext,
+		   tos, 0xfc, 0x01, EINVAL),
+		VO("ipv4 proto under a mask", IBV_FLOW_SPEC_IPV4_EXT,
+		   ibv_flow_spec_ipv4_ext, proto, 0xf0, 0x11, EINVAL),
+		/* set_proto() writes nothing for an empty mask */
+		VO("ipv4 proto, no mask", IBV_FLOW_SPEC_IPV4_EXT,
+		   ibv_flow_spec_ipv4_ext, proto, 0x00, 0x11, 0),
+		/* ttl and flags: never copied (a mask on them: EOPNOTSUPP) */
+		VO("ipv4 ttl", IBV_FLOW_SPEC_IPV4_EXT, ibv_flow_spec_ipv4_ext,
+		   ttl, 0x00, 0x40, 0),
+		VO("ipv4 flags", IBV_FLOW_SPEC_IPV4_EXT, ibv_flow_spec_ipv4_ext,
+		   flags, 0x00, 0x02, 0),
+		VO("ipv6 src", IBV_FLOW_SPEC_IPV6, ibv_flow_spec_ipv6, src_ip,
+		   0x00, 0x20, EINVAL),
+		VO("ipv6 dst", IBV_FLOW_SPEC_IPV6, ibv_flow_spec_ipv6,
+		   dst_ip[15], 0xfe, 0x01, EINVAL),
+		VO("ipv6 traffic class", IBV_FLOW_SPEC_IPV6, ibv_flow_spec_ipv6,
+		   traffic_class, 0x00, 0x10, EINVAL),
+		VO("ipv6 next header under a mask", IBV_FLOW_SPEC_IPV6,
+		   ibv_flow_spec_ipv6, next_hdr, 0x0f, 0x16, EINVAL),
+		VO("ipv6 next header, no mask", IBV_FLOW_SPEC_IPV6,
+		   ibv_flow_spec_ipv6, next_hdr, 0x00, 0x06, 0),
+		/* the low byte of flow_label (network order) */
+		{ "ipv6 flow label", IBV_FLOW_SPEC_IPV6,
+		  sizeof(struct ibv_flow_spec_ipv6),
+		  offsetof(struct ibv_flow_spec_ipv6, val.flow_label) + 3,
+		  offsetof(struct ibv_flow_spec_ipv6, mask.flow_label) + 3,
+		  0xf0, 0x01, EINVAL },
+		/* MLX5_SET() of the 20-bit field drops the bits above it */
+		{ "ipv6 flow label above 20 bits", IBV_FLOW_SPEC_IPV6,
+		  sizeof(struct ibv_flow_spec_ipv6),
+		  offsetof(struct ibv_flow_spec_ipv6, val.flow_label),
+		  offsetof(struct ibv_flow_spec_ipv6, mask.flow_label), 0x00,
+		  0x10, 0 },
+		VO("ipv6 hop limit", IBV_FLOW_SPEC_IPV6, ibv_flow_spec_ipv6,
+		   hop_limit, 0x00, 0x40, 0),
+		VO("tcp dst port", IBV_FLOW_SPEC_TCP, ibv_flow_spec_tcp_udp,
+		   dst_port, 0xf0, 0x0f, EINVAL),
+		VO("udp src port", IBV_FLOW_SPEC_UDP, ibv_flow_spec_tcp_udp,
+		   src_port, 0x00, 0x01, EINVAL),
+		VO("tunnel id", IBV_FLOW_SPEC_VXLAN_TUNNEL,
+		   ibv_flow_spec_tunnel, tunnel_id, 0x00, 0x01, EINVAL),
+		VO("gre protocol", IBV_FLOW_SPEC_GRE, ibv_flow_spec_gre,
+		   protocol, 0x80, 0x08, EINVAL),
+		VO("gre key", IBV_FLOW_SPEC_GRE, ibv_flow_spec_gre, key, 0x00,
+		   0x01, EINVAL),
+		/* c_ks_res0_ver: never copied (a mask on it: EOPNOTSUPP) */
+		VO("gre c/k/s bits", IBV_FLOW_SPEC_GRE, ibv_flow_spec_gre,
+		   c_ks_res0_ver, 0x00, 0x20, 0),
+	};
+	union {
+		struct ibv_flow_spec_ipv6 big;
+		uint8_t b[sizeof(struct ibv_flow_spec_ipv6)];
+	} sp;
+	struct sv_actions a;
+	struct sv_match m;
+	struct chain c;
+	unsigned int i;
+
+	for (i = 0; i < VO_DIM(cs); i++) {
+		const struct vo_case *t = &cs[i];
+
+		memset(&sp, 0, sizeof(sp));
+		memcpy(sp.b, &t->type, sizeof(uint32_t));
+		memcpy(sp.b + offsetof(struct ibv_flow_spec_eth, size),
+		       &t->size, sizeof(t->size));
+		sp.b[t->mask_off] = t->mask;
+		sp.b[t->val_off] = t->val;
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, sp.b, t->size);
+		VT_CHECK_EQ(compile(MLX5, &c, &m, &a), t->mlx5, "mlx5: %s",
+			    t->name);
+		VT_CHECK_EQ(compile(GENERIC, &c, &m, &a), 0, "generic: %s",
+			    t->name);
+		VT_CHECK(value_within_mask(&m), "generic ANDs: %s", t->name);
+	}
+	/* The whole match counts, not one spec: a later spec cannot mask a
+	 * value bit of an earlier one away. */
+	{
+		struct ibv_flow_spec_ipv4_ext ip =
+			sp_ipv4_ext(IBV_FLOW_SPEC_IPV4_EXT);
+		struct ibv_flow_spec_tcp_udp tcp =
+			sp_l4(IBV_FLOW_SPEC_TCP, 80, 0xffff);
+
+		ip.val.dst_ip = htonl(0xc0000201);
+		ip.mask.dst_ip = htonl(0xffffff00);
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &ip, sizeof(ip));
+		ch_add(&c, &tcp, sizeof(tcp));
+		VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "ipv4 / tcp");
+		ip.val.dst_ip = htonl(0xc0000200);
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &ip, sizeof(ip));
+		ch_add(&c, &tcp, sizeof(tcp));
+		VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "masked value");
+	}
+	/* Default and sniffer rules: the kernel makes its own match
+	 * (create_leftovers_rule(), create_sniffer_rule()). */
+	{
+		struct ibv_flow_spec_eth eth = sp_eth(IBV_FLOW_SPEC_ETH);
+
+		eth.val.dst_mac[0] = 0x01;
+		ch_init(&c, IBV_FLOW_ATTR_MC_DEFAULT);
+		ch_add(&c, &eth, sizeof(eth));
+		VT_CHECK_EQ(compile(MLX5, &c, &m, &a), 0, "MC_DEFAULT");
+		ch_init(&c, IBV_FLOW_ATTR_NORMAL);
+		ch_add(&c, &eth, sizeof(eth));
+		VT_CHECK_EQ(compile(MLX5, &c, &m, &a), EINVAL, "NORMAL");
+	}
 	return VT_OK;
 }
 
@@ -2520,6 +2726,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_spec_size_bounds),
 	VT_CASE(test_spec_errors_common),
 	VT_CASE(test_spec_errors_mlx5),
+	VT_CASE(test_spec_value_outside_mask),
 	VT_CASE(test_spec_vxlan_vni_bits),
 	VT_CASE(test_spec_layout),
 	{ NULL, NULL },

@@ -13,7 +13,8 @@
  * agree on every frame of a small universe (two MACs, three addresses,
  * two ports) while thousands of random creations and destructions, over
  * masks that overlap, share bits or share none, go through it. Then: the
- * memory of 100 000 rules, and what is left of it when rules go.
+ * memory of 100 000 rules, and what is left of it when rules go, and how
+ * many rules one priority of the mlx5 profile holds.
  */
 
 #include <arpa/inet.h>
@@ -47,6 +48,11 @@ static const struct vt_svenv_cfg env_cfg = {
 };
 
 static struct vt_svenv E;
+
+/* End 1 as the man page's device (no flow table size). */
+static const struct sv_device_opts generic_opts = {
+	.profile = SV_PROFILE_GENERIC,
+};
 
 /* ---- rules ---- */
 
@@ -624,22 +630,28 @@ rule_count(void)
 }
 
 #define BIG 100000
+/* Rules per priority: 8 masks of 3125 rules fit in one of the mlx5
+ * kernel's flow tables (6 autogroups of 9362 entries, then groups of
+ * one: test_table_size). */
+#define BIG_PER_PRIO 25000
 
-/* The bench's rule: destination i, source prefix i % nmasks. */
+/* The bench's rule: destination i, source prefix i % nmasks, priority
+ * 1 + i / BIG_PER_PRIO. */
 static void
 big_rule(struct rule_buf *rb, unsigned int i, unsigned int nmasks)
 {
 	unsigned int k = i % nmasks;
 
-	rb_init(rb, 1, 0);
+	rb_init(rb, (uint16_t)(1 + i / BIG_PER_PRIO), 0);
 	rb_eth(rb, NULL);
 	rb_ipv4(rb, 0xc0000201, k, 0x0b000000 + i, 32);
 	rb_tag(rb, i + 1);
 }
 
 /*
- * 100 000 simple rules (one mask, then 8): at most 200 bytes each in
- * softverbs; every 997th found; down to 10 rules in random order (hash
+ * 100 000 simple rules (one mask, then 8) over 4 priorities: at most 200
+ * bytes each in softverbs; every 997th found, with one lookup per priority
+ * walked; down to 10 rules in random order (hash
  * tables shrink, slabs go back), the 10 still found and the memory down
  * to a few slabs; then none and the memory of an empty port.
  */
@@ -684,10 +696,12 @@ test_memory(void)
 						  &probes),
 				    1, "rule %u found", i);
 			VT_CHECK_EQ(got[0]->act.tag, i + 1, "rule %u", i);
-			/* One lookup: the mask's group, or with 8 masks
-			 * the level's filter that names the rule. */
-			VT_CHECK_EQ(probes, 1, "%u masks: lookups for rule %u",
-				    masks[v], i);
+			/* One lookup per priority: the mask's group, or
+			 * with 8 masks the level's filter (that names the
+			 * rule at the rule's priority). */
+			VT_CHECK_EQ(probes, 1 + i / BIG_PER_PRIO,
+				    "%u masks: lookups for rule %u", masks[v],
+				    i);
 		}
 		/* Destroy in random order, all but 10. */
 		for (i = BIG - 1; i > 0; i--) {
@@ -811,10 +825,140 @@ test_filter_lookups(void)
 	return VT_OK;
 }
 
+#define FT_MAX 65536  /* MLX5_FS_MAX_ENTRIES */
+#define FT_GROUP 9362 /* FT_MAX / (MLX5_FS_MAX_TYPES + 1) */
+
+/* A rule at priority prio: destination 11.0.0.0 + i, source prefix
+ * length k (the mask), to queue q. */
+static struct ibv_flow *
+size_rule(unsigned int prio, unsigned int k, uint32_t i, unsigned int q)
+{
+	struct rule_buf rb;
+
+	rb_init(&rb, (uint16_t)prio, 0);
+	rb_eth(&rb, NULL);
+	rb_ipv4(&rb, 0xc0000201, k, 0x0b000000 + i, 32);
+	return ibv_create_flow(E.q[q].hqp, &rb.u.attr);
+}
+
+/* n rules of mask k at prio, destinations from *next; 0 or the errno of
+ * the first refused. */
+static int
+size_fill(struct ibv_flow **fl, unsigned int *nfl, unsigned int prio,
+	  unsigned int k, unsigned int n, uint32_t *next)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct ibv_flow *f = size_rule(prio, k, (*next)++, 0);
+
+		if (f == NULL)
+			return errno;
+		fl[(*nfl)++] = f;
+	}
+	return 0;
+}
+
+static int
+size_refused(unsigned int prio, unsigned int k, uint32_t i)
+{
+	struct ibv_flow *f;
+
+	errno = 0;
+	f = size_rule(prio, k, i, 0);
+	if (f != NULL) {
+		ibv_destroy_flow(f);
+		return 0;
+	}
+	return errno;
+}
+
+/*
+ * How many rules one priority takes on the mlx5 profile: the kernel's
+ * flow table of a priority has 65536 entries (MLX5_FS_MAX_ENTRIES), in 6
+ * autogroups of 9362 (one per mask, the first six masks) and then groups
+ * of one entry (mlx5_create_auto_grouped_flow_table(),
+ * alloc_auto_flow_group(), Linux 6.1):
+ *  1. 65536 rules of one mask fill a priority: one more is ENOSPC; a
+ *     rule identical to one of them (another QP) joins its entry; other
+ *     priorities are not full; one rule gone makes room for one;
+ *  2. six masks with one rule each hold 6 x 9362 entries: a seventh mask
+ *     gets the 9364 left, one at a time, then ENOSPC; the first mask
+ *     fills its group and gets no second; when the sixth mask's only rule
+ *     goes its group does, and the seventh mask gets a group of 9362;
+ *  3. the generic profile (the man page) takes 65537 rules at a priority.
+ */
+static int
+test_table_size(void)
+{
+	static struct ibv_flow *fl[FT_MAX + 2];
+	struct vt_svenv_cfg generic_cfg = env_cfg;
+	unsigned int nfl = 0, i;
+	struct ibv_flow *join, *other;
+	uint32_t next = 0;
+	int rc;
+
+	VT_CHECK(vt_svenv_up(&E, &env_cfg) == 0, "set-up: errno %d", errno);
+	/* 1. */
+	rc = size_fill(fl, &nfl, 3, 0, FT_MAX, &next);
+	VT_CHECK_EQ(rc, 0, "rule %u of one mask: errno", nfl);
+	VT_CHECK_EQ(size_refused(3, 0, next), ENOSPC,
+		    "rule 65537 at a priority: errno");
+	VT_CHECK_EQ(size_refused(3, 4, next), ENOSPC,
+		    "another mask at a full priority: errno");
+	join = size_rule(3, 0, 7, 1);
+	VT_CHECK(join != NULL, "same match, another QP: errno %d", errno);
+	other = size_rule(4, 0, next, 0);
+	VT_CHECK(other != NULL, "another priority: errno %d", errno);
+	VT_CHECK_EQ(ibv_destroy_flow(other), 0, "destroy");
+	/* Its entry stays while the joined rule does. */
+	VT_CHECK_EQ(ibv_destroy_flow(fl[7]), 0, "destroy");
+	VT_CHECK_EQ(size_refused(3, 0, next), ENOSPC,
+		    "entry of a joined rule freed: errno");
+	VT_CHECK_EQ(ibv_destroy_flow(join), 0, "destroy");
+	fl[7] = size_rule(3, 0, next++, 0);
+	VT_CHECK(fl[7] != NULL, "room made: errno %d", errno);
+	for (i = 0; i < nfl; i++)
+		VT_CHECK_EQ(ibv_destroy_flow(fl[i]), 0, "destroy");
+	nfl = 0;
+	/* 2. */
+	for (i = 1; i <= 6; i++)
+		VT_CHECK_EQ(size_fill(fl, &nfl, 3, i, 1, &next), 0,
+			    "mask %u: errno", i);
+	rc = size_fill(fl, &nfl, 3, 7, FT_MAX - 6 * FT_GROUP, &next);
+	VT_CHECK_EQ(rc, 0, "seventh mask, rule %u: errno", nfl - 6);
+	VT_CHECK_EQ(size_refused(3, 7, next), ENOSPC,
+		    "seventh mask past the table: errno");
+	rc = size_fill(fl, &nfl, 3, 1, FT_GROUP - 1, &next);
+	VT_CHECK_EQ(rc, 0, "first mask filling its group: errno");
+	VT_CHECK_EQ(size_refused(3, 1, next), ENOSPC,
+		    "first mask past its group: errno");
+	VT_CHECK_EQ(ibv_destroy_flow(fl[5]), 0, "destroy");
+	fl[5] = NULL;
+	rc = size_fill(fl, &nfl, 3, 7, FT_GROUP, &next);
+	VT_CHECK_EQ(rc, 0, "seventh mask's group: errno");
+	VT_CHECK_EQ(size_refused(3, 7, next), ENOSPC,
+		    "seventh mask past its group: errno");
+	for (i = 0; i < nfl; i++)
+		if (fl[i] != NULL)
+			VT_CHECK_EQ(ibv_destroy_flow(fl[i]), 0, "destroy");
+	nfl = 0;
+	VT_CHECK(vt_svenv_down(&E) == 0, "tear-down");
+	/* 3. */
+	generic_cfg.opts1 = &generic_opts;
+	VT_CHECK(vt_svenv_up(&E, &generic_cfg) == 0, "set-up: errno %d", errno);
+	rc = size_fill(fl, &nfl, 3, 0, FT_MAX + 1, &next);
+	VT_CHECK_EQ(rc, 0, "generic profile, rule %u: errno", nfl);
+	for (i = 0; i < nfl; i++)
+		VT_CHECK_EQ(ibv_destroy_flow(fl[i]), 0, "destroy");
+	VT_CHECK(vt_svenv_down(&E) == 0, "tear-down");
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
-	VT_CASE(test_oracle), VT_CASE(test_many_masks_overlap),
-	VT_CASE(test_memory), VT_CASE(test_filter_lookups),
-	{ NULL, NULL },
+	VT_CASE(test_oracle),	  VT_CASE(test_many_masks_overlap),
+	VT_CASE(test_memory),	  VT_CASE(test_filter_lookups),
+	VT_CASE(test_table_size), { NULL, NULL },
 };
 
 int

@@ -27,17 +27,19 @@
 
 /* What the glue asked for, counted by the shim. */
 struct vt_rdma_calls {
-	unsigned int open_device;     /* ibv_open_device() */
-	unsigned int dv_open_devx;    /* mlx5dv_open_device(), DEVX flag */
-	unsigned int dv_open_other;   /* mlx5dv_open_device(), without it */
-	unsigned int dv_create_qp;    /* mlx5dv_create_qp() */
-	unsigned int dv_qp_tunnel;    /* ... with TUNNEL_OFFLOADS */
-	unsigned int devx_obj_create; /* mlx5dv_devx_obj_create() */
-	unsigned int matcher_create;  /* mlx5dv_create_flow_matcher() */
-	unsigned int reg_mr;	      /* ibv_reg_mr*() */
-	unsigned int comp_channel;    /* ibv_create_comp_channel() */
-	unsigned int get_cq_event;    /* ibv_get_cq_event() */
-	unsigned int get_async_event; /* ibv_get_async_event() */
+	unsigned int open_device;      /* ibv_open_device() */
+	unsigned int dv_open_devx;     /* mlx5dv_open_device(), DEVX flag */
+	unsigned int dv_open_other;    /* mlx5dv_open_device(), without it */
+	unsigned int dv_create_qp;     /* mlx5dv_create_qp() */
+	unsigned int dv_qp_tunnel;     /* ... with TUNNEL_OFFLOADS */
+	unsigned int dv_query_device;  /* mlx5dv_query_device() */
+	unsigned int devx_general_cmd; /* mlx5dv_devx_general_cmd() */
+	unsigned int devx_obj_create;  /* mlx5dv_devx_obj_create() */
+	unsigned int matcher_create;   /* mlx5dv_create_flow_matcher() */
+	unsigned int reg_mr;	       /* ibv_reg_mr*() */
+	unsigned int comp_channel;     /* ibv_create_comp_channel() */
+	unsigned int get_cq_event;     /* ibv_get_cq_event() */
+	unsigned int get_async_event;  /* ibv_get_async_event() */
 };
 extern struct vt_rdma_calls vt_rdma_calls;
 
@@ -51,12 +53,13 @@ int vt_rdma_forget(const char *alias);
 
 /*
  * Make the two ends of in-memory link link (mlx5 profile, or generic,
- * flow_prios and lacks as struct sv_device_opts) and show them as
- * <alias>a and <alias>b. Returns 0 or an errno; vt_rdma_pair_remove()
- * undoes it once the ports are closed.
+ * flow_prios, lacks and flex_parser as struct sv_device_opts) and show
+ * them as <alias>a and <alias>b. Returns 0 or an errno;
+ * vt_rdma_pair_remove() undoes it once the ports are closed.
  */
-int vt_rdma_pair(const char *link, int generic, uint32_t flow_prios,
-		 uint32_t lacks, const char *alias, const char *base);
+int
+vt_rdma_pair(const char *link, int generic, uint32_t flow_prios, uint32_t lacks,
+	     uint32_t flex_parser, const char *alias, const char *base);
 int vt_rdma_pair_remove(const char *link, const char *alias);
 
 /* A directory for the sysfs trees, removed by vt_rdma_base_remove(). */

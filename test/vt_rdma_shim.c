@@ -230,6 +230,14 @@ mlx5dv_open_device(struct ibv_device *device, struct mlx5dv_context_attr *attr)
 	return sv_mlx5dv_open_device(device, attr);
 }
 
+int
+mlx5dv_query_device(struct ibv_context *ctx_in,
+		    struct mlx5dv_context *attrs_out)
+{
+	vt_rdma_calls.dv_query_device++;
+	return sv_mlx5dv_query_device(ctx_in, attrs_out);
+}
+
 struct ibv_qp *
 mlx5dv_create_qp(struct ibv_context *context,
 		 struct ibv_qp_init_attr_ex *qp_attr,
@@ -292,6 +300,7 @@ int
 mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 			size_t inlen, void *out, size_t outlen)
 {
+	vt_rdma_calls.devx_general_cmd++;
 	return sv_mlx5dv_devx_general_cmd(context, in, inlen, out, outlen);
 }
 
@@ -463,7 +472,7 @@ vt_rdma_forget(const char *alias)
 
 int
 vt_rdma_pair(const char *link, int generic, uint32_t flow_prios, uint32_t lacks,
-	     const char *alias, const char *base)
+	     uint32_t flex_parser, const char *alias, const char *base)
 {
 	struct sv_device_opts o;
 	char wire[96], name[2][64], a[2][80];
@@ -473,6 +482,7 @@ vt_rdma_pair(const char *link, int generic, uint32_t flow_prios, uint32_t lacks,
 	o.profile = generic ? SV_PROFILE_GENERIC : SV_PROFILE_MLX5;
 	o.flow_prios = flow_prios;
 	o.lacks = lacks;
+	o.flex_parser = flex_parser;
 	snprintf(wire, sizeof(wire), "mem:%s", link);
 	for (i = 0; i < 2; i++) {
 		rc = softverbs_device_add(wire, &o, name[i], sizeof(name[i]));

@@ -53,8 +53,12 @@ enum sv_profile {
  * (the first is_valid_esp_aes_gcm(); briefly again in 2022, until
  * "RDMA/mlx5: Fix flow steering egress flow"). */
 #define SV_DEV_NO_VERBS_EGRESS (1u << 2)
-#define SV_DEV_LACKS_ALL \
-	(SV_DEV_NO_DEVX | SV_DEV_NO_TUNNEL_OFFLOADS | SV_DEV_NO_VERBS_EGRESS)
+/* No IPv4 IHL match field (flow table capabilities:
+ * ft_field_support_2_nic_receive.outer_ipv4_ihl / inner_ipv4_ihl 0). */
+#define SV_DEV_NO_IPV4_IHL (1u << 3)
+#define SV_DEV_LACKS_ALL                                                       \
+	(SV_DEV_NO_DEVX | SV_DEV_NO_TUNNEL_OFFLOADS | SV_DEV_NO_VERBS_EGRESS | \
+	 SV_DEV_NO_IPV4_IHL)
 
 struct sv_device_opts {
 	enum sv_profile profile;
@@ -71,6 +75,15 @@ struct sv_device_opts {
 	 * ConnectX-5 reports).
 	 */
 	uint32_t log_ind_tbl;
+	/*
+	 * The firmware's FLEX_PARSER_PROFILE_ENABLE, mlx5 profile only: 0
+	 * (the default firmware), or 1, whose parser finds the MPLS label
+	 * over GRE and over UDP (tunnel_stateless_mpls_over_gre / _udp,
+	 * ft_field_support outer_first_mpls_over_gre / _udp). Without it
+	 * the device cannot match those labels. Other profiles are not
+	 * modelled (EINVAL).
+	 */
+	uint32_t flex_parser;
 };
 
 /*
@@ -218,6 +231,11 @@ struct ibv_context *sv_mlx5dv_open_device(struct ibv_device *device,
 struct ibv_qp *sv_mlx5dv_create_qp(struct ibv_context *context,
 				   struct ibv_qp_init_attr_ex *qp_attr,
 				   struct mlx5dv_qp_init_attr *mlx5_qp_attr);
+/* Of the optional fields (attrs_out->comp_mask) only the tunnel offload
+ * capabilities are filled (MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS): the
+ * stateless VXLAN, GRE and GENEVE offloads unless SV_DEV_NO_TUNNEL_OFFLOADS,
+ * MPLS over GRE and over UDP with flex_parser 1, as the mlx5 kernel
+ * reports them (mlx5_ib_query_device()). */
 int sv_mlx5dv_query_device(struct ibv_context *ctx,
 			   struct mlx5dv_context *attrs_out);
 struct mlx5dv_flow_matcher *
@@ -235,6 +253,11 @@ sv_mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
 int sv_mlx5dv_devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in,
 			     size_t inlen, void *out, size_t outlen);
 int sv_mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj);
+/* General commands: QUERY_HCA_CAP of the NIC flow table capabilities
+ * (op_mod MLX5_GET_HCA_CAP_OP_MOD_NIC_FLOW_TABLE, current or maximum),
+ * which softverbs fills with the match fields it lacks or has (the IPv4
+ * IHL bits of ft_field_support_2_nic_receive); other capability pages
+ * and other commands are not modelled (EOPNOTSUPP). */
 int sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 			       size_t inlen, void *out, size_t outlen);
 

@@ -73,7 +73,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		     char *name, size_t name_len)
 {
 	enum sv_profile profile = SV_PROFILE_GENERIC;
-	uint32_t prios = 0, lacks = 0, log_ind = 0;
+	uint32_t prios = 0, lacks = 0, log_ind = 0, flex = 0;
 	char devname[IBV_SYSFS_NAME_MAX];
 	struct sv_dev_node *node;
 	struct sv_device *dev;
@@ -91,13 +91,15 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		prios = opts->flow_prios;
 		lacks = opts->lacks;
 		log_ind = opts->log_ind_tbl;
+		flex = opts->flex_parser;
 	}
 	/* mlx5_ib has at most 16 bypass priorities; the lacks bits name
 	 * mlx5 features. */
 	if (prios > (profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 + 1u :
 						  SV_MAX_PRIO + 1u) ||
 	    (lacks & ~SV_DEV_LACKS_ALL) ||
-	    (lacks != 0 && profile != SV_PROFILE_MLX5) ||
+	    (lacks != 0 && profile != SV_PROFILE_MLX5) || flex > 1 ||
+	    (flex != 0 && profile != SV_PROFILE_MLX5) ||
 	    log_ind > SV_MAX_IND_LOG_OPT)
 		return EINVAL;
 	if (log_ind == 0)
@@ -150,6 +152,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
 	dev->caps.profile = profile;
 	dev->caps.max_priority = prios - 1;
+	dev->caps.mpls_over_l4 = flex == 1;
+	dev->caps.ipv4_ihl = !(lacks & SV_DEV_NO_IPV4_IHL);
 	dev->lacks = lacks;
 	dev->log_ind_tbl = log_ind;
 	dev->port.dev = dev;
@@ -372,6 +376,16 @@ sv_query_device_ex(struct ibv_context *context,
 	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM |
 			    IBV_RAW_PACKET_CAP_CVLAN_STRIPPING;
 	a.phys_port_cnt_ex = 1;
+	/* What the mlx5 kernel reports (mlx5_ib_query_device(), Linux 6.1)
+	 * and libmlx5 44 passes on: TSO on raw packet QPs, completion
+	 * timestamps in the device clock. The man pages make both
+	 * optional: the generic profile has neither. */
+	if (sv_ctx(context)->dev->caps.profile == SV_PROFILE_MLX5) {
+		a.tso_caps.max_tso = SV_MAX_TSO;
+		a.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		a.completion_timestamp_mask = SV_TIMESTAMP_MASK;
+		a.hca_core_clock = SV_CORE_CLOCK_KHZ;
+	}
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	if (attr_size > sizeof(a))
 		memset((char *)attr + sizeof(a), 0, attr_size - sizeof(a));
@@ -582,6 +596,29 @@ static struct ibv_pd *
 sv_alloc_parent_domain(struct ibv_context *context,
 		       struct ibv_parent_domain_init_attr *attr);
 
+/*
+ * ibv_query_rt_values_ex(): the device clock now, in the units of
+ * completion timestamps, as libmlx5 44's mlx5_query_rt_values() reads it
+ * (raw_clock.tv_nsec holds the ticks, tv_sec 0; other comp_mask bits:
+ * EINVAL). A device without a clock (the generic profile; libmlx5 without
+ * the kernel's clock page): EOPNOTSUPP.
+ */
+static int
+sv_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values)
+{
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (sv_ctx(context)->dev->caps.profile != SV_PROFILE_MLX5) {
+		values->comp_mask = 0;
+		return EOPNOTSUPP;
+	}
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = (long)sv_clock_ticks();
+	}
+	return 0;
+}
+
 struct ibv_context *
 sv_open(struct ibv_device *device, bool devx)
 {
@@ -634,6 +671,7 @@ sv_open(struct ibv_device *device, bool devx)
 	v->context.ops.post_recv = sv_post_recv;
 	v->query_port = sv_query_port_ex;
 	v->query_device_ex = sv_query_device_ex;
+	v->query_rt_values = sv_query_rt_values;
 	v->create_cq_ex = sv_create_cq_ex;
 	v->create_wq = sv_create_wq;
 	v->modify_wq = sv_modify_wq;

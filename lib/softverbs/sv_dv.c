@@ -31,7 +31,10 @@
  *            rule creation (raw_fs_rule_add); a value with bits outside
  *            the matcher mask is EINVAL (mlx5 core check_valid_spec); a
  *            tag of 2^24 or more is EINVAL; an ingress rule needs a
- *            destination QP, DROP or DEFAULT_MISS (EINVAL)
+ *            destination QP, DROP or DEFAULT_MISS (EINVAL); a matcher
+ *            mask on a field the device lacks (MPLS over GRE / UDP
+ *            without the flex parser profile, the IPv4 IHL) is EINVAL
+ *            here, where the firmware first sees it (sv_dv_fields_ok())
  *   DevX     a context without a DevX uid exists only on a device
  *            without DevX, where the kernel registers no DevX method
  *            (devx_is_supported()) and the ioctl finds none:
@@ -41,7 +44,8 @@
  *            COUNTERS_DEVX action needs a DevX counter.
  *            ALLOC_FLOW_COUNTER through obj_create, QUERY_FLOW_COUNTER
  *            through obj_query; DEALLOC by obj_destroy, EBUSY while a flow
- *            counts in it. Commands of the wrong class for the entry point
+ *            counts in it. QUERY_HCA_CAP (NIC flow table page) through
+ *            general_cmd. Commands of the wrong class for the entry point
  *            are EINVAL (the kernel's devx_is_obj_*_cmd checks: so
  *            general_cmd refuses QUERY_FLOW_COUNTER); opcodes softverbs
  *            does not model are EOPNOTSUPP.
@@ -184,28 +188,72 @@ int
 sv_mlx5dv_query_device(struct ibv_context *ctx,
 		       struct mlx5dv_context *attrs_out)
 {
+	const struct sv_device *dev;
+	uint64_t out = 0;
+
 	if (ctx == NULL || attrs_out == NULL)
 		return EINVAL;
 	if (!sv_dv_ctx_ok(ctx))
 		return EOPNOTSUPP;
-	/* No direct (ring) access: no flags, and none of the optional
-	 * fields the caller may ask for in comp_mask is filled. */
+	dev = sv_ctx(ctx)->dev;
+	/* No direct (ring) access: no flags. Of the optional fields asked
+	 * for in comp_mask, libmlx5 44 (_mlx5dv_query_device()) fills those
+	 * it has and says which in comp_mask; softverbs has the tunnel
+	 * offloads, as mlx5_ib_query_device() (Linux 6.1) reports them from
+	 * the Ethernet capabilities tunnel_stateless_*. */
 	attrs_out->version = 0;
 	attrs_out->flags = 0;
-	attrs_out->comp_mask = 0;
+	if (attrs_out->comp_mask & MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS) {
+		attrs_out->tunnel_offloads_caps = 0;
+		if (sv_dev_has(dev, SV_DEV_NO_TUNNEL_OFFLOADS))
+			attrs_out->tunnel_offloads_caps |=
+				MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |
+				MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE |
+				MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE;
+		/* tunnel_stateless_mpls_over_gre / _udp: the flex parser
+		 * profile that parses them. */
+		if (dev->caps.mpls_over_l4)
+			attrs_out->tunnel_offloads_caps |=
+				MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE |
+				MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP;
+		out |= MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS;
+	}
+	attrs_out->comp_mask = out;
 	return 0;
 }
 
+/*
+ * Match fields the device has no parser or match field for: mlx5_ib
+ * stores a matcher's mask as it is (the flow matcher's create handler),
+ * and the firmware sees it only when the first rule under it makes its
+ * flow group (fs_core's create_auto_flow_group(), CREATE_FLOW_GROUP),
+ * which a mask the device cannot match fails (a bad-parameter status:
+ * EINVAL, the mlx5 command interface's status-to-errno mapping). So
+ * mlx5dv_create_flow() is where it shows, for every rule of the matcher.
+ */
 static bool
-sv_dv_ipv_mask_ok(const struct sv_dv_matcher *m, uint8_t criteria,
-		  unsigned int bit, uint32_t sect)
+sv_dv_fields_ok(const struct sv_dv_matcher *m, const struct sv_caps *caps)
 {
-	uint32_t ipv;
+	const uint8_t *mk = m->mask;
 
-	if (!(criteria & (1u << bit)))
-		return true;
-	ipv = VSTEER_PRM_GET(m->mask, sect, VSTEER_PRM_L24_IP_VERSION);
-	return ipv == 0 || ipv == 0xf;
+	if (!caps->mpls_over_l4 &&
+	    (m->criteria & (1u << VSTEER_PRM_CRIT_MISC2_BIT)) &&
+	    (vsteer_prm_get(mk,
+			    VSTEER_PRM_MISC2 +
+				    VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_GRE_OFF,
+			    VSTEER_PRM_MISC2_MPLS_LEN) ||
+	     vsteer_prm_get(mk,
+			    VSTEER_PRM_MISC2 +
+				    VSTEER_PRM_MISC2_OUTER_FIRST_MPLS_OVER_UDP_OFF,
+			    VSTEER_PRM_MISC2_MPLS_LEN)))
+		return false;
+	if (!caps->ipv4_ihl &&
+	    (((m->criteria & (1u << VSTEER_PRM_CRIT_OUTER_BIT)) &&
+	      VSTEER_PRM_GET(mk, VSTEER_PRM_OUTER, VSTEER_PRM_L24_IPV4_IHL)) ||
+	     ((m->criteria & (1u << VSTEER_PRM_CRIT_INNER_BIT)) &&
+	      VSTEER_PRM_GET(mk, VSTEER_PRM_INNER, VSTEER_PRM_L24_IPV4_IHL))))
+		return false;
+	return true;
 }
 
 struct mlx5dv_flow_matcher *
@@ -269,23 +317,13 @@ sv_mlx5dv_create_flow_matcher(struct ibv_context *context,
 	}
 	rc = sv_fte_compile(&sv_ctx(context)->dev->caps,
 			    attr->match_criteria_enable, mp->match_buf,
-			    mp->match_sz, &m->kmask);
+			    mp->match_sz, NULL, &m->kmask);
 	if (rc != 0) {
 		free(m);
 		errno = rc;
 		return NULL;
 	}
 	memcpy(m->mask, mp->match_buf, mp->match_sz);
-	/* A partial ip_version mask selects by version bits, which the
-	 * key's presence bits cannot express. */
-	if (!sv_dv_ipv_mask_ok(m, attr->match_criteria_enable,
-			       VSTEER_PRM_CRIT_OUTER_BIT, VSTEER_PRM_OUTER) ||
-	    !sv_dv_ipv_mask_ok(m, attr->match_criteria_enable,
-			       VSTEER_PRM_CRIT_INNER_BIT, VSTEER_PRM_INNER)) {
-		free(m);
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	m->ctx = sv_ctx(context);
 	m->priority = attr->priority;
 	m->flags = flags;
@@ -417,13 +455,18 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	/* The kernel finds no flow table for the priority. */
 	if (m->priority > dev->caps.max_priority)
 		return sv_dv_fail(ENOMEM);
-	rc = sv_fte_compile(&dev->caps, m->criteria, match_value->match_buf,
-			    match_value->match_sz, &value);
-	if (rc != 0)
-		return sv_dv_fail(rc);
-	/* A value bit the matcher's mask (zero-extended) lacks. */
+	/* A value bit the matcher's mask (zero-extended) lacks: mlx5 core's
+	 * check_valid_spec(), before anything looks at the fields. */
+	if (match_value->match_sz > sizeof(m->mask))
+		return sv_dv_fail(EINVAL);
 	if (!sv_dv_within_mask((const uint8_t *)match_value->match_buf, m->mask,
 			       match_value->match_sz))
+		return sv_dv_fail(EINVAL);
+	rc = sv_fte_compile(&dev->caps, m->criteria, match_value->match_buf,
+			    match_value->match_sz, &m->kmask, &value);
+	if (rc != 0)
+		return sv_dv_fail(rc);
+	if (!sv_dv_fields_ok(m, &dev->caps))
 		return sv_dv_fail(EINVAL);
 	/* A value whose fields land outside the compiled mask was read in
 	 * another layout than the mask (IPv4 vs IPv6 addresses). */
@@ -673,6 +716,36 @@ sv_mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 	return 0;
 }
 
+/* QUERY_HCA_CAP of the NIC flow table capabilities: the match fields
+ * softverbs takes that some devices lack (the IPv4 IHL), the rest zero. */
+static int
+sv_dv_query_hca_cap(const struct sv_device *dev, const void *in, size_t inlen,
+		    void *out, size_t outlen)
+{
+	uint32_t op_mod, f2;
+
+	if (inlen < VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES || out == NULL ||
+	    outlen < VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES)
+		return EINVAL;
+	op_mod = vsteer_prm_get(in, VSTEER_PRM_IN_OP_MOD_OFF,
+				VSTEER_PRM_IN_OP_MOD_LEN);
+	if ((op_mod & ~(uint32_t)VSTEER_PRM_HCA_CAP_OPMOD_GET_CUR) !=
+	    VSTEER_PRM_HCA_CAP_OP_MOD_NIC_FLOW_TABLE)
+		return EOPNOTSUPP;
+	sv_dv_out_ok(out, outlen);
+	f2 = VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
+	     VSTEER_PRM_FT_NIC_FIELD_SUPPORT_2_RX_OFF;
+	if (dev->caps.ipv4_ihl) {
+		vsteer_prm_set(out,
+			       f2 + VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_OFF,
+			       VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_LEN, 1);
+		vsteer_prm_set(out,
+			       f2 + VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_OFF,
+			       VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_LEN, 1);
+	}
+	return 0;
+}
+
 int
 sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 			   size_t inlen, void *out, size_t outlen)
@@ -680,8 +753,6 @@ sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 	uint32_t op;
 	int rc;
 
-	(void)out;
-	(void)outlen;
 	if (context == NULL || in == NULL)
 		return EINVAL;
 	if (!sv_dv_ctx_ok(context))
@@ -692,7 +763,10 @@ sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 	op = sv_dv_opcode(in, inlen);
 	if (op == 0)
 		return EINVAL;
+	if (op == VSTEER_PRM_CMD_QUERY_HCA_CAP)
+		return sv_dv_query_hca_cap(sv_ctx(context)->dev, in, inlen, out,
+					   outlen);
 	/* Flow counter commands are object commands: the kernel refuses
-	 * them here. No general command is modelled. */
+	 * them here. No other general command is modelled. */
 	return sv_dv_wrong_cmd(op);
 }

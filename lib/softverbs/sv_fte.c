@@ -16,7 +16,8 @@
  *                                 first tag is 802.1Q / 802.1ad; PRM:
  *                                 "the first vlan in the packet is c-vlan
  *                                 (0x8100)" / "s-vlan (0x88a8)")
- *   ip_version 4 / 6 / 0xf     -> SV_P_IPV4 / SV_P_IPV6 / both
+ *   ip_version                 -> S.ip_version (the parser writes 4 or
+ *                                 6, as the device does; any mask)
  *   frag                       -> SV_P_IPFRAG
  *   ip_protocol                -> S.ip_proto
  *   ip_dscp:ip_ecn             -> S.tos (the same 8 bits)
@@ -42,18 +43,31 @@
  * Absent headers: the device reads the fields of a header a frame does
  * not have as zero, and so does the parser (sv_parse() zeroes the key).
  * A field therefore compiles to its key field alone, without a presence
- * bit; only the fields that are presence bits in the PRM (ip_version,
- * cvlan_tag, svlan_tag, the second-tag bits, frag) set SV_P_* bits. A mask
- * buffer and a value buffer thus compile independently and still pair up:
- * the presence bits of ip_version 0xf (mask) cover those of 4 or 6
- * (value).
+ * bit; only the fields that are presence bits in the PRM (cvlan_tag,
+ * svlan_tag, the second-tag bits, frag) set SV_P_* bits.
  *
- * Where the key is coarser than the PRM the buffer must say which header
- * it means, else EOPNOTSUPP: TCP fields need ip_protocol 6 (or a full
- * mask), UDP fields 17, MPLS over UDP / over GRE 17 / 47. Fields softverbs
- * does not model (the second tag's VID/PCP/CFI, GENEVE, inner ESP SPI,
- * metadata, misc3 and beyond) must be zero in enabled sections:
- * EOPNOTSUPP. Disabled sections are ignored, as by the device.
+ * TCP and UDP ports (and TCP flags): the PRM has a pair of each, the key
+ * one pair, filled from whichever header the frame has. Under an
+ * ip_protocol mask of 0xff the protocol says whose they are (6 for TCP
+ * fields, 17 for UDP; another protocol is EOPNOTSUPP). Without an
+ * ip_protocol mask the device takes them all the same (Linux 6.1 and
+ * rdma-core 44 pass the matcher's mask as it is): a frame of another
+ * protocol reads them as zero, so a rule whose value is not zero there
+ * matches frames of that protocol only, which the key says with SV_P_TCP
+ * / SV_P_UDP in the mask and the value. A value of zero there would also
+ * match every frame of other protocols: not one match in the key, so
+ * EOPNOTSUPP (not modelled). The value's compile is given the matcher's
+ * compiled mask for this. A partial ip_protocol mask under port fields,
+ * TCP and UDP fields together, and MPLS over UDP / over GRE without
+ * ip_protocol 17 / 47 (or a full mask) are EOPNOTSUPP too.
+ *
+ * Fields softverbs does not model (the second tag's VID/PCP/CFI, GENEVE,
+ * inner ESP SPI, metadata, misc3 and beyond) must be zero in enabled
+ * sections: EOPNOTSUPP. Disabled sections are ignored, as by the device:
+ * Linux 6.1 hands the matcher's criteria and match_criteria_enable to the
+ * firmware as they are (mlx5_ib's flow matcher, fs_core's autogroups);
+ * older kernels refused criteria bits in a disabled section
+ * (check_valid_mask(), removed since).
  */
 
 #include <errno.h>
@@ -149,8 +163,34 @@ sv_fte_nonzero(const uint8_t *p, size_t n)
 
 #define SV_GET(sect, fld) vsteer_prm_get((sect), fld##_OFF, fld##_LEN)
 
+/*
+ * The ports (and flags) of one L4 protocol: bit is SV_P_TCP or SV_P_UDP,
+ * proto its IP protocol; hm is the matcher's compiled stack when s is a
+ * rule's value, NULL when s is the mask (see the top of the file).
+ */
 static int
-sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
+sv_fte_l4(const uint8_t *s, struct sv_hdrs *h, const struct sv_hdrs *hm,
+	  uint32_t bit, uint8_t proto, uint32_t sport_off, uint32_t dport_off)
+{
+	uint32_t p = SV_GET(s, VSTEER_PRM_L24_IP_PROTOCOL);
+
+	if (hm == NULL) {
+		if (p == 0)
+			h->present |= bit;
+		else if (p != 0xff)
+			return EOPNOTSUPP;
+	} else if (hm->present & bit) {
+		h->present |= bit;
+	} else if (p != proto) {
+		return EOPNOTSUPP;
+	}
+	memcpy(&h->sport, s + sport_off / 8, 2);
+	memcpy(&h->dport, s + dport_off / 8, 2);
+	return 0;
+}
+
+static int
+sv_fte_l24(const uint8_t *s, struct sv_hdrs *h, const struct sv_hdrs *hm)
 {
 	uint32_t ipv = SV_GET(s, VSTEER_PRM_L24_IP_VERSION);
 	uint32_t proto = SV_GET(s, VSTEER_PRM_L24_IP_PROTOCOL);
@@ -176,21 +216,11 @@ sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
 		h->present |= SV_P_SVLAN;
 	if (SV_GET(s, VSTEER_PRM_L24_FRAG))
 		h->present |= SV_P_IPFRAG;
-	switch (ipv) {
-	case 0:
-		break;
-	case 4:
-		h->present |= SV_P_IPV4;
-		break;
-	case 6:
-		h->present |= SV_P_IPV6;
-		break;
-	case 0xf:
-		h->present |= SV_P_IPV4 | SV_P_IPV6;
-		break;
-	default:
-		return EOPNOTSUPP;
-	}
+	/* The version the device parsed, bit for bit: any mask. */
+	h->ip_version = (uint8_t)ipv;
+	/* The address union as it is: no family to guess. */
+	memcpy(h->src_ip, s + VSTEER_PRM_L24_SRC_IP_OFF / 8, 16);
+	memcpy(h->dst_ip, s + VSTEER_PRM_L24_DST_IP_OFF / 8, 16);
 	/* One pair of ports in the key: the protocol must say whose. */
 	tcp = flags || SV_GET(s, VSTEER_PRM_L24_TCP_SPORT) ||
 	      SV_GET(s, VSTEER_PRM_L24_TCP_DPORT);
@@ -198,20 +228,17 @@ sv_fte_l24(const uint8_t *s, struct sv_hdrs *h)
 	      SV_GET(s, VSTEER_PRM_L24_UDP_DPORT);
 	if (tcp && udp)
 		return EOPNOTSUPP;
-	if (tcp) {
-		if (proto != 0xff && proto != SV_IPPROTO_TCP)
-			return EOPNOTSUPP;
-		memcpy(&h->sport, s + VSTEER_PRM_L24_TCP_SPORT_OFF / 8, 2);
-		memcpy(&h->dport, s + VSTEER_PRM_L24_TCP_DPORT_OFF / 8, 2);
-	} else if (udp) {
-		if (proto != 0xff && proto != SV_IPPROTO_UDP)
-			return EOPNOTSUPP;
-		memcpy(&h->sport, s + VSTEER_PRM_L24_UDP_SPORT_OFF / 8, 2);
-		memcpy(&h->dport, s + VSTEER_PRM_L24_UDP_DPORT_OFF / 8, 2);
-	}
-	/* The address union as it is: no family to guess. */
-	memcpy(h->src_ip, s + VSTEER_PRM_L24_SRC_IP_OFF / 8, 16);
-	memcpy(h->dst_ip, s + VSTEER_PRM_L24_DST_IP_OFF / 8, 16);
+	if (tcp)
+		return sv_fte_l4(s, h, hm, SV_P_TCP, SV_IPPROTO_TCP,
+				 VSTEER_PRM_L24_TCP_SPORT_OFF,
+				 VSTEER_PRM_L24_TCP_DPORT_OFF);
+	if (udp)
+		return sv_fte_l4(s, h, hm, SV_P_UDP, SV_IPPROTO_UDP,
+				 VSTEER_PRM_L24_UDP_SPORT_OFF,
+				 VSTEER_PRM_L24_UDP_DPORT_OFF);
+	/* Masked without a protocol, valued zero (see above). */
+	if (hm != NULL && (hm->present & (SV_P_TCP | SV_P_UDP)))
+		return EOPNOTSUPP;
 	return 0;
 }
 
@@ -287,7 +314,8 @@ sv_fte_misc2(const uint8_t *m2, uint8_t outer_proto, struct sv_key *k)
 
 int
 sv_fte_compile(const struct sv_caps *caps, uint8_t criteria_enable,
-	       const void *buf, size_t len, struct sv_key *out)
+	       const void *buf, size_t len, const struct sv_key *mask,
+	       struct sv_key *out)
 {
 	const uint8_t *b = buf;
 	struct sv_fte_sup sup;
@@ -316,7 +344,8 @@ sv_fte_compile(const struct sv_caps *caps, uint8_t criteria_enable,
 
 		rc = sv_fte_check(s, sup.l24);
 		if (rc == 0)
-			rc = sv_fte_l24(s, &out->outer);
+			rc = sv_fte_l24(s, &out->outer,
+					mask != NULL ? &mask->outer : NULL);
 		if (rc != 0)
 			return rc;
 	}
@@ -325,7 +354,8 @@ sv_fte_compile(const struct sv_caps *caps, uint8_t criteria_enable,
 
 		rc = sv_fte_check(s, sup.l24);
 		if (rc == 0)
-			rc = sv_fte_l24(s, &out->inner);
+			rc = sv_fte_l24(s, &out->inner,
+					mask != NULL ? &mask->inner : NULL);
 		if (rc != 0)
 			return rc;
 	}

@@ -71,10 +71,10 @@ struct sv_hdrs {
 	uint8_t ip_flags;    /* IPv4 flags (3 bits, right aligned) */
 	uint16_t sport;	     /* TCP / UDP */
 	uint16_t dport;
-	uint8_t tcp_flags; /* CWR .. FIN */
-	uint8_t tcp_ns;	   /* the NS flag (low bit of the offset byte) */
-	uint8_t ihl;	   /* IPv4 header length, 32-bit words */
-	uint8_t pad_[1];
+	uint8_t tcp_flags;  /* CWR .. FIN */
+	uint8_t tcp_ns;	    /* the NS flag (low bit of the offset byte) */
+	uint8_t ihl;	    /* IPv4 header length, 32-bit words */
+	uint8_t ip_version; /* the L3 header's version: 4, 6, 0 without */
 };
 
 /* struct sv_key.tunnel values */
@@ -154,6 +154,11 @@ struct sv_actions {
 struct sv_caps {
 	int profile;	       /* enum sv_profile */
 	uint32_t max_priority; /* highest verbs priority accepted */
+	/* mlx5: the firmware parses MPLS over GRE and over UDP
+	 * (FLEX_PARSER_PROFILE_ENABLE=1); the rest are matched anyway. */
+	bool mpls_over_l4;
+	/* mlx5: the IPv4 IHL match field (outer and inner). */
+	bool ipv4_ihl;
 };
 
 /*
@@ -170,9 +175,12 @@ sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
  * Compile a PRM fte_match_param (mask or value buffer of
  * mlx5dv_create_flow_matcher(3) / mlx5dv_create_flow(3)) with
  * match_criteria_enable into the sv_key layout. Used twice: once for the
- * matcher mask, once for each rule value (then ANDed with the mask).
+ * matcher mask (mask NULL), once for each rule value, with the matcher's
+ * compiled mask (what a value means can depend on the mask: ports matched
+ * without an IP protocol, see sv_fte.c).
  */
 int sv_fte_compile(const struct sv_caps *caps, uint8_t criteria_enable,
-		   const void *buf, size_t len, struct sv_key *out);
+		   const void *buf, size_t len, const struct sv_key *mask,
+		   struct sv_key *out);
 
 #endif /* SV_KEY_H */

@@ -307,6 +307,7 @@ sv_parse_ipv4(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 	if (tot < hl)
 		return;
 	h->present |= SV_P_IPV4;
+	h->ip_version = 4;
 	h->ihl = p[0] & 0x0f;
 	h->tos = p[1];
 	h->ip_flags = p[6] >> 5;
@@ -348,6 +349,7 @@ sv_parse_ipv6(struct sv_parser *ps, uint32_t off, uint32_t end, bool inner)
 	if (end - off < 40 || (p[0] >> 4) != 6)
 		return;
 	h->present |= SV_P_IPV6;
+	h->ip_version = 6;
 	h->tos = (uint8_t)((p[0] & 0x0f) << 4 | p[1] >> 4);
 	/* Low 20 bits of a network-order word, as ibv_flow_ipv6_filter. */
 	fl[1] = p[1] & 0x0f;
@@ -498,6 +500,7 @@ _Static_assert(offsetof(struct sv_hdrs, dmac) == 4 &&
 		       offsetof(struct sv_hdrs, tcp_flags) == 64 &&
 		       offsetof(struct sv_hdrs, tcp_ns) == 65 &&
 		       offsetof(struct sv_hdrs, ihl) == 66 &&
+		       offsetof(struct sv_hdrs, ip_version) == 67 &&
 		       sizeof(struct sv_hdrs) == 68 &&
 		       offsetof(struct sv_key, outer) == 0 &&
 		       offsetof(struct sv_key, inner) == 68,
@@ -579,9 +582,9 @@ sv_parse_fast(const uint8_t *f, uint32_t len, struct sv_key *key,
 	}
 	/* Outer stack: present, dmac, smac, (vlan_tci), ether_type, source
 	 * and destination IPv4 in the last 4 bytes of their fields,
-	 * protocol, TOS, TTL, flags, ports, TCP flags and NS, IHL; each word
-	 * stored once, straight into the key. */
-	w8 = (uint64_t)5 << 16;
+	 * protocol, TOS, TTL, flags, ports, TCP flags and NS, IHL, IP
+	 * version; each word stored once, straight into the key. */
+	w8 = (uint64_t)5 << 16 | (uint64_t)4 << 24;
 	if (proto == SV_IPPROTO_TCP)
 		w8 |= (uint64_t)f[47] | (uint64_t)(f[46] & 0x01) << 8;
 	sv_st(key, 0, present | sv_ld(f, 4) << 32);

@@ -125,10 +125,14 @@ struct sv_etype_scan {
 
 struct sv_cc {
 	bool mlx5;
+	bool mpls_over_l4; /* sv_caps.mpls_over_l4 */
 	enum ibv_flow_attr_type attr_type;
 	struct sv_match *m; /* the caller's, written in place */
 	struct sv_actions act;
 	unsigned int ntag;
+	/* mlx5: a value bit outside its mask reached the match the kernel
+	 * builds (see sv_val_check()). */
+	bool val_out;
 };
 
 struct sv_spec_desc {
@@ -365,6 +369,30 @@ sv_present(struct sv_cc *cc, int layer, uint32_t bit)
 	sv_hv(cc, layer)->present |= bit;
 }
 
+/*
+ * The mlx5 kernel copies a spec's value and mask into the PRM match as
+ * they are (parse_flow_attr(), Linux 6.1: memcpy of addresses, MLX5_SET of
+ * narrower fields, which drops only the bits above a field's width) and
+ * mlx5 core refuses a match whose value has a bit its mask lacks:
+ * check_valid_spec() in _mlx5_add_flow_rules(), "match_value differs from
+ * match_criteria", EINVAL, once every spec is parsed. Fields the kernel
+ * copies only under a mask (set_proto(), the VLAN TCI) or not at all
+ * (TTL, IPv4 flags, hop limit, GRE C/K/S) are not checked for them. The
+ * man page says nothing: the generic profile ANDs the value, as before.
+ */
+static void
+sv_val_check(struct sv_cc *cc, const void *val, const void *mask, size_t n)
+{
+	const uint8_t *v = val, *m = mask;
+	size_t i;
+
+	if (!cc->mlx5)
+		return;
+	for (i = 0; i < n; i++)
+		if (v[i] & ~m[i])
+			cc->val_out = true;
+}
+
 static int
 sv_put_tunnel(struct sv_cc *cc, uint8_t tunnel)
 {
@@ -397,6 +425,12 @@ sv_cc_eth(struct sv_cc *cc, int layer, const struct ibv_flow_spec_eth *s)
 {
 	int rc;
 
+	sv_val_check(cc, s->val.dst_mac, s->mask.dst_mac, 6);
+	sv_val_check(cc, s->val.src_mac, s->mask.src_mac, 6);
+	sv_val_check(cc, &s->val.ether_type, &s->mask.ether_type, 2);
+	/* first_vid, first_cfi, first_prio: set only under a vlan_tag mask. */
+	if (s->mask.vlan_tag != 0)
+		sv_val_check(cc, &s->val.vlan_tag, &s->mask.vlan_tag, 2);
 	rc = sv_put(cc, SV_HF(layer, dmac), s->val.dst_mac, s->mask.dst_mac, 6);
 	if (rc == 0)
 		rc = sv_put(cc, SV_HF(layer, smac), s->val.src_mac,
@@ -423,6 +457,8 @@ sv_cc_ipv4_addr(struct sv_cc *cc, int layer, const uint32_t *src_v,
 {
 	int rc;
 
+	sv_val_check(cc, src_v, src_m, 4);
+	sv_val_check(cc, dst_v, dst_m, 4);
 	rc = sv_put(cc, SV_HF(layer, src_ip) + SV_IPV4_OFF, src_v, src_m, 4);
 	if (rc == 0)
 		rc = sv_put(cc, SV_HF(layer, dst_ip) + SV_IPV4_OFF, dst_v,
@@ -443,6 +479,11 @@ sv_cc_ipv4_ext(struct sv_cc *cc, int layer,
 	 * ttl or flags mask EOPNOTSUPP. */
 	if (cc->mlx5 && (s->mask.ttl != 0 || s->mask.flags != 0))
 		return EOPNOTSUPP;
+	/* set_tos() writes ip_ecn and ip_dscp whatever the mask; set_proto()
+	 * only under a mask. */
+	sv_val_check(cc, &s->val.tos, &s->mask.tos, 1);
+	if (s->mask.proto != 0)
+		sv_val_check(cc, &s->val.proto, &s->mask.proto, 1);
 	rc = sv_cc_ipv4_addr(cc, layer, &s->val.src_ip, &s->mask.src_ip,
 			     &s->val.dst_ip, &s->mask.dst_ip);
 	if (rc == 0)
@@ -473,6 +514,12 @@ sv_cc_ipv6(struct sv_cc *cc, int layer, const struct ibv_flow_spec_ipv6 *s)
 		fl_v &= htonl(0x000fffff);
 		fl_m &= htonl(0x000fffff);
 	}
+	sv_val_check(cc, s->val.src_ip, s->mask.src_ip, 16);
+	sv_val_check(cc, s->val.dst_ip, s->mask.dst_ip, 16);
+	sv_val_check(cc, &fl_v, &fl_m, 4);
+	sv_val_check(cc, &s->val.traffic_class, &s->mask.traffic_class, 1);
+	if (s->mask.next_hdr != 0)
+		sv_val_check(cc, &s->val.next_hdr, &s->mask.next_hdr, 1);
 	rc = sv_put(cc, SV_HF(layer, src_ip), s->val.src_ip, s->mask.src_ip,
 		    16);
 	if (rc == 0)
@@ -499,6 +546,8 @@ sv_cc_l4(struct sv_cc *cc, int layer, const struct ibv_flow_spec_tcp_udp *s,
 {
 	int rc;
 
+	sv_val_check(cc, &s->val.dst_port, &s->mask.dst_port, 2);
+	sv_val_check(cc, &s->val.src_port, &s->mask.src_port, 2);
 	rc = sv_put_proto(cc, layer, 0xff,
 			  tcp ? SV_IPPROTO_TCP : SV_IPPROTO_UDP);
 	if (rc == 0)
@@ -537,6 +586,7 @@ sv_cc_vxlan(struct sv_cc *cc, const struct ibv_flow_spec_tunnel *s)
 	int rc;
 
 	/* A VNI above 24 bits never reaches here on mlx5 (sv_spec_scan). */
+	sv_val_check(cc, &v, &mk, 4);
 	rc = sv_put_tunnel(cc, SV_TUN_VXLAN);
 	if (rc == 0)
 		rc = sv_put(cc, SV_KF(vni), &v, &mk, 4);
@@ -552,6 +602,8 @@ sv_cc_gre(struct sv_cc *cc, const struct ibv_flow_spec_gre *s)
 	/* mlx5 fs.c: any c_ks_res0_ver mask is EOPNOTSUPP. */
 	if (cc->mlx5 && cks_m != 0)
 		return EOPNOTSUPP;
+	sv_val_check(cc, &s->val.protocol, &s->mask.protocol, 2);
+	sv_val_check(cc, &s->val.key, &s->mask.key, 4);
 	/* The key exists only with K set: a key match asks for it (the
 	 * mlx5 profile cannot, its C/K/S mask must stay zero). */
 	if (!cc->mlx5 && s->mask.key != 0) {
@@ -579,19 +631,28 @@ static int
 sv_cc_mpls(struct sv_cc *cc, int layer, const struct ibv_flow_spec_mpls *s,
 	   uint32_t prev_type)
 {
+	bool over_l4 = prev_type == IBV_FLOW_SPEC_UDP ||
+		       prev_type == IBV_FLOW_SPEC_GRE;
 	int rc;
 
+	/* mlx5 fs.c parse_flow_attr() -> check_mpls_supp_fields(): a masked
+	 * label, EXP, S or TTL bit the device has no match field for is
+	 * EOPNOTSUPP; over UDP and over GRE the firmware parses MPLS only
+	 * with FLEX_PARSER_PROFILE_ENABLE=1
+	 * (ft_field_support.outer_first_mpls_over_udp / _over_gre). */
+	if (cc->mlx5 && over_l4 && !cc->mpls_over_l4 && s->mask.label != 0)
+		return EOPNOTSUPP;
 	/* Placement as mlx5 fs.c does it from the previous spec: over UDP,
 	 * over GRE, or right after the outer L2. */
 	if (layer == SV_OUTER) {
-		if (prev_type == IBV_FLOW_SPEC_UDP ||
-		    prev_type == IBV_FLOW_SPEC_GRE)
+		if (over_l4)
 			rc = sv_put_tunnel(cc, SV_TUN_MPLS);
 		else
 			rc = sv_put_tunnel(cc, SV_TUN_NONE);
 		if (rc != 0)
 			return rc;
 	}
+	sv_val_check(cc, &s->val.label, &s->mask.label, 4);
 	rc = sv_put(cc, SV_KF(mpls_label), &s->val.label, &s->mask.label, 4);
 	if (rc == 0)
 		sv_present(cc, layer, SV_P_MPLS);
@@ -831,6 +892,7 @@ sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
 	memset(&cc, 0, sizeof(cc));
 	cc.m = m;
 	cc.mlx5 = caps->profile == SV_PROFILE_MLX5;
+	cc.mpls_over_l4 = caps->mpls_over_l4;
 	cc.attr_type = attr->type;
 
 	rc = sv_spec_scan(attr, cc.mlx5, scan);
@@ -863,6 +925,11 @@ sv_spec_compile(const struct sv_caps *caps, const struct ibv_flow_attr *attr,
 	if (cc.mlx5 && cc.act.has_tag &&
 	    (cc.attr_type == IBV_FLOW_ATTR_ALL_DEFAULT ||
 	     cc.attr_type == IBV_FLOW_ATTR_MC_DEFAULT))
+		return EINVAL;
+	/* check_valid_spec(), after the specs are parsed; the kernel builds
+	 * its own match for the other rule types (create_leftovers_rule(),
+	 * create_sniffer_rule()). */
+	if (cc.val_out && cc.attr_type == IBV_FLOW_ATTR_NORMAL)
 		return EINVAL;
 
 	*act = cc.act;

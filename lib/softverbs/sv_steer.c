@@ -46,12 +46,14 @@
  *
  * Identical matches at one level are one hardware entry (the kernel merges
  * them into one FTE): a rule with the same match, priority, type and flags
- * as an existing one but another destination QP, drop or tag is refused
- * with EEXIST (where the kernel would add the QP as a second destination;
- * one fate per entry keeps steering unambiguous); an identical rule (same
- * fate) is accepted and shares the entry: frames are delivered once and
- * counted in every distinct counters object of the merged rules. Default
- * rules follow the same rule per (type, priority).
+ * as an existing one joins its entry as sv_entry_joinable() says. On the
+ * mlx5 profile, as mlx5 core's FTE: DROP against a destination, or a tag
+ * other than the entry's, is EEXIST; another destination QP is added, and
+ * a frame the entry takes goes to each of its QPs once, with the entry's
+ * tag. On the generic profile one fate per entry: another QP, drop or tag
+ * is EEXIST. Either way a frame is counted in every distinct counters
+ * object of the merged rules. Default rules keep one fate per (type,
+ * priority).
  */
 
 #include <arpa/inet.h>
@@ -278,10 +280,10 @@ sv_steer_del(struct sv_port *port, struct sv_rule *r)
 }
 
 static int
-sv_dir_init(struct sv_arena *a, struct sv_dir *d)
+sv_dir_init(struct sv_arena *a, struct sv_dir *d, bool fte)
 {
 	memset(d, 0, sizeof(*d));
-	d->normal = sv_table_new(a);
+	d->normal = sv_table_new(a, fte);
 	return d->normal == NULL ? ENOMEM : 0;
 }
 
@@ -298,12 +300,13 @@ int
 sv_steer_init(struct sv_port *port)
 {
 	struct sv_steer *st = calloc(1, sizeof(*st));
+	bool fte = port->dev->caps.profile == SV_PROFILE_MLX5;
 
 	if (st == NULL)
 		return ENOMEM;
 	sv_arena_init(&st->arena);
-	if (sv_dir_init(&st->arena, &st->rx) != 0 ||
-	    sv_dir_init(&st->arena, &st->tx) != 0) {
+	if (sv_dir_init(&st->arena, &st->rx, fte) != 0 ||
+	    sv_dir_init(&st->arena, &st->tx, fte) != 0) {
 		sv_dir_fini(&st->arena, &st->rx);
 		sv_arena_fini(&st->arena);
 		free(st);
@@ -454,6 +457,24 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 	}
 }
 
+/* The entry headed by r takes the frame: each QP of its rules once, with
+ * the entry's actions (its tag). */
+static void
+sv_deliver_entry(struct sv_frame *f, const struct sv_rule *r)
+{
+	const struct sv_rule *it, *seen;
+
+	for (it = r; it != NULL; it = it->next_) {
+		if (it->qp == NULL)
+			continue;
+		for (seen = r; seen != it; seen = seen->next_)
+			if (seen->qp == it->qp)
+				break;
+		if (seen == it)
+			sv_deliver(f, it->qp, &r->act);
+	}
+}
+
 /* Copies to every sniffer, once per destination QP. */
 static void
 sv_sniff(struct sv_frame *f, const struct sv_dir *d)
@@ -502,8 +523,7 @@ sv_classify_rx(struct sv_frame *f, const struct sv_dir *d)
 						  memory_order_relaxed);
 			return;
 		}
-		if (r->qp != NULL)
-			sv_deliver(f, r->qp, &r->act);
+		sv_deliver_entry(f, r);
 		if (!(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP))
 			return;
 	}
@@ -536,9 +556,14 @@ sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 	 * the key is left to clear. */
 	f->kw.w[SV_KEY_WORDS - 1] = 0;
 	sv_parse(data, len, &f->kw.key, &f->info);
-	/* mlx5 reports IP_CSUM_OK for IPv4 with both checksums good only. */
+	/* IP_CSUM_OK: IPv4 with both checksums good only. Every receive
+	 * queue here is a WQ, whose completions never carry it on mlx5:
+	 * libmlx5 reads the CQE's checksum bits for a QP's receive queue
+	 * alone (rdma-core v44.0, providers/mlx5/cq.c,
+	 * handle_responder_lazy(): "cur_rsc->type == MLX5_RSC_TYPE_QP"). */
 	f->wc_flags = 0;
-	if ((f->kw.key.outer.present & SV_P_IPV4) && f->info.l3_csum_ok &&
+	if (port->dev->caps.profile != SV_PROFILE_MLX5 &&
+	    (f->kw.key.outer.present & SV_P_IPV4) && f->info.l3_csum_ok &&
 	    f->info.l4_csum_ok)
 		f->wc_flags |= IBV_WC_IP_CSUM_OK;
 }

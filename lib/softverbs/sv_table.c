@@ -20,6 +20,10 @@
  * the oldest, its followers on next_. A rule keeps only the value words
  * its group's mask selects, after its struct: the group holds the mask.
  *
+ * Size. On the mlx5 profile a level is one of the kernel's flow tables,
+ * with its 65536 entries and autogroups (sv_ftspace.c): a new entry that
+ * finds no room is ENOSPC; the rules merged into an entry share it.
+ *
  * Which entry takes a frame when the entries of several groups of one
  * level match it: the one whose head was created first. (The verbs man
  * page does not say; DPDK's mlx5 notes that overlapping rules in one
@@ -68,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sv_ftspace.h"
 #include "sv_table.h"
 
 #define SV_HT_MIN 8u
@@ -134,10 +139,13 @@ struct sv_level {
 	uint8_t fwidx[SV_KEY_WORDS];
 	uint64_t fm[SV_KEY_WORDS];
 	struct sv_htab ft;
+	/* The mlx5 kernel's flow table of the level (fte tables only). */
+	struct sv_ftspace fts;
 };
 
 struct sv_table {
 	struct sv_arena *arena;
+	bool fte; /* entries join as mlx5 FTEs (sv_entry_joinable()) */
 	struct sv_level **lv; /* by level */
 	uint32_t nlv, lvcap;
 	struct sv_htab groups;
@@ -744,6 +752,7 @@ sv_level_put(struct sv_table *t, struct sv_level *lv)
 		t->lvcap = 0;
 	}
 	sv_ht_fini(t->arena, &lv->ft);
+	sv_ftspace_fini(t->arena, &lv->fts);
 	sv_arena_zfree(t->arena, lv->slot, lv->slotcap * sizeof(*lv->slot));
 	sv_arena_zfree(t->arena, lv->unpart,
 		       lv->unpartcap * sizeof(*lv->unpart));
@@ -932,22 +941,30 @@ sv_table_insert(struct sv_table *t, struct sv_rule *r,
 	if (i >= 0) {
 		struct sv_rule *it = g->ht.slots[i].p;
 
-		/* One entry, one fate (see sv_steer.c). */
-		if (!sv_same_fate(it, r))
+		if (!sv_entry_joinable(it, r, t->fte))
 			return EEXIST;
+		r->fte_ = it->fte_; /* one FTE */
 		while (it->next_ != NULL)
 			it = it->next_;
 		it->next_ = r;
 	} else {
 		struct sv_slot e;
 
+		/* A new match takes an entry of the level's flow table. */
+		r->fte_ = 0;
+		if (t->fte) {
+			rc = sv_ftspace_add(t->arena, &lv->fts, g, &r->fte_);
+			if (rc != 0)
+				goto undo;
+			rc = ENOMEM;
+		}
 		if (lv->filter && !g->part)
 			lv->poor++;
 		if (lv->filter && g->part &&
 		    sv_filter_add(t->arena, &lv->ft,
 				  sv_filter_sig_rule(lv, g, r),
 				  sv_filter_bit(g->slot), r, &lv->poor) != 0)
-			goto undo;
+			goto undo_fte;
 		memset(&e, 0, sizeof(e));
 		e.sig = sig;
 		e.p = r;
@@ -955,13 +972,16 @@ sv_table_insert(struct sv_table *t, struct sv_rule *r,
 			if (lv->filter && g->part)
 				sv_filter_sub(t->arena, &lv->ft,
 					      sv_filter_sig_rule(lv, g, r));
-			goto undo;
+			goto undo_fte;
 		}
 	}
 	lv->nrules++;
 	lv->ops++;
 	sv_filter_maintain(t, lv);
 	return 0;
+undo_fte:
+	if (t->fte)
+		sv_ftspace_del(&lv->fts, r->fte_);
 undo:
 	if (new_grp)
 		sv_group_del(t, g);
@@ -985,6 +1005,12 @@ sv_table_remove(struct sv_table *t, struct sv_rule *r)
 	head = g->ht.slots[i].p;
 	if (head == r) {
 		if (r->next_ != NULL) {
+			/* The FTE keeps the flow context (the tag) it was
+			 * made with while any of its rules lives. */
+			if (t->fte) {
+				r->next_->act.has_tag = r->act.has_tag;
+				r->next_->act.tag = r->act.tag;
+			}
 			g->ht.slots[i].p = r->next_;
 			if (lv->filter && g->part)
 				sv_filter_rehead(&lv->ft,
@@ -995,6 +1021,9 @@ sv_table_remove(struct sv_table *t, struct sv_rule *r)
 				sv_filter_sub(t->arena, &lv->ft,
 					      sv_filter_sig_rule(lv, g, r));
 			sv_ht_del(t->arena, &g->ht, (uint32_t)i);
+			/* The last rule of the FTE: the entry goes. */
+			if (t->fte)
+				sv_ftspace_del(&lv->fts, r->fte_);
 		}
 	} else {
 		while (head->next_ != r)
@@ -1014,13 +1043,14 @@ sv_table_remove(struct sv_table *t, struct sv_rule *r)
 }
 
 struct sv_table *
-sv_table_new(struct sv_arena *arena)
+sv_table_new(struct sv_arena *arena, bool fte)
 {
 	struct sv_table *t = sv_arena_zalloc(arena, sizeof(*t));
 
 	if (t == NULL)
 		return NULL;
 	t->arena = arena;
+	t->fte = fte;
 	if (sv_ht_init(arena, &t->groups, SV_HT_MIN) != 0) {
 		sv_arena_zfree(arena, t, sizeof(*t));
 		return NULL;

@@ -35,7 +35,9 @@ sv_key_words(const struct sv_key *k, union sv_kwords *out)
 
 struct sv_table;
 
-struct sv_table *sv_table_new(struct sv_arena *arena);
+/* fte: identical matches join as in the mlx5 kernel's flow tables (see
+ * sv_entry_joinable()). */
+struct sv_table *sv_table_new(struct sv_arena *arena, bool fte);
 /* Frees the table's own memory; the rules in it are the arena's. */
 void sv_table_free(struct sv_table *t);
 
@@ -52,6 +54,34 @@ sv_rule_level(const struct sv_rule *r)
 
 /* Same fate: merging the two rules into one entry changes nothing. An
  * egress rule's QP only names the device (ibv_create_flow(3) note 6). */
+static inline bool
+sv_same_fate(const struct sv_rule *a, const struct sv_rule *b);
+
+/*
+ * May rule r join the entry headed by head, an identical match at its
+ * level? A table made for the generic profile keeps one fate per entry
+ * (the man page says nothing of identical rules): the same fate only.
+ * One made for the mlx5 profile (fte) does what mlx5 core does with the
+ * same match in one flow table (Linux 6.1: mlx5_ib's _create_flow_rule()
+ * and raw_fs_rule_add() do not set FLOW_ACT_NO_APPEND, so
+ * try_add_to_existing_fg() finds the FTE and add_rule_fg() adds the rule
+ * to it): check_conflicting_ftes() refuses DROP against a destination
+ * (check_conflicting_actions()) and a tag other than the FTE's, which is
+ * the tag of the rule that made it or 0; anything else joins, and a QP
+ * not yet in the entry is one more destination (the frame is delivered
+ * to each, tagged with the FTE's tag).
+ */
+static inline bool
+sv_entry_joinable(const struct sv_rule *head, const struct sv_rule *r, bool fte)
+{
+	if (!fte)
+		return sv_same_fate(head, r);
+	if (head->act.drop != r->act.drop)
+		return false;
+	return !r->act.has_tag ||
+	       (head->act.has_tag ? head->act.tag : 0) == r->act.tag;
+}
+
 static inline bool
 sv_same_fate(const struct sv_rule *a, const struct sv_rule *b)
 {
@@ -78,8 +108,10 @@ void sv_table_mask_key(const union sv_kwords *mask, uint32_t level,
 /*
  * Insert NORMAL rule r (seq_ set, room for mk->nw value words after it)
  * with its mask and value: r joins the entry of an identical match at its
- * level (EEXIST if that entry has another fate) or heads a new one.
- * 0, EEXIST or ENOMEM (nothing changed).
+ * level (EEXIST if sv_entry_joinable() says no) or heads a new one, which
+ * in an fte table takes one of the level's flow table entries (ENOSPC
+ * when it has none left for the mask, sv_ftspace.c). 0, EEXIST, ENOSPC or
+ * ENOMEM (nothing changed).
  */
 int sv_table_insert(struct sv_table *t, struct sv_rule *r,
 		    const union sv_kwords *mask, const struct sv_mask_key *mk,

@@ -10,7 +10,9 @@ exactly its own frames. Inner RSS puts each frame on the queue the
 Toeplitz hash of its inner addresses and ports predicts. --engine picks
 the flow_engine devarg. The ESP rule: mlx5 kernels refuse the verbs ESP
 spec (the driver's probe finds it), so flow_engine=verbs refuses it, while
-auto and dv take it on the matcher (misc.outer_esp_spi)."""
+auto and dv take it on the matcher (misc.outer_esp_spi). MPLS over UDP
+needs the firmware's MPLS parser: the device is softverbs' model of
+firmware with FLEX_PARSER_PROFILE_ENABLE=1 (sv_flex_parser=1)."""
 
 import collections
 import logging
@@ -99,7 +101,9 @@ def build(cls, i, twin, dst_mac):
 
 
 def main(args):
-    extra = "" if args.engine == "auto" else "flow_engine=" + args.engine
+    extra = "sv_flex_parser=1"
+    if args.engine != "auto":
+        extra += ",flow_engine=" + args.engine
     with e2e.VethNs() as net, \
             e2e.Testpmd(args.pmd, net.vdev(extra=extra), rxq=QUEUES,
                         txq=QUEUES, testpmd=args.testpmd,

@@ -71,7 +71,11 @@ fz_check_stack(const struct sv_hdrs *h, const char *which)
 				 fz_zero(h->dst_ip, SV_IPV4_OFF),
 			 "%s stack: IPv4 address outside the last 4 bytes",
 			 which);
-	FZ_CHECK(fz_zero(h->pad_, sizeof(h->pad_)), "%s stack padding", which);
+	FZ_CHECK(h->ip_version == ((h->present & SV_P_IPV4) ? 4 :
+				   (h->present & SV_P_IPV6) ? 6 :
+							      0),
+		 "%s stack: ip_version %u for presence 0x%x", which,
+		 h->ip_version, h->present);
 	if (!(h->present & (SV_P_TCP | SV_P_UDP)))
 		FZ_CHECK(h->sport == 0 && h->dport == 0,
 			 "%s stack: ports without TCP/UDP", which);

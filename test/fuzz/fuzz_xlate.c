@@ -10,7 +10,8 @@
  * Input (every read past the end gives zeros, so any input decodes):
  *   context    flags (egress_ok, tag_ok, inner_rss_ok, count_ok, internal,
  *              default key, raw supported RSS types, NULL error struct),
- *              more flags (dv_ok, devx_ok, verbs_esp_ok),
+ *              more flags (dv_ok, devx_ok, verbs_esp_ok, and what the
+ *              device lacks: the MPLS parser, the IPv4 IHL field),
  *              Rx queue count, port, max verbs priority and spec bytes
  *              (from small tables), supported RSS types
  *   attributes ingress/egress/transfer bits, group, priority
@@ -126,6 +127,9 @@ fz_decode_ctx(struct fz_flow *f, struct fz_in *in)
 	c->dv_ok = fl2 & FZ_CTX2_DV_OK;
 	c->devx_ok = fl2 & FZ_CTX2_DEVX_OK;
 	c->verbs_esp_ok = fl2 & FZ_CTX2_VERBS_ESP;
+	c->mpls_ok = !(fl2 & FZ_CTX2_NO_MPLS);
+	c->ihl_ok = !(fl2 & FZ_CTX2_NO_IHL);
+	c->ihl_inner_ok = c->ihl_ok;
 	c->egress_ok = fl & FZ_CTX_EGRESS_OK;
 	c->tag_ok = fl & FZ_CTX_TAG_OK;
 	c->inner_rss_ok = fl & FZ_CTX_INNER_RSS;
@@ -537,6 +541,7 @@ fz_check_rule_compiles(const struct vsteer_flow_plan *plan, unsigned int r,
 		struct sv_caps caps = {
 			.profile = profiles[p],
 			.max_priority = ctx->max_verbs_prio,
+			.mpls_over_l4 = true,
 		};
 		struct sv_match m;
 		struct sv_actions act;
@@ -797,6 +802,8 @@ fz_check_dv_keys(const struct vsteer_dv_match *m)
 		struct sv_caps caps = {
 			.profile = profiles[p],
 			.max_priority = 15,
+			.mpls_over_l4 = true,
+			.ipv4_ihl = true,
 		};
 		struct sv_key km, kv;
 		const uint8_t *bm = (const uint8_t *)&km;
@@ -804,9 +811,10 @@ fz_check_dv_keys(const struct vsteer_dv_match *m)
 		int rm, rv;
 
 		rm = sv_fte_compile(&caps, m->criteria, m->mask.buf,
-				    m->mask.size, &km);
-		rv = sv_fte_compile(&caps, m->criteria, m->value.buf,
-				    m->value.size, &kv);
+				    m->mask.size, NULL, &km);
+		rv = rm != 0 ? rm :
+			       sv_fte_compile(&caps, m->criteria, m->value.buf,
+					      m->value.size, &km, &kv);
 		FZ_CHECK(rm == 0 && rv == 0,
 			 "dv: %s profile refuses mask (%d) or value (%d), criteria 0x%02x",
 			 p == 0 ? "generic" : "mlx5", rm, rv, m->criteria);

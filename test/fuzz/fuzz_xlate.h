@@ -38,6 +38,9 @@
 #define FZ_CTX2_DV_OK 0x01
 #define FZ_CTX2_DEVX_OK 0x02
 #define FZ_CTX2_VERBS_ESP 0x04
+/* Set: what the device lacks (so the corpus made before keeps them). */
+#define FZ_CTX2_NO_MPLS 0x08
+#define FZ_CTX2_NO_IHL 0x10
 #define FZ_CTX2_ALL (FZ_CTX2_DV_OK | FZ_CTX2_DEVX_OK | FZ_CTX2_VERBS_ESP)
 
 /* rte_flow.h documents a full default GRE key mask but defines none. */

@@ -21,22 +21,31 @@
  *                   mlx5, so that software runs behave like the NIC).
  * flow_engine=auto|verbs|dv
  *                   how rte_flow rules are made: ibv_create_flow spec
- *                   chains, or mlx5dv matchers; auto takes dv where the
- *                   device is an mlx5dv device.
+ *                   chains, or mlx5dv matchers; auto takes verbs for what
+ *                   a spec chain carries, else a matcher where the device
+ *                   is an mlx5dv device.
  * mac=<addr>        the port's initial unicast address instead of the
  *                   device's (what mac_addr_set would do after probe).
  * sv_flow_prios=<n> softverbs devices only: verbs flow priorities of the
  *                   device (mlx5: 1 to 16, default 16; 8 models an older
  *                   kernel).
- * sv_devx=0, sv_tunnel_offloads=0, sv_verbs_egress=0
+ * sv_devx=0, sv_tunnel_offloads=0, sv_verbs_egress=0, sv_ipv4_ihl=0
  *                   softverbs mlx5 devices only: a device without DevX,
- *                   without tunnel offloads, or a kernel that refuses
- *                   verbs egress rules.
+ *                   without tunnel offloads, a kernel that refuses
+ *                   verbs egress rules, or a device without the IPv4 IHL
+ *                   match field.
+ * sv_flex_parser=0|1
+ *                   softverbs mlx5 devices only: the firmware's
+ *                   FLEX_PARSER_PROFILE_ENABLE (default 0; 1 parses MPLS
+ *                   over GRE and UDP).
  *
  * What the device can do is asked from the device, never from which glue
  * drives it: queries, and probes at start-up (vsteer_probe_caps()).
  */
 
+/* dladdr(): which object another copy of the driver came from. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -50,10 +59,12 @@
 #include <rte_ether.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
+#include <bus_driver.h>
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
 
 #include "vsteer.h"
+#include "vsteer_flow_dv.h"
 
 RTE_LOG_REGISTER_DEFAULT(vsteer_logtype, NOTICE);
 RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_init, init, NOTICE);
@@ -70,13 +81,14 @@ RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_tx, tx, NOTICE);
 #define VSTEER_ARG_SV_DEVX "sv_devx"
 #define VSTEER_ARG_SV_TUNNEL "sv_tunnel_offloads"
 #define VSTEER_ARG_SV_EGRESS "sv_verbs_egress"
+#define VSTEER_ARG_SV_IHL "sv_ipv4_ihl"
+#define VSTEER_ARG_SV_FLEX "sv_flex_parser"
 
 static const char *const vsteer_valid_args[] = {
-	VSTEER_ARG_DEV,	      VSTEER_ARG_PORT,
-	VSTEER_ARG_PROFILE,   VSTEER_ARG_FLOW_ENGINE,
-	VSTEER_ARG_MAC,	      VSTEER_ARG_SV_FLOW_PRIOS,
-	VSTEER_ARG_SV_DEVX,   VSTEER_ARG_SV_TUNNEL,
-	VSTEER_ARG_SV_EGRESS, NULL,
+	VSTEER_ARG_DEV,		VSTEER_ARG_PORT,      VSTEER_ARG_PROFILE,
+	VSTEER_ARG_FLOW_ENGINE, VSTEER_ARG_MAC,	      VSTEER_ARG_SV_FLOW_PRIOS,
+	VSTEER_ARG_SV_DEVX,	VSTEER_ARG_SV_TUNNEL, VSTEER_ARG_SV_EGRESS,
+	VSTEER_ARG_SV_IHL,	VSTEER_ARG_SV_FLEX,   NULL,
 };
 
 /* mlx5_ib has at most 16 bypass priorities; the man page sets no limit
@@ -121,7 +133,8 @@ vsteer_args_unknown(const char *name, const char *key)
 	return -EINVAL;
 }
 
-/* sv_devx=0 and friends: 0 models a device without the feature. */
+/* sv_devx=0 and friends: 0 models a device without the feature;
+ * sv_flex_parser=1 firmware with the MPLS parser profile. */
 static int
 vsteer_arg_feature(const char *name, const char *key, const char *val,
 		   struct vsteer_args *a)
@@ -133,7 +146,10 @@ vsteer_arg_feature(const char *name, const char *key, const char *val,
 	} else if (strcmp(val, "1") == 0) {
 		off = 0;
 	} else {
-		INIT_LOG(ERR, "%s: %s=%s: expected 0 or 1", name, key, val);
+		INIT_LOG(ERR, "%s: %s=%s: expected 0 or 1%s", name, key, val,
+			 strcmp(key, VSTEER_ARG_SV_FLEX) == 0 ?
+				 " (the other FLEX_PARSER_PROFILE_ENABLE profiles are not modelled)" :
+				 "");
 		return -EINVAL;
 	}
 	/* The kvargs keys go away with the list: keep the constants. */
@@ -143,6 +159,12 @@ vsteer_arg_feature(const char *name, const char *key, const char *val,
 	} else if (strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0) {
 		a->soft.no_tunnel = off;
 		a->sv_mlx5_key = VSTEER_ARG_SV_TUNNEL;
+	} else if (strcmp(key, VSTEER_ARG_SV_IHL) == 0) {
+		a->soft.no_ihl = off;
+		a->sv_mlx5_key = VSTEER_ARG_SV_IHL;
+	} else if (strcmp(key, VSTEER_ARG_SV_FLEX) == 0) {
+		a->soft.flex_parser = !off;
+		a->sv_mlx5_key = VSTEER_ARG_SV_FLEX;
 	} else {
 		a->soft.no_egress = off;
 		a->sv_mlx5_key = VSTEER_ARG_SV_EGRESS;
@@ -266,7 +288,9 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 			a->soft_key = VSTEER_ARG_SV_FLOW_PRIOS;
 		} else if (strcmp(key, VSTEER_ARG_SV_DEVX) == 0 ||
 			   strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0 ||
-			   strcmp(key, VSTEER_ARG_SV_EGRESS) == 0) {
+			   strcmp(key, VSTEER_ARG_SV_EGRESS) == 0 ||
+			   strcmp(key, VSTEER_ARG_SV_IHL) == 0 ||
+			   strcmp(key, VSTEER_ARG_SV_FLEX) == 0) {
 			ret = vsteer_arg_feature(name, key, val, a);
 		} else if (strcmp(key, VSTEER_ARG_FLOW_ENGINE) == 0) {
 			if (strcmp(val, "auto") == 0) {
@@ -651,6 +675,67 @@ vsteer_probe_rule_try(struct vsteer_priv *priv, struct ibv_qp *qp,
 }
 
 /*
+ * What the firmware parses and matches, as DPDK's mlx5 asks it: MPLS over
+ * GRE and over UDP from mlx5dv_query_device()'s tunnel offloads (both
+ * bits, mlx5_os_capabilities_prepare(): mpls_en), which firmware gives
+ * only with FLEX_PARSER_PROFILE_ENABLE=1; the IPv4 IHL match field from
+ * the NIC flow table capabilities (QUERY_HCA_CAP through DevX,
+ * mlx5_devx_cmd_query_hca_attr()). A device that is no mlx5dv device has
+ * neither query: its verbs provider decides about MPLS specs, and IHL is
+ * a matcher field only.
+ */
+static void
+vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
+{
+	uint8_t in[VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES];
+	struct mlx5dv_context dv;
+	bool outer = false, inner = false;
+	void *out;
+	int ret;
+
+	priv->mpls_ok = !priv->dv_ok;
+	if (priv->dv_ok) {
+		memset(&dv, 0, sizeof(dv));
+		dv.comp_mask = MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS;
+		ret = priv->glue->dv_query_device(priv->ctx, &dv);
+		if (ret == 0 &&
+		    (dv.comp_mask & MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS))
+			priv->mpls_ok =
+				(dv.tunnel_offloads_caps &
+				 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE) &&
+				(dv.tunnel_offloads_caps &
+				 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP);
+		else if (ret != 0)
+			INIT_LOG(INFO, "%s: mlx5dv_query_device(%s): %s", name,
+				 priv->ibdev_name, strerror(ret));
+	}
+	priv->ihl_ok = 0;
+	priv->ihl_inner_ok = 0;
+	if (!priv->devx_ok)
+		return;
+	/* 4 KiB of capability page: not on the stack. */
+	out = calloc(1, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
+	if (out == NULL)
+		return;
+	vsteer_dv_cmd_query_ft_caps(in);
+	ret = priv->glue->devx_general_cmd(priv->ctx, in, sizeof(in), out,
+					   VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
+	if (ret == 0)
+		ret = -vsteer_dv_cmd_query_ft_caps_parse(
+			out, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES, &outer,
+			&inner);
+	if (ret == 0) {
+		priv->ihl_ok = outer;
+		priv->ihl_inner_ok = inner;
+	} else {
+		INIT_LOG(INFO,
+			 "%s: %s: flow table capabilities (QUERY_HCA_CAP): %s",
+			 name, priv->ibdev_name, strerror(ret));
+	}
+	free(out);
+}
+
+/*
  * Does a hash QP have states? mlx4 moves one INIT -> RTR before it
  * receives (DPDK's mlx4_rss_attach()); libmlx5 refuses any modify of a
  * hash QP, which works as created: EOPNOTSUPP in rdma-core 44
@@ -693,7 +778,8 @@ vsteer_probe_hash_qp_states(const char *name, struct vsteer_priv *priv,
  *   verbs_esp_ok      a rule with IBV_FLOW_SPEC_ESP (current mlx5 kernels
  *                     refuse it: EOPNOTSUPP);
  *   egress_ok         a rule with IBV_FLOW_ATTR_FLAGS_EGRESS;
- *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it).
+ *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it);
+ *   tx_*              the largest send queues (vsteer_tx_probe()).
  * Returns 0, or a negative errno when the device cannot steer at all.
  */
 static int
@@ -772,11 +858,22 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 			       false);
 	priv->egress_ok = vsteer_probe_rule_try(priv, sc.qp, &rule) == 0;
 	vsteer_scratch_free(priv, &sc);
+	vsteer_probe_parser(name, priv);
+	ret = vsteer_tx_probe(priv);
+	if (ret != 0) {
+		INIT_LOG(ERR, "%s: %s: no send queue of %u WRs or more: %s",
+			 name, priv->ibdev_name, VSTEER_DESC_MIN,
+			 strerror(-ret));
+		return ret;
+	}
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d, send queues of %u WRs, %u with %u SGEs, TSO %u and %u",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
-		 priv->egress_ok, priv->hash_qp_rtr);
+		 priv->egress_ok, priv->hash_qp_rtr, priv->mpls_ok,
+		 priv->ihl_ok, priv->ihl_inner_ok, priv->tx_wr_max,
+		 priv->tx_wr_max_sges, priv->tx_sge_max, priv->tx_wr_max_tso,
+		 priv->tx_wr_max_tso_sges);
 	return 0;
 }
 
@@ -844,10 +941,17 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	priv->ind_tbl_max = rte_align32prevpow2(priv->ind_tbl_max);
 	priv->reta_size =
 		(uint16_t)RTE_MIN(priv->ind_tbl_max, (uint32_t)VSTEER_RETA_MAX);
-	priv->rx_csum = (priv->dev_attr.device_cap_flags_ex &
-			 IBV_DEVICE_RAW_IP_CSUM) != 0;
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
 			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
+	/* What libmlx5 takes for IBV_WR_TSO on a raw packet QP (max_tso
+	 * from tso_caps), and a device clock for completion timestamps, as
+	 * DPDK's mlx5 reads them (mlx5_os_capabilities_prepare()). */
+	priv->tso_ok = priv->dev_attr.tso_caps.max_tso > 0 &&
+		       (priv->dev_attr.tso_caps.supported_qpts &
+			(1u << IBV_QPT_RAW_PACKET)) != 0;
+	priv->max_tso = priv->tso_ok ? priv->dev_attr.tso_caps.max_tso : 0;
+	priv->ts_ok = priv->dev_attr.completion_timestamp_mask != 0 &&
+		      priv->dev_attr.hca_core_clock != 0;
 	priv->dv_ok = is_mlx5dv != 0;
 	priv->devx_ok = devx != 0;
 	priv->min_mtu = RTE_ETHER_MIN_MTU;
@@ -886,6 +990,36 @@ vsteer_ctl_lock_init(struct vsteer_priv *priv)
 	RTE_VERIFY(pthread_mutex_init(&priv->ctl_lock, &attr) == 0);
 	pthread_mutexattr_destroy(&attr);
 	priv->ctl_owner = 0;
+}
+
+void (*vsteer_ctl_unheld_hook)(const char *func);
+
+bool
+vsteer_ctl_held(struct vsteer_priv *priv)
+{
+	int ret;
+
+	if (__atomic_load_n(&priv->ctl_owner, __ATOMIC_RELAXED) != rte_gettid())
+		return false;
+	/* The owner alone would say yes to a lock that never locked the
+	 * mutex: a locked mutex refuses a try, even to its owner. */
+	ret = pthread_mutex_trylock(&priv->ctl_lock);
+	if (ret == 0) {
+		pthread_mutex_unlock(&priv->ctl_lock);
+		return false;
+	}
+	return ret == EBUSY || ret == EDEADLK;
+}
+
+void
+vsteer_ctl_unheld(const struct vsteer_priv *priv, const char *func)
+{
+	if (vsteer_ctl_unheld_hook != NULL) {
+		vsteer_ctl_unheld_hook(func);
+		return;
+	}
+	rte_panic("%s(): port %u: called without the port's control lock\n",
+		  func, priv->data != NULL ? priv->data->port_id : 0);
 }
 
 /*
@@ -986,6 +1120,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	snprintf(priv->ibdev_name, sizeof(priv->ibdev_name), "%s", ibdev);
 	TAILQ_INIT(&priv->rss_list);
 	TAILQ_INIT(&priv->defflows);
+	vsteer_age_init(priv);
 	/* The probes' hash QPs take the key too. */
 	memcpy(priv->rss_key, vsteer_flow_rss_key_default, VSTEER_RSS_KEY_LEN);
 	ret = vsteer_priv_init(name, priv, &a, is_mlx5dv, devx);
@@ -1036,7 +1171,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 		 name, eth_dev->data->port_id, glue->name, ibdev,
 		 priv->port_num,
 		 RTE_ETHER_ADDR_BYTES(&eth_dev->data->mac_addrs[0]),
-		 priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "dv" : "verbs");
+		 vsteer_flow_engine_desc(priv));
 	return 0;
 err:
 	if (eth_dev != NULL)
@@ -1067,12 +1202,65 @@ static struct rte_vdev_driver vsteer_vdev_driver = {
 	.remove = vsteer_remove,
 };
 
-RTE_PMD_REGISTER_VDEV(net_vsteer, vsteer_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(
-	net_vsteer, VSTEER_ARG_DEV
-	"=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT
-	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
-	"=<auto|verbs|dv> " VSTEER_ARG_MAC
-	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX
-	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS "=<0|1>");
-RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");
+#define VSTEER_DRIVER_NAME "net_vsteer"
+#define VSTEER_PARAMS                                                          \
+	VSTEER_ARG_DEV                                                         \
+	"=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT           \
+	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE \
+	"=<auto|verbs|dv> " VSTEER_ARG_MAC                                     \
+	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX  \
+	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS          \
+	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX "=<0|1>"
+#define VSTEER_KMOD "* ib_uverbs & mlx5_core & mlx5_ib"
+
+/*
+ * Registration, as RTE_PMD_REGISTER_VDEV() does, unless a driver of the
+ * name is registered already: another copy of this driver in the process.
+ * That happens when a driver is installed in the plugin directory, which
+ * EAL loads every time, and a build of it is loaded with -d as well (or
+ * is built into the program): EAL loads the -d objects before the plugin
+ * directory, so the copy asked for by name is the one that probes, and
+ * the other one says so and stays out of the way.
+ */
+RTE_INIT(vsteer_register)
+{
+	struct rte_vdev_driver *other = NULL;
+	struct rte_bus *bus = rte_bus_find_by_name("vdev");
+	Dl_info mine, theirs;
+	int lt;
+
+	if (bus != NULL && bus->parse != NULL &&
+	    bus->parse(VSTEER_DRIVER_NAME, &other) == 0 && other != NULL &&
+	    strcmp(other->driver.name, VSTEER_DRIVER_NAME) == 0) {
+		/* The log types may not be registered yet in this copy. */
+		lt = rte_log_register_type_and_pick_level(
+			RTE_STR(RTE_LOG_DEFAULT_LOGTYPE) ".init",
+			RTE_LOG_NOTICE);
+		if (dladdr(other, &theirs) == 0 || theirs.dli_fname == NULL)
+			theirs.dli_fname = "?";
+		if (dladdr(&vsteer_vdev_driver, &mine) == 0 ||
+		    mine.dli_fname == NULL)
+			mine.dli_fname = "?";
+		rte_log(RTE_LOG_NOTICE, lt < 0 ? RTE_LOGTYPE_PMD : (uint32_t)lt,
+			"%s: using the driver of %s; the copy in %s is not used\n",
+			VSTEER_DRIVER_NAME,
+			theirs.dli_fname[0] ? theirs.dli_fname : "the program",
+			mine.dli_fname);
+		return;
+	}
+	vsteer_vdev_driver.driver.name = VSTEER_DRIVER_NAME;
+	rte_vdev_register(&vsteer_vdev_driver);
+}
+
+RTE_PMD_EXPORT_NAME(net_vsteer, __COUNTER__);
+RTE_PMD_REGISTER_PARAM_STRING(net_vsteer, VSTEER_PARAMS);
+RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, VSTEER_KMOD);
+
+/* What dpdk-pmdinfo.py reads in a driver (DPDK's build makes it with
+ * buildtools/pmdinfogen.py, which an out-of-tree driver does not have):
+ * dpdk-pmdinfo.py -p dpdk-testpmd lists the drivers of the plugin
+ * directory, this one among them once installed. */
+static const char vsteer_pmd_info[] __rte_used =
+	"PMD_INFO_STRING= {\"name\": \"" VSTEER_DRIVER_NAME
+	"\", \"params\": \"" VSTEER_PARAMS "\", \"kmod\": \"" VSTEER_KMOD
+	"\", \"pci_ids\": []}";

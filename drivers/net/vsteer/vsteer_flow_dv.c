@@ -184,6 +184,26 @@ dv_named_check(struct dv_ctx *c, enum vsteer_row_id id,
 				     c->error, type, item);
 }
 
+/*
+ * raw_fs_is_multicast() (Linux 6.1): a matcher rule whose outer dmac has
+ * the group bit in value and mask, or whose outer IPv4 dst value and mask
+ * are both in 224.0.0.0/4, goes to the kernel's multicast table, after
+ * every priority and after the port's default flows, which take its
+ * frames first. Unlike a verbs chain (vsteer_flow_verbs.c), the matcher
+ * has no way around it: refuse, so that flow_engine=auto takes verbs.
+ */
+static int
+dv_mcast_check(struct dv_ctx *c, enum vsteer_row_id id, bool mcast,
+	       const struct rte_flow_item *item, const char *subject)
+{
+	if (!mcast || dv_inner(c) ||
+	    vsteer_flow_row_ok(&vsteer_flow_named[id], DV_ENG, c->xctx, false))
+		return 0;
+	return vsteer_flow_limit(
+		c->plan, c->error, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item, subject,
+		"keep the priority of a multicast dst (the kernel's multicast table is after every priority and the default flows)");
+}
+
 /* --- ETH --- */
 
 static int
@@ -202,6 +222,12 @@ dv_eth(struct dv_ctx *c, const struct rte_flow_item *item,
 		return dv_error(
 			c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, item,
 			"ETH: L2 layer cannot follow L2, VLAN, L3 or L4 layers");
+	ret = dv_mcast_check(c, VSTEER_ROW_ETH_MCAST,
+			     spec->hdr.dst_addr.addr_bytes[0] &
+				     mask->hdr.dst_addr.addr_bytes[0] & 1,
+			     item, "ETH item: dst");
+	if (ret < 0)
+		return ret;
 	c->m->layers |= dv_lbit(c, VSTEER_DV_L_OUTER_L2);
 	dv_set_bytes(c, sect + VSTEER_PRM_L24_DMAC_OFF,
 		     mask->hdr.dst_addr.addr_bytes,
@@ -470,6 +496,14 @@ dv_ipv4(struct dv_ctx *c, const struct rte_flow_item *item,
 	if ((spec->hdr.version_ihl ^ 0x40) & mask->hdr.version_ihl & 0xf0)
 		return dv_error(c, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 				"IPV4: version in version_ihl is not 4");
+	ret = dv_mcast_check(c, VSTEER_ROW_IPV4_MCAST,
+			     (rte_be_to_cpu_32(spec->hdr.dst_addr) &
+			      0xf0000000) == 0xe0000000 &&
+				     (rte_be_to_cpu_32(mask->hdr.dst_addr) &
+				      0xf0000000) == 0xe0000000,
+			     item, "IPv4 item: dst_addr");
+	if (ret < 0)
+		return ret;
 	if (mask->hdr.version_ihl & 0x0f)
 		DV_SET(c, sect, VSTEER_PRM_L24_IPV4_IHL,
 		       mask->hdr.version_ihl & 0x0f,
@@ -846,6 +880,9 @@ dv_walk_items(struct dv_ctx *c, const struct rte_flow_item pattern[])
 			if (ret < 0)
 				return ret;
 		}
+		ret = vsteer_flow_item_device_check(c->xctx, d, item, c->error);
+		if (ret < 0)
+			return ret;
 		ret = vsteer_flow_item_check(c->xctx, d, item, dv_inner(c),
 					     &vals, c->plan, c->error);
 		if (ret == 0)
@@ -1301,4 +1338,39 @@ vsteer_dv_cmd_dealloc_counter(void *in, uint32_t id)
 		       VSTEER_PRM_CMD_DEALLOC_FLOW_COUNTER);
 	vsteer_prm_set(in, VSTEER_PRM_DEALLOC_FC_IN_ID_OFF,
 		       VSTEER_PRM_DEALLOC_FC_IN_ID_LEN, id);
+}
+
+/* --- flow table capabilities --- */
+
+void
+vsteer_dv_cmd_query_ft_caps(void *in)
+{
+	memset(in, 0, VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES);
+	vsteer_prm_set(in, VSTEER_PRM_IN_OPCODE_OFF, VSTEER_PRM_IN_OPCODE_LEN,
+		       VSTEER_PRM_CMD_QUERY_HCA_CAP);
+	vsteer_prm_set(in, VSTEER_PRM_IN_OP_MOD_OFF, VSTEER_PRM_IN_OP_MOD_LEN,
+		       VSTEER_PRM_HCA_CAP_OP_MOD_NIC_FLOW_TABLE |
+			       VSTEER_PRM_HCA_CAP_OPMOD_GET_CUR);
+}
+
+int
+vsteer_dv_cmd_query_ft_caps_parse(const void *out, size_t outlen,
+				  bool *ihl_outer, bool *ihl_inner)
+{
+	uint32_t f2 = VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
+		      VSTEER_PRM_FT_NIC_FIELD_SUPPORT_2_RX_OFF;
+	int ret =
+		dv_cmd_status(out, outlen, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
+
+	if (ret)
+		return ret;
+	*ihl_outer =
+		vsteer_prm_get(out,
+			       f2 + VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_OFF,
+			       VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_LEN);
+	*ihl_inner =
+		vsteer_prm_get(out,
+			       f2 + VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_OFF,
+			       VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_LEN);
+	return 0;
 }

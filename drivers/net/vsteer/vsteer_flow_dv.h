@@ -131,4 +131,15 @@ int vsteer_dv_cmd_query_counter_parse(const void *out, size_t outlen,
 				      uint64_t *packets, uint64_t *bytes);
 void vsteer_dv_cmd_dealloc_counter(void *in, uint32_t id);
 
+/*
+ * The current NIC flow table capabilities (QUERY_HCA_CAP, a DevX general
+ * command; output VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES): which match fields
+ * the receive tables take of those some devices lack, the IPv4 IHL
+ * (ft_field_support_2_nic_receive.outer_ipv4_ihl / inner_ipv4_ihl), as
+ * DPDK's mlx5 reads them (mlx5_devx_cmd_query_hca_attr()).
+ */
+void vsteer_dv_cmd_query_ft_caps(void *in);
+int vsteer_dv_cmd_query_ft_caps_parse(const void *out, size_t outlen,
+				      bool *ihl_outer, bool *ihl_inner);
+
 #endif /* VSTEER_FLOW_DV_H */

@@ -141,8 +141,7 @@ static const struct vsteer_flow_row rows_ipv4[] = {
 	      &b_ipv4_version, YES, "implied by the IPv4 spec (must be 4)", YES,
 	      "ip_version"),
 	FIELD(IPV4, "ihl", struct rte_flow_item_ipv4, hdr.version_ihl,
-	      &b_ipv4_ihl, 0, "no", YES,
-	      "ipv4_ihl (a device without that match field refuses the matcher)"),
+	      &b_ipv4_ihl, 0, "no", YES | VSTEER_SUP_IF_IHL, "ipv4_ihl"),
 	FIELD(IPV4, "type_of_service", struct rte_flow_item_ipv4,
 	      hdr.type_of_service, NULL, YES, "IPV4_EXT spec tos", YES,
 	      "ip_dscp, ip_ecn"),
@@ -274,10 +273,11 @@ static const struct vsteer_flow_row rows_gre_key[] = {
 
 static const struct vsteer_flow_row rows_mpls[] = {
 	FIELD(MPLS, "label_tc_s", struct rte_flow_item_mpls, label_tc_s, NULL,
-	      YES, "MPLS spec label", YES,
+	      YES | VSTEER_SUP_IF_MPLS, "MPLS spec label",
+	      YES | VSTEER_SUP_IF_MPLS,
 	      "misc2 outer_first_mpls_over_udp / _over_gre"),
-	FIELD(MPLS, "ttl", struct rte_flow_item_mpls, ttl, NULL, 0, "no", YES,
-	      "mpls_ttl of the same misc2 entry"),
+	FIELD(MPLS, "ttl", struct rte_flow_item_mpls, ttl, NULL, 0, "no",
+	      YES | VSTEER_SUP_IF_MPLS, "mpls_ttl of the same misc2 entry"),
 };
 
 static const struct vsteer_flow_row rows_esp[] = {
@@ -313,6 +313,28 @@ const struct vsteer_flow_row vsteer_flow_named[VSTEER_ROW_NAMED_N] = {
 		FEATURE(ESP, "the ESP header", YES | VSTEER_SUP_IF_VERBS_ESP,
 			"IBV_FLOW_SPEC_ESP (current mlx5 kernels refuse it)",
 			YES, "ip_protocol 50"),
+	/* mlx5dv_query_device() tunnel_offloads_caps, as DPDK's mlx5 asks
+	 * (mlx5_os_capabilities_prepare(): mpls_en). */
+	[VSTEER_ROW_MPLS_HEADER] =
+		FEATURE(MPLS, "the MPLS header (over UDP or GRE)",
+			YES | VSTEER_SUP_IF_MPLS, "IBV_FLOW_SPEC_MPLS",
+			YES | VSTEER_SUP_IF_MPLS,
+			"misc2 outer_first_mpls_over_udp / _over_gre"),
+	/* The mlx5 kernel's multicast table (flow_is_multicast_only(),
+	 * raw_fs_is_multicast()) comes after every priority: a rule there
+	 * keeps no priority and the port's default flows shadow it. */
+	[VSTEER_ROW_ETH_MCAST] = FEATURE(
+		ETH, "dst multicast in spec and mask, at the rule's priority",
+		OUTER,
+		"an empty ETH spec first (the kernel's multicast table takes a chain by its first spec)",
+		0,
+		"no: the kernel's multicast table takes it, after every priority"),
+	[VSTEER_ROW_IPV4_MCAST] = FEATURE(
+		IPV4,
+		"dst and its mask both in 224.0.0.0/4 (a mask such as /3), at the rule's priority",
+		OUTER,
+		"an empty ETH spec first when the pattern starts with IPv4", 0,
+		"no: the kernel's multicast table takes it, after every priority"),
 };
 
 #define ACTION(t, vs, vh, ds, dh)                                              \
@@ -340,8 +362,13 @@ const struct vsteer_flow_row vsteer_flow_action_rows[] = {
 	       "ACTION_COUNT spec, an ibv_counters object",
 	       YES | VSTEER_SUP_IF_DEVX, "COUNTERS_DEVX, a DevX flow counter"),
 	ACTION(INDIRECT, YES | VSTEER_SUP_IF_COUNT,
-	       "a shared COUNT: its ibv_counters object",
-	       YES | VSTEER_SUP_IF_DEVX, "a shared COUNT: its DevX counter"),
+	       "a shared COUNT: its ibv_counters object (a shared RSS: as RSS)",
+	       YES | VSTEER_SUP_IF_DEVX,
+	       "a shared COUNT: its DevX counter (a shared RSS: as RSS)"),
+	ACTION(AGE, YES | VSTEER_SUP_IF_COUNT,
+	       "the flow's ACTION_COUNT counters, read every second",
+	       YES | VSTEER_SUP_IF_DEVX,
+	       "the flow's DevX counter, read every second"),
 };
 
 const unsigned int vsteer_flow_action_rows_n = RTE_DIM(vsteer_flow_action_rows);
@@ -526,9 +553,9 @@ vsteer_flow_engine_name(enum vsteer_flow_engine eng)
 
 /* The device capabilities a row's VSTEER_SUP_IF_* bits ask for. */
 static bool
-vsteer_row_caps_ok(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
+vsteer_row_caps_ok(uint16_t sup, const struct vsteer_xlate_ctx *ctx, bool inner)
 {
-	return vsteer_flow_cap_missing(sup, ctx) == NULL;
+	return vsteer_flow_cap_missing(sup, ctx, inner) == NULL;
 }
 
 bool
@@ -540,7 +567,7 @@ vsteer_flow_row_ok(const struct vsteer_flow_row *row,
 
 	if (!(sup & (inner ? VSTEER_SUP_INNER : VSTEER_SUP_OUTER)))
 		return false;
-	return vsteer_row_caps_ok(sup, ctx);
+	return vsteer_row_caps_ok(sup, ctx, inner);
 }
 
 /* --- the guide's table --- */
@@ -558,6 +585,10 @@ vsteer_rst_cond(uint16_t sup)
 		return "with flow tags";
 	if (sup & VSTEER_SUP_IF_EGRESS)
 		return "where the device takes egress rules";
+	if (sup & VSTEER_SUP_IF_MPLS)
+		return "with the firmware's MPLS parser, FLEX_PARSER_PROFILE_ENABLE=1";
+	if (sup & VSTEER_SUP_IF_IHL)
+		return "where the device has the IPv4 IHL match field";
 	return NULL;
 }
 
@@ -598,6 +629,7 @@ vsteer_rst_generic(FILE *f, const struct vsteer_flow_row *row)
 		.tag_ok = true,
 		.count_ok = true,
 		.verbs_esp_ok = true,
+		.mpls_ok = true,
 	};
 	bool v = vsteer_flow_row_ok(row, V, &generic, false);
 

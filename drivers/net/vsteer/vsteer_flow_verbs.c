@@ -697,6 +697,9 @@ xl_walk_items(struct xl_state *st, const struct rte_flow_item pattern[],
 			return xl_named_limit(st, VSTEER_ROW_ESP_HEADER,
 					      RTE_FLOW_ERROR_TYPE_ITEM, item,
 					      error);
+		ret = vsteer_flow_item_device_check(st->ctx, d, item, error);
+		if (ret < 0)
+			return ret;
 		ret = vsteer_flow_item_check(st->ctx, d, item, st->tunnel,
 					     &vals, st->plan, error);
 		if (ret == 0)
@@ -801,6 +804,29 @@ xl_emit_spec(struct xl_state *st, struct vsteer_verbs_rule *rule,
 	return 0;
 }
 
+/*
+ * Would the mlx5 kernel put a rule starting with spec s in its multicast
+ * table? flow_is_multicast_only() (Linux 6.1) looks at the first spec
+ * alone: an ETH whose dst_mac has the group bit in value and mask, or an
+ * IPv4 (IPV4_EXT too: rdma-core sends it as the kernel's IPv4 spec) whose
+ * dst_ip value is in 224.0.0.0/4; get_flow_table() then ignores the
+ * rule's priority (MLX5_IB_FLOW_MCAST_PRIO, after every priority) unless
+ * it is DONT_TRAP.
+ */
+static bool
+xl_mcast_first(const struct ibv_flow_spec *s)
+{
+	uint32_t type = s->hdr.type;
+
+	if (type == IBV_FLOW_SPEC_ETH)
+		return (s->eth.val.dst_mac[0] & s->eth.mask.dst_mac[0] & 1) !=
+		       0;
+	if (type == IBV_FLOW_SPEC_IPV4_EXT)
+		return (rte_be_to_cpu_32(s->ipv4_ext.val.dst_ip) &
+			0xf0000000) == 0xe0000000;
+	return false;
+}
+
 /* The action spec a plan asks for, in action order. */
 static void
 xl_action_spec(const struct vsteer_flow_plan *plan, enum vsteer_aspec a,
@@ -844,6 +870,27 @@ xl_emit_rule(struct xl_state *st, const struct vsteer_flow_variant *v,
 	memset(&rule->attr, 0, sizeof(rule->attr));
 	rule->size = sizeof(struct ibv_flow_attr);
 	rule->count_off = 0;
+	/*
+	 * An application's rule on a multicast destination keeps its
+	 * priority: in the kernel's multicast table it would come after the
+	 * port's default flows (promiscuous, all-multicast, the multicast
+	 * list) and never match. An ETH spec that matches every frame, first,
+	 * is no multicast-only chain; the kernel writes the fields of the
+	 * ETH spec after it over its zeros (parse_flow_attr() sets them
+	 * whole), so the rule matches what it says. The driver's own default
+	 * flows stay in that table, after every application rule.
+	 */
+	if (!st->ctx->internal && st->n_specs > 0 &&
+	    !(plan->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP) &&
+	    xl_mcast_first(&st->specs[0].spec)) {
+		memset(&extra, 0, sizeof(extra));
+		extra.hdr.type = IBV_FLOW_SPEC_ETH;
+		extra.hdr.size = sizeof(struct ibv_flow_spec_eth);
+		ret = xl_emit_spec(st, rule, &extra, st->specs[0].cause,
+				   st->specs[0].cause_type, error);
+		if (ret < 0)
+			return ret;
+	}
 	for (i = 0; i < st->n_specs; i++) {
 		const struct xl_pending *p = &st->specs[i];
 		struct ibv_flow_spec gre, eth, l3;

@@ -70,6 +70,7 @@ const uint8_t vsteer_flow_rss_key_default[VSTEER_RSS_KEY_LEN] = {
 #define XL_RSS_L3 (XL_RSS_IPV4_L3 | XL_RSS_IPV6_L3)
 #define XL_RSS_L4 \
 	(XL_RSS_IPV4_TCP | XL_RSS_IPV4_UDP | XL_RSS_IPV6_TCP | XL_RSS_IPV6_UDP)
+#define XL_RSS_L3_L4 (XL_RSS_L3 | XL_RSS_L4)
 #define XL_RSS_MODS                                          \
 	(RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY | \
 	 RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)
@@ -110,7 +111,8 @@ vsteer_flow_limit(struct vsteer_flow_plan *plan, struct rte_flow_error *error,
 }
 
 const char *
-vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
+vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx,
+			bool inner)
 {
 	if ((sup & VSTEER_SUP_IF_VERBS_ESP) && !ctx->verbs_esp_ok)
 		return "the device refuses IBV_FLOW_SPEC_ESP";
@@ -122,6 +124,13 @@ vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx)
 		return "the device has no flow tags";
 	if ((sup & VSTEER_SUP_IF_EGRESS) && !ctx->egress_ok)
 		return "the device takes no egress rules";
+	/* DPDK's mlx5 words it the same way: the firmware's configuration
+	 * decides (mlx5_flow_validate_item_mpls()). */
+	if ((sup & VSTEER_SUP_IF_MPLS) && !ctx->mpls_ok)
+		return "the device's firmware does not parse MPLS over GRE and UDP: set FLEX_PARSER_PROFILE_ENABLE=1 (mlxconfig)";
+	if ((sup & VSTEER_SUP_IF_IHL) &&
+	    !(inner ? ctx->ihl_inner_ok : ctx->ihl_ok))
+		return "the device has no IPv4 IHL match field (flow table capability ft_field_support_2 outer_ipv4_ihl / inner_ipv4_ihl)";
 	return NULL;
 }
 
@@ -162,9 +171,29 @@ vsteer_flow_row_limit(struct vsteer_flow_plan *plan,
 					 "%s %s", verb,
 					 inner ? "after a tunnel item" :
 						 "in the outer headers");
-	cap = vsteer_flow_cap_missing(sup, ctx);
+	cap = vsteer_flow_cap_missing(sup, ctx, inner);
 	return vsteer_flow_limit(plan, error, type, cause, subject, "%s: %s",
 				 verb, cap != NULL ? cap : "not offered");
+}
+
+int
+vsteer_flow_item_device_check(const struct vsteer_xlate_ctx *ctx,
+			      const struct vsteer_flow_item_desc *d,
+			      const struct rte_flow_item *item,
+			      struct rte_flow_error *error)
+{
+	uint16_t sup = vsteer_flow_named[VSTEER_ROW_MPLS_HEADER]
+			       .sup[VSTEER_FLOW_ENGINE_VERBS];
+	const char *why;
+
+	if (d->id != VSTEER_ITEM_MPLS)
+		return 0;
+	/* As DPDK's mlx5_flow_validate_item_mpls(): ENOTSUP on the item. */
+	why = vsteer_flow_cap_missing(sup, ctx, false);
+	if (why == NULL)
+		return 0;
+	return vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, item,
+			       "MPLS item: %s", why);
 }
 
 const char *
@@ -297,6 +326,7 @@ struct xl_act_state {
 	const struct rte_flow_action *fate_act;
 	const struct rte_flow_action *tag_act;
 	const struct rte_flow_action *count_act;
+	const struct rte_flow_action *age_act;
 };
 
 typedef int(xl_action_fn)(const struct vsteer_xlate_ctx *ctx,
@@ -490,6 +520,8 @@ xl_act_rss(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
 	if (ret < 0)
 		return ret;
 	plan->rss_types = types;
+	plan->rss_expand_types =
+		ctx->rss_shared ? ctx->rss_hf_supported & XL_RSS_L3_L4 : types;
 	plan->rss_level = rss->level;
 	plan->rss_act = act;
 	return 0;
@@ -651,6 +683,64 @@ xl_act_indirect(const struct vsteer_xlate_ctx *ctx,
 	return 0;
 }
 
+/*
+ * AGE: the flow ages on its own counter, as DPDK's mlx5 ages the rules of
+ * its root table (flow_dv_translate_create_counter()): the flow layer
+ * reads it every second and reports the flow once it saw no hit for more
+ * than timeout seconds. A COUNT action of the flow gives that counter,
+ * else one is made for AGE (the COUNT spec or DevX counter is the same);
+ * an indirect COUNT, shared, cannot say whether this flow was hit.
+ */
+static int
+xl_act_age(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
+	   struct xl_act_state *as, const struct rte_flow_action *act,
+	   struct rte_flow_error *error)
+{
+	const struct rte_flow_action_age *age = act->conf;
+
+	RTE_SET_USED(ctx);
+	if (age == NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "AGE action: no configuration");
+	if (as->age_act != NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION, act,
+				       "AGE action: only one AGE per flow");
+	if (age->timeout == 0)
+		return vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"AGE action: timeout 0; give the seconds without a hit after which the flow is aged");
+	if (age->reserved != 0)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "AGE action: reserved bits must be 0");
+	as->age_act = act;
+	plan->age = true;
+	plan->age_timeout = age->timeout;
+	plan->age_context = age->context;
+	return 0;
+}
+
+/* After the actions: the counter AGE reads. */
+static int
+xl_age_counter(struct vsteer_flow_plan *plan, const struct xl_act_state *as,
+	       struct rte_flow_error *error)
+{
+	if (!plan->age)
+		return 0;
+	if (plan->count_handle != NULL)
+		return vsteer_flow_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, as->age_act,
+			"AGE action: a flow ages on a counter of its own, not with an indirect COUNT shared with others");
+	if (!plan->count) {
+		plan->count = true;
+		plan->count_id = 0;
+		xl_aspec(plan, VSTEER_ASPEC_COUNT, as->age_act);
+	}
+	return 0;
+}
+
 struct xl_action {
 	bool egress; /* allowed on egress rules */
 	xl_action_fn *fn;
@@ -666,6 +756,7 @@ static const struct xl_action xl_actions[] = {
 	[RTE_FLOW_ACTION_TYPE_FLAG] = { false, xl_act_flag },
 	[RTE_FLOW_ACTION_TYPE_COUNT] = { true, xl_act_count },
 	[RTE_FLOW_ACTION_TYPE_INDIRECT] = { true, xl_act_indirect },
+	[RTE_FLOW_ACTION_TYPE_AGE] = { true, xl_act_age },
 };
 
 int
@@ -713,6 +804,9 @@ vsteer_flow_actions(const struct vsteer_xlate_ctx *ctx,
 		if (ret < 0)
 			return ret;
 	}
+	ret = xl_age_counter(plan, &as, error);
+	if (ret < 0)
+		return ret;
 	if (plan->egress) {
 		if (plan->fate == VSTEER_FATE_NONE && as.count_act == NULL)
 			return vsteer_flow_err(
@@ -921,8 +1015,8 @@ vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
  * RSS expansion.
  */
 
-static uint64_t
-xl_hash_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner)
+uint64_t
+vsteer_flow_rss_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner)
 {
 	uint64_t l3t, tcpt, udpt, l3f, h = 0;
 
@@ -990,7 +1084,7 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 {
 	bool rss = plan->fate == VSTEER_FATE_RSS;
 	bool inner = rss && plan->rss_level >= 2;
-	uint64_t t = plan->rss_types;
+	uint64_t t = plan->rss_expand_types;
 	unsigned int n = 0, i, j;
 	static const uint8_t fams[] = { 4, 6 };
 
@@ -1037,8 +1131,10 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 			v->sub = VSTEER_SUBPRIO_L3;
 		else
 			v->sub = VSTEER_SUBPRIO_L2;
-		v->hash_fields =
-			rss ? xl_hash_fields(t, v->fam, v->l4p, inner) : 0;
+		v->hash_fields = rss ? vsteer_flow_rss_fields(plan->rss_types,
+							      v->fam, v->l4p,
+							      inner) :
+				       0;
 	}
 	/* Most specific rules first (stable). */
 	for (i = 1; i < n; i++) {

@@ -32,6 +32,7 @@
 #define VSTEER_RSS_KEY_LEN 40
 #define VSTEER_MAX_EXPAND 8	  /* device rules per rte_flow */
 #define VSTEER_MAX_SPEC_BYTES 512 /* attr + specs of one verbs rule */
+#define VSTEER_MAX_ACTIONS 32	  /* actions of a rule, END included */
 
 enum vsteer_flow_engine {
 	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
@@ -68,6 +69,9 @@ struct vsteer_xlate_ctx {
 	bool dv_ok;		 /* mlx5dv matchers */
 	bool devx_ok;		 /* DevX flow counters for matcher rules */
 	bool verbs_esp_ok;	 /* IBV_FLOW_SPEC_ESP accepted */
+	bool mpls_ok;		 /* MPLS over GRE / UDP parsed */
+	bool ihl_ok;		 /* the IPv4 IHL match field, outer */
+	bool ihl_inner_ok;	 /* ... and inner */
 	bool internal;		 /* driver's own default flows: may use the
 				     * reserved lowest level */
 	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* the device can hash */
@@ -77,6 +81,11 @@ struct vsteer_xlate_ctx {
 	uint16_t max_spec_bytes;	/* bytes of attr + specs the provider
 				     * takes per rule; 0 or more than
 				     * VSTEER_MAX_SPEC_BYTES: that value */
+	/* The RSS action comes from an indirect action, whose queues and
+	 * types may change under the rule: expand for every type the device
+	 * hashes (vsteer_flow_variants()), so that a change of types only
+	 * changes each device rule's hash fields. */
+	bool rss_shared;
 };
 
 /*
@@ -93,9 +102,12 @@ struct vsteer_xlate_ctx {
 #define VSTEER_SUP_IF_DEVX (1u << 5)	  /* devx_ok */
 #define VSTEER_SUP_IF_TAG (1u << 6)	  /* tag_ok */
 #define VSTEER_SUP_IF_EGRESS (1u << 7)	  /* egress_ok */
+#define VSTEER_SUP_IF_MPLS (1u << 8)	  /* mpls_ok */
+#define VSTEER_SUP_IF_IHL (1u << 9)	  /* ihl_ok / ihl_inner_ok */
 #define VSTEER_SUP_IF_ALL                                                     \
 	(VSTEER_SUP_IF_VERBS_ESP | VSTEER_SUP_IF_COUNT | VSTEER_SUP_IF_DEVX | \
-	 VSTEER_SUP_IF_TAG | VSTEER_SUP_IF_EGRESS)
+	 VSTEER_SUP_IF_TAG | VSTEER_SUP_IF_EGRESS | VSTEER_SUP_IF_MPLS |      \
+	 VSTEER_SUP_IF_IHL)
 
 enum vsteer_row_kind {
 	VSTEER_ROW_FIELD,   /* bits of an item struct */
@@ -140,6 +152,9 @@ enum vsteer_row_id {
 	VSTEER_ROW_VLAN_SECOND_TAG, /* inner_type naming a second tag */
 	VSTEER_ROW_VLAN_TWO_ITEMS,  /* a second VLAN item */
 	VSTEER_ROW_ESP_HEADER,	    /* an ESP item at all */
+	VSTEER_ROW_MPLS_HEADER,	    /* an MPLS item at all */
+	VSTEER_ROW_ETH_MCAST,	    /* outer ETH dst multicast, spec and mask */
+	VSTEER_ROW_IPV4_MCAST,	    /* outer IPv4 dst multicast, ditto */
 	VSTEER_ROW_NAMED_N,
 };
 
@@ -181,10 +196,11 @@ const struct vsteer_flow_row *vsteer_flow_attr_row(const char *name);
 
 /* The engine's name in messages: "verbs", "the mlx5dv matcher". */
 const char *vsteer_flow_engine_name(enum vsteer_flow_engine eng);
-/* Why a device lacks what a row's VSTEER_SUP_IF_* bits ask for; NULL:
- * it has all of it. */
+/* Why a device lacks what a row's VSTEER_SUP_IF_* bits ask for (inner:
+ * after a tunnel item); NULL: it has all of it. */
 const char *
-vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx);
+vsteer_flow_cap_missing(uint16_t sup, const struct vsteer_xlate_ctx *ctx,
+			bool inner);
 /* Does eng take row on this device (inner: after a tunnel item)? */
 bool vsteer_flow_row_ok(const struct vsteer_flow_row *row,
 			enum vsteer_flow_engine eng,
@@ -272,6 +288,9 @@ struct vsteer_flow_plan {
 	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
 	uint32_t rss_level; /* 0/1 outer, 2 inner */
 	uint64_t rss_types; /* RTE_ETH_RSS_* after defaults */
+	/* The types the expansion makes device rules for: rss_types, or
+	 * every type the device hashes for a shared RSS action. */
+	uint64_t rss_expand_types;
 	bool mark, flag;
 	uint32_t mark_id;
 	bool count; /* COUNT action: a counters object */
@@ -279,6 +298,11 @@ struct vsteer_flow_plan {
 	/* INDIRECT COUNT: the handle given by the application (count stays
 	 * false: the counters object belongs to the handle). */
 	const struct rte_flow_action_handle *count_handle;
+	/* AGE: seconds without a hit, the application's context (NULL: the
+	 * flow's handle). It sets count: the flow ages on its counter. */
+	bool age;
+	uint32_t age_timeout;
+	void *age_context;
 	uint32_t flags;	   /* IBV_FLOW_ATTR_FLAGS_* (verbs) */
 	uint8_t aspecs[3]; /* enum vsteer_aspec, action order */
 	uint8_t n_aspecs;
@@ -362,6 +386,16 @@ int vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
 			   struct rte_flow_error *error);
 
 /*
+ * What the device itself lacks for an item, whichever engine takes it
+ * (not an engine's limit: the other engine is no way out): the firmware's
+ * MPLS parser (VSTEER_ROW_MPLS_HEADER). 0, or ENOTSUP with error set.
+ */
+int vsteer_flow_item_device_check(const struct vsteer_xlate_ctx *ctx,
+				  const struct vsteer_flow_item_desc *d,
+				  const struct rte_flow_item *item,
+				  struct rte_flow_error *error);
+
+/*
  * Refuse a rule for what the engine cannot express: records the limit in
  * plan and sets error to "<subject>: <engine> cannot <reason>", ENOTSUP.
  */
@@ -384,6 +418,12 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 		     const struct vsteer_flow_stack *hashed,
 		     bool hashed_is_last, bool tunnel,
 		     struct vsteer_flow_variant vs[VSTEER_MAX_EXPAND]);
+
+/* IBV_RX_HASH_* of a device rule of the expansion: the headers its
+ * pattern has (fam 0/4/6, l4p 0/TCP/UDP/ESP), the action's types; inner:
+ * RSS level 2. 0: not hashed (the first queue). */
+uint64_t
+vsteer_flow_rss_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner);
 
 /* Number of rte_flow priority levels open to applications. */
 uint32_t vsteer_flow_user_levels(const struct vsteer_xlate_ctx *ctx);

@@ -75,6 +75,8 @@ struct vsteer_glue {
 	bool (*dv_is_supported)(struct ibv_device *device);
 	struct ibv_context *(*dv_open_device)(struct ibv_device *device,
 					      struct mlx5dv_context_attr *attr);
+	int (*dv_query_device)(struct ibv_context *context,
+			       struct mlx5dv_context *attrs_out);
 	struct ibv_qp *(*dv_create_qp)(struct ibv_context *context,
 				       struct ibv_qp_init_attr_ex *qp_attr,
 				       struct mlx5dv_qp_init_attr *mlx5_qp_attr);

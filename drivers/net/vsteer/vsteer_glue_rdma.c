@@ -263,6 +263,13 @@ vsteer_rdma_dv_open_device(struct ibv_device *device,
 	return mlx5dv_open_device(device, attr);
 }
 
+static int
+vsteer_rdma_dv_query_device(struct ibv_context *context,
+			    struct mlx5dv_context *attrs_out)
+{
+	return mlx5dv_query_device(context, attrs_out);
+}
+
 static struct ibv_qp *
 vsteer_rdma_dv_create_qp(struct ibv_context *context,
 			 struct ibv_qp_init_attr_ex *qp_attr,
@@ -404,6 +411,7 @@ const struct vsteer_glue vsteer_glue_rdma = {
 	.port_link = vsteer_rdma_port_link,
 	.dv_is_supported = vsteer_rdma_dv_is_supported,
 	.dv_open_device = vsteer_rdma_dv_open_device,
+	.dv_query_device = vsteer_rdma_dv_query_device,
 	.dv_create_qp = vsteer_rdma_dv_create_qp,
 	.dv_create_flow_matcher = vsteer_rdma_dv_create_flow_matcher,
 	.dv_destroy_flow_matcher = vsteer_rdma_dv_destroy_flow_matcher,

@@ -121,6 +121,7 @@ const struct vsteer_glue vsteer_glue_soft = {
 	.port_link = vsteer_soft_port_link,
 	.dv_is_supported = sv_mlx5dv_is_supported,
 	.dv_open_device = sv_mlx5dv_open_device,
+	.dv_query_device = sv_mlx5dv_query_device,
 	.dv_create_qp = sv_mlx5dv_create_qp,
 	.dv_create_flow_matcher = sv_mlx5dv_create_flow_matcher,
 	.dv_destroy_flow_matcher = sv_mlx5dv_destroy_flow_matcher,
@@ -148,7 +149,9 @@ vsteer_soft_device_add(const char *wire, const struct vsteer_soft_opts *o,
 	opts.flow_prios = o->flow_prios;
 	opts.lacks = (o->no_devx ? SV_DEV_NO_DEVX : 0) |
 		     (o->no_tunnel ? SV_DEV_NO_TUNNEL_OFFLOADS : 0) |
-		     (o->no_egress ? SV_DEV_NO_VERBS_EGRESS : 0);
+		     (o->no_egress ? SV_DEV_NO_VERBS_EGRESS : 0) |
+		     (o->no_ihl ? SV_DEV_NO_IPV4_IHL : 0);
+	opts.flex_parser = o->flex_parser;
 	return softverbs_device_add(wire, &opts, name, name_len);
 }
 

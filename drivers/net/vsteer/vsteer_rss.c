@@ -345,6 +345,9 @@ vsteer_xlate_ctx_init(const struct rte_eth_dev *dev,
 	ctx->dv_ok = priv->dv_ok;
 	ctx->devx_ok = priv->devx_ok;
 	ctx->verbs_esp_ok = priv->verbs_esp_ok;
+	ctx->mpls_ok = priv->mpls_ok;
+	ctx->ihl_ok = priv->ihl_ok;
+	ctx->ihl_inner_ok = priv->ihl_inner_ok;
 	ctx->internal = false;
 	ctx->rss_hf_supported = priv->rss_hf_supported;
 	/* An RSS action without types hashes on IP, as mlx5 does; one
