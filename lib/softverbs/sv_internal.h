@@ -500,11 +500,11 @@ struct sv_wq {
 	 * wq.state (what software set last) says; until a reset it takes
 	 * no frame and flushes what is posted (pump lock). */
 	bool dev_err;
-	bool single;		 /* posts need no lock (thread domain) */
-	struct sv_buf buf;	 /* ring and SGEs */
-	pthread_spinlock_t lock; /* posts, state changes */
-	uint32_t tail;		 /* producer (post) */
-	atomic_int usecnt;	 /* indirection tables */
+	bool single;		       /* posts need no lock (thread domain) */
+	struct sv_buf buf;	       /* ring and SGEs */
+	pthread_spinlock_t lock;       /* posts, state changes */
+	uint32_t tail;		       /* producer (post) */
+	atomic_int usecnt;	       /* indirection tables */
 	const struct sv_wq_face *face; /* NULL: softverbs' own */
 };
 
