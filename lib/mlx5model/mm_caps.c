@@ -11,10 +11,11 @@
  * these capabilities as mlx5_ib_query_device() (Linux 6.1) computes them.
  *
  * Capabilities the model does not implement are reported absent rather
- * than claimed: TSO (max_lso_cap), scatter FCS, delay drop, end padding,
+ * than claimed: scatter FCS, delay drop, end padding,
  * multi-packet send WQEs, CQE compression, striding RQs, CQ moderation,
  * packet pacing, tag matching, MPLS over GRE/UDP (the flex parser is off
- * by default in the firmware), and the transports other than raw packet
+ * by default in the firmware: MLX5MODEL_FLEX_PARSER=1, devtools/mlx5-model
+ * --flex-parser 1, turns it on), and the transports other than raw packet
  * (RC/UC/UD, XRC, memory windows, atomics, on-demand paging).
  */
 
@@ -60,6 +61,8 @@ const struct mm_caps mm_cx5 = {
 	.device_frequency_khz = 156250,
 	.csum_cap = true,
 	.vlan_cap = true,
+	/* TSO up to 256 KiB of payload (max_tso 1 << 18). */
+	.max_lso_cap = 18,
 	.tunnel_stateless_vxlan = true,
 	.tunnel_stateless_gre = true,
 	.tunnel_stateless_geneve_rx = true,

@@ -10,6 +10,8 @@
  *                      ("if:<ifname>", "xdp:<ifname>", "mem:<link>")
  *   MLX5MODEL_SYSFS    the sysfs tree libibverbs reads (SYSFS_PATH)
  *   MLX5MODEL_TRACE    log commands and refusals to stderr
+ *   MLX5MODEL_FLEX_PARSER  the firmware's FLEX_PARSER_PROFILE_ENABLE (0, or
+ *                      1: the parser of MPLS over GRE and over UDP)
  * A device comes up (its softverbs device made, its engine started) at
  * the first open of its uverbs file.
  *
@@ -19,6 +21,8 @@
  * in-memory link, which the model answers interface requests for.
  */
 
+#define _GNU_SOURCE /* memfd_create() */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
@@ -30,6 +34,7 @@
 #include <sys/mman.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -51,6 +56,7 @@ static void
 mm_config_parse(void)
 {
 	const char *env = getenv("MLX5MODEL_DEVICES");
+	const char *flex = getenv("MLX5MODEL_FLEX_PARSER");
 	char *s, *save = NULL, *ent;
 
 	mm_trace_on = getenv("MLX5MODEL_TRACE") != NULL;
@@ -74,7 +80,15 @@ mm_config_parse(void)
 		snprintf(d->wire, sizeof(d->wire), "%s", p1 + 1);
 		snprintf(d->netdev, sizeof(d->netdev), "%s", p2 + 1);
 		d->netdev_modelled = strncmp(d->wire, "mem:", 4) == 0;
-		d->caps = &mm_cx5;
+		/* The firmware's parser profile 1 finds MPLS over GRE and
+		 * UDP: the tunnel offload bits of the Ethernet capability
+		 * page, and softverbs matches the labels. */
+		d->caps_fw = mm_cx5;
+		d->flex_parser = flex != NULL && strcmp(flex, "1") == 0;
+		d->caps_fw.tunnel_stateless_mpls_over_gre = d->flex_parser;
+		d->caps_fw.tunnel_stateless_mpls_over_udp = d->flex_parser;
+		d->caps = &d->caps_fw;
+		d->clock_fd = -1;
 		pthread_mutex_init(&d->lock, NULL);
 		mm_ndev++;
 	}
@@ -180,6 +194,51 @@ mm_dev_sysfs_mac(const struct mm_dev *dev)
 		unlink(tmp);
 }
 
+uint64_t
+mm_dev_clock(const struct mm_dev *dev)
+{
+	struct timespec ts;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	/* kHz: ticks per millisecond. */
+	return ns / 1000000u * dev->caps->device_frequency_khz +
+	       ns % 1000000u * dev->caps->device_frequency_khz / 1000000u;
+}
+
+uint64_t
+mm_dev_clock_publish(struct mm_dev *dev)
+{
+	uint64_t t = mm_dev_clock(dev);
+
+	/* One store: internal_timer_h then _l, each big endian: the
+	 * counter big endian (a little-endian machine's store). */
+	if (dev->clock_page != NULL)
+		__atomic_store_n(dev->clock_page, htobe64(t), __ATOMIC_RELEASE);
+	return t;
+}
+
+/* The core clock page: a memfd page every context maps read-only. */
+static int
+mm_dev_clock_setup(struct mm_dev *dev)
+{
+	void *p;
+
+	dev->clock_fd = memfd_create("mlx5model-clock", MFD_CLOEXEC);
+	if (dev->clock_fd < 0)
+		return -errno;
+	if (ftruncate(dev->clock_fd, MM_PAGE) != 0)
+		return -errno;
+	p = mm_real_mmap(NULL, MM_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 dev->clock_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	dev->clock_page = p;
+	mm_dev_clock_publish(dev);
+	return 0;
+}
+
 static int
 mm_dev_up_one(struct mm_dev *dev)
 {
@@ -187,6 +246,7 @@ mm_dev_up_one(struct mm_dev *dev)
 	struct sv_device_opts o = {
 		.profile = SV_PROFILE_MLX5,
 		.log_ind_tbl = mm_cx5.log_max_rqt_size,
+		.flex_parser = dev->flex_parser,
 	};
 	struct ibv_device **list;
 	int n, i, rc;
@@ -213,7 +273,9 @@ mm_dev_up_one(struct mm_dev *dev)
 		return -errno;
 	softverbs_port_mac(dev->kctx, 1, dev->mac);
 	mm_dev_sysfs_mac(dev);
-	rc = mm_engine_start(dev);
+	rc = mm_dev_clock_setup(dev);
+	if (rc == 0)
+		rc = mm_engine_start(dev);
 	if (rc != 0)
 		return rc;
 	dev->up = true;
@@ -1195,9 +1257,10 @@ mm_mmap(struct mm_file *f, void *addr, size_t len, int prot, int flags,
 			errno = EPERM;
 			return MAP_FAILED;
 		}
-		/* The internal timer is not modelled: it reads 0. */
-		return mm_real_mmap(addr, len, PROT_READ,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		/* The free-running timer (internal_timer_h/_l): the
+		 * device's page, which the engine keeps current. */
+		return mm_real_mmap(addr, len, PROT_READ, MAP_SHARED,
+				    f->dev->clock_fd, 0);
 	}
 	if (cmd == MLX5_IB_MMAP_REGULAR_PAGE || cmd == MLX5_IB_MMAP_NC_PAGE ||
 	    cmd == MLX5_IB_MMAP_WC_PAGE || cmd == MLX5_IB_MMAP_ALLOC_WC) {

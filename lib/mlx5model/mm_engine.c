@@ -31,6 +31,7 @@
  */
 
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -216,6 +217,10 @@ mm_cq_put(struct mm_cq *cq, struct mlx5_cqe64 *e, uint8_t opcode, bool error)
 	struct mlx5_cqe64 *slot = mm_cqe_at(cq, cq->pi);
 	uint8_t own = (uint8_t)(opcode << 4 | ((cq->pi / cq->ncqe) & 1));
 
+	/* A completion carries the free-running clock of its writing (an
+	 * error CQE has its syndrome there). */
+	if (!error)
+		e->timestamp = htobe64(mm_dev_clock(cq->f->dev));
 	if (cq->cqe_size == 128)
 		memset((uint8_t *)slot - 64, 0, 64);
 	memcpy(slot, e, offsetof(struct mlx5_cqe64, op_own));
@@ -479,6 +484,15 @@ mm_sq_unit(const struct mm_qp *qp, uint32_t b, uint32_t k)
 	return qp->sq_buf + (((size_t)b * 64 + (size_t)k * 16) % ring);
 }
 
+/* The 64-byte blocks of the WQE starting at block b (its ds). */
+static inline uint32_t
+mm_tx_blocks(const struct mm_qp *qp, uint32_t b)
+{
+	uint32_t ds = mm_be32(mm_sq_unit(qp, b, 0) + 4) & 0x3f;
+
+	return ((ds ? ds : 1) * 16 + 63) / 64;
+}
+
 /* Copy n bytes of the WQE from byte offset off of unit k on. */
 static void
 mm_sq_copy(const struct mm_qp *qp, uint32_t b, uint32_t k, uint32_t off,
@@ -504,6 +518,8 @@ struct mm_tx_wqe {
 	bool signaled;
 	/* Not sent: what its completion says (IBV_WC_SUCCESS: sent). */
 	enum ibv_wc_status refused;
+	/* For the next batch: it needs the QP's TSO buffer, taken. */
+	bool later;
 };
 
 /* A piece of a frame: inline bytes in the scratch memory, or a data
@@ -514,44 +530,49 @@ struct mm_piece {
 	uint32_t lkey;
 };
 
-/* The pieces of one WQE into one piece of the QP's linear memory,
+/* Memory of the QP's own, registered, made at first use: *buf of len
+ * bytes under *mr. */
+static bool
+mm_tx_buffer(struct mm_qp *qp, uint8_t **buf, struct ibv_mr **mr, size_t len)
+{
+	if (*buf != NULL)
+		return true;
+	*buf = aligned_alloc(MM_PAGE, len);
+	if (*buf == NULL)
+		return false;
+	*mr = sv_reg_mr(((struct mm_pd *)qp->pd->priv)->sv, *buf, len, 0);
+	if (*mr == NULL) {
+		free(*buf);
+		*buf = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* The pieces of one WQE into one piece of dst (cap bytes, under mr),
  * checking each data segment's lkey as the device does: an unknown key
  * or memory outside its registration is a local protection error. */
 static enum ibv_wc_status
-mm_tx_linearize(struct mm_qp *qp, unsigned int slot, struct mm_piece *p,
-		uint32_t n)
+mm_tx_linearize(struct mm_qp *qp, uint8_t *dst, size_t cap,
+		const struct ibv_mr *mr, struct mm_piece *p, uint32_t n)
 {
 	struct sv_context *ctx = sv_ctx(qp->sv->context);
-	size_t len = (size_t)MM_TX_BATCH * MM_LINEAR_SLOT;
-	uint8_t *dst;
-	uint32_t i, total = 0;
+	uint32_t i;
+	size_t total = 0;
 
-	if (qp->linear == NULL) {
-		qp->linear = aligned_alloc(MM_PAGE, len);
-		if (qp->linear == NULL)
-			return IBV_WC_LOC_QP_OP_ERR;
-		qp->linear_mr = sv_reg_mr(((struct mm_pd *)qp->pd->priv)->sv,
-					  qp->linear, len, 0);
-		if (qp->linear_mr == NULL) {
-			free(qp->linear);
-			qp->linear = NULL;
-			return IBV_WC_LOC_QP_OP_ERR;
-		}
-	}
-	dst = qp->linear + (size_t)slot * MM_LINEAR_SLOT;
 	for (i = 0; i < n; i++) {
 		if (p[i].lkey != qp->scratch_mr->lkey &&
 		    sv_mr_lookup(ctx, p[i].lkey, p[i].addr, p[i].len) == NULL)
 			return IBV_WC_LOC_PROT_ERR;
-		if (total + p[i].len > MM_LINEAR_SLOT)
+		if (total + p[i].len > cap)
 			return IBV_WC_LOC_LEN_ERR;
 		memcpy(dst + total, (const void *)(uintptr_t)p[i].addr,
 		       p[i].len);
 		total += p[i].len;
 	}
 	p[0].addr = (uintptr_t)dst;
-	p[0].len = total;
-	p[0].lkey = qp->linear_mr->lkey;
+	p[0].len = (uint32_t)total;
+	p[0].lkey = mr->lkey;
 	return IBV_WC_SUCCESS;
 }
 
@@ -559,11 +580,15 @@ mm_tx_linearize(struct mm_qp *qp, unsigned int slot, struct mm_piece *p,
  * One send WQE into a work request of the device's send QP: the inline
  * headers (and inline data) through the QP's scratch memory, then the
  * data segments as they are, or all of it copied into one piece when
- * there are more than the device QP's SGEs. Returns the blocks it takes.
+ * there are more than the device QP's SGEs. A TSO WQE (MLX5_OPCODE_TSO)
+ * becomes an IBV_WR_TSO of its inline header and MSS, which softverbs
+ * cuts as a ConnectX does. *tso_busy: the QP's TSO buffer is taken in
+ * this batch. Returns the blocks it takes.
  */
 static uint32_t
 mm_tx_parse(struct mm_qp *qp, uint32_t block, unsigned int slot,
-	    struct ibv_send_wr *wr, struct ibv_sge *sge, struct mm_tx_wqe *w)
+	    struct ibv_send_wr *wr, struct ibv_sge *sge, struct mm_tx_wqe *w,
+	    bool *tso_busy)
 {
 	const uint8_t *ctrl = mm_sq_unit(qp, block, 0);
 	uint8_t *scratch = qp->scratch + (size_t)slot * MM_SCRATCH_SLOT;
@@ -573,34 +598,46 @@ mm_tx_parse(struct mm_qp *qp, uint32_t block, unsigned int slot,
 	struct mm_piece p[MM_WQE_PIECES];
 	uint32_t k, at = 0, used, inl, n = 0, i;
 	const uint8_t *eseg;
+	bool tso;
 
 	w->block = block;
 	w->counter = (uint16_t)(opmod_idx_opcode >> 8);
 	w->opcode = (uint8_t)opmod_idx_opcode;
 	w->signaled = ctrl[11] & MLX5_WQE_CTRL_CQ_UPDATE;
 	w->refused = IBV_WC_SUCCESS;
+	w->later = false;
 	memset(wr, 0, sizeof(*wr));
 	wr->wr_id = slot;
 	wr->opcode = IBV_WR_SEND;
 	wr->send_flags = IBV_SEND_SIGNALED;
 	wr->sg_list = sge;
-	if (w->opcode != MLX5_OPCODE_SEND || ds < 2) {
-		/* TSO, NOP and the rest are not modelled: an error
-		 * completion (local QP operation error). */
+	tso = w->opcode == MLX5_OPCODE_TSO;
+	if ((w->opcode != MLX5_OPCODE_SEND && !tso) || ds < 2) {
+		/* NOP, multi-packet sends and the rest are not modelled:
+		 * an error completion (local QP operation error). */
 		w->refused = IBV_WC_LOC_QP_OP_ERR;
 		return blocks;
 	}
-	/* The Ethernet segment: checksum flags, inline headers. */
+	/* The Ethernet segment: checksum flags, MSS, inline headers. */
 	eseg = mm_sq_unit(qp, block, 1);
 	if (eseg[4] & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM))
 		wr->send_flags |= IBV_SEND_IP_CSUM;
 	inl = mm_be16(eseg + 12);
-	if (inl > MM_SCRATCH_SLOT) {
+	if (inl > MM_SCRATCH_SLOT || (tso && inl > MM_TSO_HDR_MAX)) {
 		w->refused = IBV_WC_LOC_QP_OP_ERR;
 		return blocks;
 	}
 	mm_sq_copy(qp, block, 1, 14, scratch, inl);
 	used = inl;
+	if (tso) {
+		/* The header is the WR's, not a piece of the payload. */
+		wr->opcode = IBV_WR_TSO;
+		wr->tso.hdr = scratch;
+		wr->tso.hdr_sz = (uint16_t)inl;
+		wr->tso.mss = mm_be16(eseg + 6);
+		at = inl;
+		used = 0;
+	}
 	k = 2 + (inl > 2 ? (inl - 2 + 15) / 16 : 0);
 	/* Data and inline segments fill the rest of ds; consecutive inline
 	 * bytes make one piece. */
@@ -635,10 +672,39 @@ mm_tx_parse(struct mm_qp *qp, uint32_t block, unsigned int slot,
 	if (used > 0)
 		p[n++] = (struct mm_piece){ (uintptr_t)(scratch + at), used,
 					    qp->scratch_mr->lkey };
-	if (n > MM_TX_SGE) {
-		w->refused = mm_tx_linearize(qp, slot, p, n);
+	if (n > MM_TX_SGE && !tso) {
+		if (!mm_tx_buffer(qp, &qp->linear, &qp->linear_mr,
+				  (size_t)MM_TX_BATCH * MM_LINEAR_SLOT)) {
+			w->refused = IBV_WC_LOC_QP_OP_ERR;
+			return blocks;
+		}
+		w->refused =
+			mm_tx_linearize(qp,
+					qp->linear +
+						(size_t)slot * MM_LINEAR_SLOT,
+					MM_LINEAR_SLOT, qp->linear_mr, p, n);
 		if (w->refused != IBV_WC_SUCCESS)
 			return blocks;
+		n = 1;
+	} else if (n > MM_TX_SGE) {
+		/* A TSO payload of many pieces: the QP's one TSO buffer,
+		 * free again once the batch is posted (softverbs copies the
+		 * payload at the post). */
+		if (*tso_busy) {
+			w->later = true;
+			return blocks;
+		}
+		if (!mm_tx_buffer(qp, &qp->tso_buf, &qp->tso_mr,
+				  MM_TSO_PAYLOAD_MAX)) {
+			w->refused = IBV_WC_LOC_QP_OP_ERR;
+			return blocks;
+		}
+		w->refused = mm_tx_linearize(qp, qp->tso_buf,
+					     MM_TSO_PAYLOAD_MAX, qp->tso_mr, p,
+					     n);
+		if (w->refused != IBV_WC_SUCCESS)
+			return blocks;
+		*tso_busy = true;
 		n = 1;
 	}
 	for (i = 0; i < n; i++) {
@@ -714,6 +780,7 @@ mm_tx_qp(struct mm_qp *qp)
 	struct mm_tx_wqe w[MM_TX_BATCH];
 	struct ibv_wc wc[MM_TX_BATCH];
 	unsigned int n = 0, i, done = 0, room;
+	bool tso_busy = false;
 	uint16_t head;
 	int got, rc;
 
@@ -722,9 +789,11 @@ mm_tx_qp(struct mm_qp *qp)
 	head = (uint16_t)(mm_rd32(&qp->dbrec[MM_SND_DBR]) & 0xffff);
 	room = mm_cq_free(qp->send_cq);
 	while ((uint16_t)qp->sq_ci != head && n < MM_TX_BATCH && n < room) {
-		uint32_t blocks =
-			mm_tx_parse(qp, qp->sq_ci, n, &wrs[n], sges[n], &w[n]);
+		uint32_t blocks = mm_tx_parse(qp, qp->sq_ci, n, &wrs[n],
+					      sges[n], &w[n], &tso_busy);
 
+		if (w[n].later)
+			break;
 		qp->sq_ci += blocks;
 		if (w[n].refused != IBV_WC_SUCCESS) {
 			/* Stop before it: the WQEs ahead go first. */
@@ -746,11 +815,19 @@ mm_tx_qp(struct mm_qp *qp)
 	rc = sv_post_send(qp->sv, &wrs[0], &bad);
 	if (rc != 0) {
 		/* The device's send queue took the WRs before bad only:
-		 * the rest wait for the next round. */
+		 * the rest wait for the next round; a WR it refuses for
+		 * itself (not for room) fails its WQE. */
 		mm_trace("QP %u: post of %u WQEs: %s", qp->qpn, n,
 			 strerror(rc));
 		n = (unsigned int)(bad - wrs);
 		qp->sq_ci = w[n].block;
+		if (n == 0 && rc != ENOMEM) {
+			mm_tx_complete(qp, &w[0], IBV_WC_LOC_QP_OP_ERR);
+			qp->sq_ci += mm_tx_blocks(qp, w[0].block);
+			qp->state = IBV_QPS_ERR;
+			qp->sv->state = IBV_QPS_ERR;
+			return 1;
+		}
 	}
 	/* Every WR was signalled: each completion says what its WQE
 	 * became. */
@@ -871,6 +948,7 @@ mm_engine_round(struct mm_engine *eng)
 	struct mm_qp *qp;
 	unsigned int work = 0, n;
 
+	mm_dev_clock_publish(eng->dev);
 	for (qp = eng->qps; qp != NULL; qp = qp->next)
 		work += mm_tx_qp(qp);
 	svd = sv_ctx(eng->dev->kctx)->dev;

@@ -145,7 +145,14 @@ struct mm_dev {
 	char netdev[16];      /* the port's netdev name (sysfs) */
 	bool netdev_modelled; /* an in-memory link: the model is the netdev */
 	_Atomic(int) ifindex; /* a Linux netdev's, once asked */
-	const struct mm_caps *caps;
+	const struct mm_caps *caps; /* caps_fw */
+	struct mm_caps caps_fw;	    /* mm_cx5 with the firmware's settings */
+	/* The free-running clock (device_frequency_khz) as the core clock
+	 * page shows it: a page of its own (memfd) the engine keeps
+	 * current, internal_timer_h and _l big endian at its start. */
+	int clock_fd;
+	volatile uint64_t *clock_page;
+	uint32_t flex_parser; /* FLEX_PARSER_PROFILE_ENABLE */
 	uint8_t mac[6];
 	/* The softverbs device and the model's own context on it (the
 	 * kernel's): port queries, and the objects of every file. */
@@ -165,6 +172,10 @@ struct mm_dev *mm_dev_by_index(int index);
 void mm_dev_guid(const struct mm_dev *dev, uint8_t guid[8]);
 /* Make the softverbs device and start the engine (first open). */
 int mm_dev_up(struct mm_dev *dev);
+/* The device clock now, in ticks; mm_dev_clock_publish() also writes it
+ * into the core clock page. */
+uint64_t mm_dev_clock(const struct mm_dev *dev);
+uint64_t mm_dev_clock_publish(struct mm_dev *dev);
 void mm_config_load(void);
 int mm_ndevs(void);
 
@@ -512,6 +523,8 @@ struct mm_qp {
 	uint8_t *scratch;
 	struct ibv_mr *linear_mr; /* WQEs of many pieces, copied */
 	uint8_t *linear;
+	struct ibv_mr *tso_mr; /* a TSO payload of many pieces, copied */
+	uint8_t *tso_buf;
 	enum ibv_qp_state state;
 	uint32_t sq_ci;	    /* blocks the device consumed (engine lock) */
 	struct mm_qp *next; /* engine list */
@@ -532,6 +545,10 @@ struct mm_qp;
  * SGEs per WR (a WQE of more pieces is copied into one). */
 #define MM_TX_BATCH 32
 #define MM_TX_SGE 8
+/* TSO: the longest header the engine takes, and the payload of one WR
+ * (the device's max_tso). */
+#define MM_TSO_HDR_MAX 256
+#define MM_TSO_PAYLOAD_MAX (1u << 18)
 int mm_engine_start(struct mm_dev *dev);
 void mm_engine_stop(struct mm_dev *dev);
 /* Take / release the engine's lock: the rings of the device's objects

@@ -337,9 +337,12 @@ mm_cq_create(struct mm_bundle *b, struct mm_uobj *u, uint32_t entries,
 	/* mlx5_ib_create_cq() */
 	if (entries > (1u << c->log_max_cq_sz))
 		return MM_REFUSE(EINVAL, "mlx5_ib_create_cq: too many entries");
-	/* check_cq_create_flags(): the timestamp flag is refused by a
-	 * device without it; IGNORE_OVERRUN is known. */
-	if (flags & ~(uint32_t)IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)
+	/* check_cq_create_flags(): IGNORE_OVERRUN and
+	 * TIMESTAMP_COMPLETION are known (the CQEs carry the free-running
+	 * clock, the format a ConnectX-5's queues take:
+	 * get_ts_format()). */
+	if (flags & ~(uint32_t)(IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN |
+				IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION))
 		return MM_REFUSE(EOPNOTSUPP, "check_cq_create_flags");
 	for (n = 1; n < entries + 1; n <<= 1)
 		;
@@ -943,6 +946,9 @@ mm_qp_destroy(struct mm_uobj *u)
 	if (qp->linear_mr != NULL)
 		sv_dereg_mr(qp->linear_mr);
 	free(qp->linear);
+	if (qp->tso_mr != NULL)
+		sv_dereg_mr(qp->tso_mr);
+	free(qp->tso_buf);
 	qp->pd->usecnt--;
 	if (qp->scq != NULL)
 		qp->scq->usecnt--;
@@ -1078,8 +1084,10 @@ mm_qp_create_raw(struct mm_bundle *b, struct mm_qp *qp,
 	qa->cap.max_recv_wr = 0;
 	qa->cap.max_recv_sge = 0;
 	qa->sq_sig_all = 1;
-	qa->comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	qa->comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			 IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
 	qa->create_flags = 0;
+	qa->max_tso_header = MM_TSO_HDR_MAX;
 	qp->sv = sv_create_qp_ex(mm_sv(b->file), qa);
 	if (qp->sv == NULL)
 		return -errno;

@@ -15,6 +15,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,9 @@ read_mac(const char *ibdev, uint8_t mac[6])
 		       -1;
 }
 
+/* The next side_open()s' CQs read completion timestamps. */
+static bool side_ts;
+
 static int
 side_open(struct side *s, const char *name, bool channel)
 {
@@ -126,6 +130,8 @@ side_open(struct side *s, const char *name, bool channel)
 	ca.channel = s->ch;
 	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG |
 		      IBV_WC_EX_WITH_CVLAN;
+	if (side_ts)
+		ca.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	s->cq = ibv_create_cq_ex(s->ctx, &ca);
 	return s->cq == NULL ? -1 : 0;
 }
@@ -811,6 +817,179 @@ test_devx_objects(void)
 	return VT_OK;
 }
 
+/*
+ * TSO: libmlx5 writes an IBV_WR_TSO as a TSO WQE (its header inline in the
+ * Ethernet segment, the MSS beside it); the device cuts the payload into
+ * frames of MSS bytes behind copies of the header, sequence numbers
+ * advancing. 350 bytes by 100: four frames.
+ */
+static int
+test_tso(void)
+{
+	struct ibv_qp_init_attr_ex qa = { 0 };
+	struct ibv_qp_attr m = { 0 };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_sge sge;
+	struct side a, b;
+	struct rx rx[8];
+	struct ibv_flow *fl;
+	uint8_t *f, *got;
+	uint32_t seq, i, n, tries;
+
+	VT_CHECK(side_open(&a, "mlx5_0", false) == 0, "open a");
+	VT_CHECK(side_open(&b, "mlx5_1", false) == 0, "open b");
+	VT_CHECK(side_rx(&a, 0) == 0, "rx");
+	qa.qp_type = IBV_QPT_RAW_PACKET;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	qa.pd = b.pd;
+	qa.send_cq = ibv_cq_ex_to_cq(b.cq);
+	qa.recv_cq = ibv_cq_ex_to_cq(b.cq);
+	qa.cap.max_send_wr = 16;
+	qa.cap.max_send_sge = 1;
+	qa.max_tso_header = 64;
+	b.sqp = ibv_create_qp_ex(b.ctx, &qa);
+	VT_CHECK(b.sqp != NULL, "TSO QP: %s", strerror(errno));
+	m.qp_state = IBV_QPS_INIT;
+	m.port_num = 1;
+	VT_CHECK_EQ(ibv_modify_qp(b.sqp, &m, IBV_QP_STATE | IBV_QP_PORT), 0,
+		    "INIT");
+	m.qp_state = IBV_QPS_RTR;
+	VT_CHECK_EQ(ibv_modify_qp(b.sqp, &m, IBV_QP_STATE), 0, "RTR");
+	m.qp_state = IBV_QPS_RTS;
+	VT_CHECK_EQ(ibv_modify_qp(b.sqp, &m, IBV_QP_STATE), 0, "RTS");
+	fl = rule_dst(&a, 9, NULL);
+	VT_CHECK(fl != NULL, "flow");
+	/* A TCP header (54 bytes with Ethernet and IPv4), then 350 bytes. */
+	f = b.mem + (size_t)NBUF * BUFSZ;
+	make_udp(f, a.mac, b.mac, 80, 12 + 350, 7);
+	f[14 + 9] = 6; /* TCP */
+	memset(f + 34, 0, 20);
+	f[34 + 12] = 5 << 4; /* data offset */
+	f[34 + 13] = 0x18;   /* PSH ACK */
+	f[34 + 4] = 0x01;    /* sequence number 0x01000000 */
+	sge.addr = (uintptr_t)(f + 54);
+	sge.length = 350;
+	sge.lkey = b.mr->lkey;
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_TSO;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_IP_CSUM;
+	wr.tso.hdr = f;
+	wr.tso.hdr_sz = 54;
+	wr.tso.mss = 100;
+	VT_CHECK_EQ(ibv_post_send(b.sqp, &wr, &bad), 0, "post TSO");
+	for (tries = 0; tries < 2000; tries++) {
+		if (ibv_start_poll(b.cq, &pa) == 0)
+			break;
+		usleep(1000);
+	}
+	VT_CHECK(tries < 2000, "TSO completion");
+	VT_CHECK_EQ(b.cq->status, IBV_WC_SUCCESS, "TSO status");
+	ibv_end_poll(b.cq);
+	n = poll_rx(&a, rx, 8);
+	VT_CHECK_EQ(n, 4, "frames of 350 bytes by 100");
+	for (i = 0; i < n; i++) {
+		got = a.mem + rx[i].wr_id * BUFSZ;
+		VT_CHECK_EQ(rx[i].len, 54 + (i < 3 ? 100 : 50), "frame length");
+		seq = (uint32_t)got[38] << 24 | (uint32_t)got[39] << 16 |
+		      (uint32_t)got[40] << 8 | got[41];
+		VT_CHECK_EQ(seq, 0x01000000u + 100 * i, "sequence number");
+		VT_CHECK(memcmp(got + 54, f + 54 + 100 * i, i < 3 ? 100 : 50) ==
+				 0,
+			 "frame %u payload", i);
+	}
+	ibv_destroy_flow(fl);
+	side_close(&b);
+	side_close(&a);
+	return VT_OK;
+}
+
+/* The raw clock, from libmlx5's mapping of the core clock page. */
+static uint64_t
+raw_clock(struct ibv_context *ctx)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+
+	if (ibv_query_rt_values_ex(ctx, &v) != 0 ||
+	    !(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
+		return 0;
+	return (uint64_t)v.raw_clock.tv_sec * 1000000000u +
+	       (uint64_t)v.raw_clock.tv_nsec;
+}
+
+/*
+ * Completion timestamps: a CQ made with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
+ * (the kernel takes the flag: check_cq_create_flags()) reads the device's
+ * free-running clock in each receive completion; frames sent 20 ms apart
+ * are that many ticks of hca_core_clock apart, and the clock libmlx5
+ * reads from the core clock page (ibv_query_rt_values_ex()) runs with
+ * them.
+ */
+static int
+test_timestamps(void)
+{
+	struct ibv_device_attr_ex attr;
+	struct ibv_poll_cq_attr pa = { 0 };
+	uint64_t ts[4], t0, t1, khz, gap;
+	struct side a, b;
+	struct ibv_flow *fl;
+	uint8_t *frame;
+	uint32_t len;
+	unsigned int i, tries;
+
+	side_ts = true;
+	i = side_open(&a, "mlx5_0", false) == 0;
+	side_ts = false;
+	VT_CHECK(i, "open a (CQ with timestamps): %s", strerror(errno));
+	VT_CHECK(side_open(&b, "mlx5_1", false) == 0, "open b");
+	VT_CHECK_EQ(ibv_query_device_ex(a.ctx, NULL, &attr), 0, "query");
+	khz = attr.hca_core_clock;
+	VT_CHECK(khz != 0 && attr.completion_timestamp_mask != 0,
+		 "a device clock: %" PRIu64 " kHz", khz);
+	VT_CHECK(side_rx(&a, 0) == 0, "rx");
+	VT_CHECK(side_tx(&b, 64, 1) == 0, "tx");
+	fl = rule_dst(&a, 5, NULL);
+	VT_CHECK(fl != NULL, "flow");
+	frame = b.mem + (size_t)NBUF * BUFSZ;
+	len = make_udp(frame, a.mac, b.mac, 4000, 100, 0);
+	t0 = raw_clock(a.ctx);
+	VT_CHECK(t0 != 0, "raw clock");
+	for (i = 0; i < 4; i++) {
+		VT_CHECK(send_frames(&b, &frame, &len, 1) == 0, "send");
+		for (tries = 0; tries < 1000; tries++) {
+			if (ibv_start_poll(a.cq, &pa) == 0)
+				break;
+			usleep(1000);
+		}
+		VT_CHECK(tries < 1000, "frame %u received", i);
+		VT_CHECK_EQ(a.cq->status, IBV_WC_SUCCESS, "status");
+		ts[i] = ibv_wc_read_completion_ts(a.cq);
+		ibv_end_poll(a.cq);
+		usleep(20000);
+	}
+	t1 = raw_clock(a.ctx);
+	VT_CHECK(t0 <= ts[0], "clock %" PRIu64 " before frame at %" PRIu64, t0,
+		 ts[0]);
+	for (i = 1; i < 4; i++) {
+		gap = ts[i] - ts[i - 1];
+		/* 20 ms and what the sends and polls take, well under 200. */
+		VT_CHECK(ts[i] > ts[i - 1] && gap >= 20 * khz &&
+				 gap < 200 * khz,
+			 "gap %u: %" PRIu64 " ticks at %" PRIu64 " kHz", i, gap,
+			 khz);
+	}
+	/* The page follows the engine's rounds (it may sleep 1 ms). */
+	VT_CHECK(t1 + 2 * khz >= ts[3] && t1 < ts[3] + 1000 * khz,
+		 "clock %" PRIu64 " after the last frame at %" PRIu64, t1,
+		 ts[3]);
+	ibv_destroy_flow(fl);
+	side_close(&b);
+	side_close(&a);
+	return VT_OK;
+}
+
 static const struct vt_case cases[] = {
 	VT_CASE(test_maps),
 	VT_CASE(test_rx_tx),
@@ -822,6 +1001,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_netdev),
 	VT_CASE(test_tx_pieces),
 	VT_CASE(test_devx_objects),
+	VT_CASE(test_timestamps),
+	VT_CASE(test_tso),
 	{ 0 },
 };
 
