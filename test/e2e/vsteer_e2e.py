@@ -62,6 +62,7 @@ _cleanups = []
 MODEL = None
 MODEL_LIB = None
 _model_links = []
+_model_opts = []
 
 
 def at_cleanup(fn):
@@ -355,7 +356,7 @@ def model_prefix():
     mode."""
     if not MODEL:
         return []
-    argv = [MODEL, "--lib", MODEL_LIB]
+    argv = [MODEL, "--lib", MODEL_LIB, *_model_opts]
     for link in _model_links:
         argv += ["--link", link]
     return argv + ["--"]
@@ -373,7 +374,8 @@ def model_devinfo():
                  "ibv_devinfo", "-v", "-d", "mlx5_0").stdout
         for m in re.finditer(r"^\s*(\w+):\s*(\S+)", out, re.M):
             _devinfo.setdefault(m.group(1), m.group(2))
-        for key in ("fw_ver", "max_rwq_indirection_table_size"):
+        for key in ("fw_ver", "max_rwq_indirection_table_size",
+                    "hca_core_clock"):
             if key not in _devinfo:
                 raise RuntimeError("ibv_devinfo shows no %s:\n%s"
                                    % (key, out))
@@ -388,6 +390,18 @@ def rss_table_max(info):
     if not MODEL:
         return info["reta_size"]
     return int(model_devinfo()["max_rwq_indirection_table_size"])
+
+
+def device_clock_hz():
+    """The frequency of the device clock Rx timestamps count: softverbs'
+    1 GHz, or the modelled ConnectX-5's hca_core_clock."""
+    if not MODEL:
+        return 1e9
+    khz = re.match(r"(\d+)kHZ", model_devinfo()["hca_core_clock"])
+    if khz is None:
+        raise RuntimeError("ibv_devinfo: hca_core_clock %r"
+                           % model_devinfo()["hca_core_clock"])
+    return int(khz.group(1)) * 1e3
 
 
 def firmware():
@@ -913,6 +927,12 @@ def enter_model_mode(args):
 def model_mode():
     """True when the test runs on the modelled device."""
     return MODEL is not None
+
+
+def model_options(*opts):
+    """Options of devtools/mlx5-model for the modelled devices from now
+    on (the firmware's settings: --flex-parser 1)."""
+    _model_opts.extend(opts)
 
 
 def soft_xstat(n):
