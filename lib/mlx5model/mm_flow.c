@@ -596,10 +596,11 @@ mm_m_matcher_create(struct mm_bundle *b)
 {
 	struct mm_uobj *u =
 		mm_attr_new(b, MLX5_IB_ATTR_FLOW_MATCHER_CREATE_HANDLE);
-	struct {
-		struct mlx5dv_flow_match_parameters p;
-		uint8_t buf[MM_MATCH_PARAM_BYTES];
-	} mask;
+	/* match_sz, then the match parameters (a flexible array). */
+	uint64_t mask_raw[(sizeof(struct mlx5dv_flow_match_parameters) +
+			   MM_MATCH_PARAM_BYTES + 7) /
+			  8];
+	struct mlx5dv_flow_match_parameters *mask = (void *)mask_raw;
 	struct mlx5dv_flow_matcher_attr ma = { 0 };
 	struct mm_matcher *m;
 	const void *p;
@@ -610,9 +611,9 @@ mm_m_matcher_create(struct mm_bundle *b)
 	int type, rc;
 
 	p = mm_attr_in_ptr(b, MLX5_IB_ATTR_FLOW_MATCHER_MATCH_MASK, &len);
-	memset(&mask, 0, sizeof(mask));
-	memcpy(mask.buf, p, len);
-	mask.p.match_sz = len;
+	memset(mask_raw, 0, sizeof(mask_raw));
+	memcpy(mask->match_buf, p, len);
+	mask->match_sz = len;
 	type = mm_attr_enum(b, MLX5_IB_ATTR_FLOW_MATCHER_FLOW_TYPE);
 	if (type == MLX5_IB_FLOW_TYPE_NORMAL) {
 		rc = mm_attr_copy_in(b, MLX5_IB_ATTR_FLOW_MATCHER_FLOW_TYPE,
@@ -653,7 +654,7 @@ mm_m_matcher_create(struct mm_bundle *b)
 			  IBV_FLOW_ATTR_NORMAL;
 	ma.priority = prio;
 	ma.match_criteria_enable = crit;
-	ma.match_mask = &mask.p;
+	ma.match_mask = mask;
 	m->sv = sv_mlx5dv_create_flow_matcher(mm_sv(b->file), &ma);
 	if (m->sv == NULL) {
 		rc = -errno;
@@ -681,10 +682,10 @@ mm_m_flow_create(struct mm_bundle *b)
 	struct mm_uobj *mu = mm_attr_obj(b, MLX5_IB_ATTR_CREATE_FLOW_MATCHER);
 	struct mm_uobj *qpu = mm_attr_obj(b, MLX5_IB_ATTR_CREATE_FLOW_DEST_QP);
 	struct mlx5dv_flow_action_attr act[4];
-	struct {
-		struct mlx5dv_flow_match_parameters p;
-		uint8_t buf[MM_MATCH_PARAM_BYTES];
-	} value;
+	uint64_t value_raw[(sizeof(struct mlx5dv_flow_match_parameters) +
+			    MM_MATCH_PARAM_BYTES + 7) /
+			   8];
+	struct mlx5dv_flow_match_parameters *value = (void *)value_raw;
 	struct mm_uobj **cnt = NULL;
 	unsigned int ncnt = 0, na = 0;
 	struct mm_flow *fl;
@@ -768,9 +769,9 @@ mm_m_flow_create(struct mm_bundle *b)
 		na++;
 	}
 	p = mm_attr_in_ptr(b, MLX5_IB_ATTR_CREATE_FLOW_MATCH_VALUE, &len);
-	memset(&value, 0, sizeof(value));
-	memcpy(value.buf, p, len);
-	value.p.match_sz = len;
+	memset(value_raw, 0, sizeof(value_raw));
+	memcpy(value->match_buf, p, len);
+	value->match_sz = len;
 	fl = calloc(1, sizeof(*fl));
 	if (fl == NULL) {
 		free(cnt);
@@ -778,7 +779,7 @@ mm_m_flow_create(struct mm_bundle *b)
 	}
 	mm_engine_lock(b->file->dev);
 	fl->sv = sv_mlx5dv_create_flow(((struct mm_matcher *)mu->priv)->sv,
-				       &value.p, na, act);
+				       value, na, act);
 	rc = fl->sv == NULL ? -errno : 0;
 	mm_engine_unlock(b->file->dev);
 	if (rc != 0) {

@@ -115,10 +115,12 @@ mm_rtnl_link_msg(struct mm_dev *dev, const struct nlmsghdr *req, uint8_t *msg)
 /* The device an RTM_GETLINK names (ifi_index, else IFLA_IFNAME), when
  * its netdev is the model's own. */
 static struct mm_dev *
-mm_rtnl_getlink_dev(const struct nlmsghdr *nh)
+mm_rtnl_getlink_dev(const struct nlmsghdr *req)
 {
-	const struct ifinfomsg *ifi;
-	const struct rtattr *rta;
+	/* Read only; the netlink macros take no const. */
+	struct nlmsghdr *nh = (struct nlmsghdr *)(uintptr_t)req;
+	struct ifinfomsg *ifi;
+	struct rtattr *rta;
 	struct mm_dev *dev = NULL;
 	int alen;
 
