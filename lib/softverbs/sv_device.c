@@ -73,7 +73,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		     char *name, size_t name_len)
 {
 	enum sv_profile profile = SV_PROFILE_GENERIC;
-	uint32_t prios = 0, lacks = 0, flex = 0;
+	uint32_t prios = 0, lacks = 0, flex = 0, modify = 0;
 	char devname[IBV_SYSFS_NAME_MAX];
 	struct sv_dev_node *node;
 	struct sv_device *dev;
@@ -91,6 +91,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		prios = opts->flow_prios;
 		lacks = opts->lacks;
 		flex = opts->flex_parser;
+		modify = opts->modify_actions;
 	}
 	/* mlx5_ib has at most 16 bypass priorities; the lacks bits name
 	 * mlx5 features. */
@@ -98,7 +99,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 						  SV_MAX_PRIO + 1u) ||
 	    (lacks & ~SV_DEV_LACKS_ALL) ||
 	    (lacks != 0 && profile != SV_PROFILE_MLX5) || flex > 1 ||
-	    (flex != 0 && profile != SV_PROFILE_MLX5))
+	    (flex != 0 && profile != SV_PROFILE_MLX5) || modify > UINT8_MAX ||
+	    (modify != 0 && profile != SV_PROFILE_MLX5))
 		return EINVAL;
 	if (prios == 0)
 		prios = profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 + 1 :
@@ -150,6 +152,9 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->caps.max_priority = prios - 1;
 	dev->caps.mpls_over_l4 = flex == 1;
 	dev->caps.ipv4_ihl = !(lacks & SV_DEV_NO_IPV4_IHL);
+	dev->caps.max_modify_actions = modify != 0 ? modify :
+						     SV_MODIFY_ACTIONS_DEFAULT;
+	dev->caps.max_encap_size = SV_ENCAP_SIZE_DEFAULT;
 	dev->lacks = lacks;
 	dev->port.dev = dev;
 	dev->port.port_num = 1;
@@ -641,6 +646,7 @@ sv_open(struct ibv_device *device, bool devx)
 	v->create_qp_ex = sv_create_qp_ex;
 	v->ibv_create_flow = sv_create_flow;
 	v->ibv_destroy_flow = sv_destroy_flow;
+	v->destroy_flow_action = sv_destroy_flow_action;
 	v->create_counters = sv_create_counters;
 	v->destroy_counters = sv_destroy_counters;
 	v->attach_counters_point_flow = sv_attach_counters_point_flow;

@@ -743,13 +743,19 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	if (n == 0)
 		goto out;
+	/* Egress rules may rewrite and encap a frame: it is sent from the
+	 * scratch then, with room for the header they push. */
+	egress = !sv_port_egress_idle(port);
+	if (sv_unlikely(egress))
+		for (i = 0; i < n; i++)
+			copy += sv_port_egress_room(port,
+						    (uint32_t)sq->wrs[i].len);
 	if (sv_unlikely(copy > 0) && sv_sq_reserve(sq, copy) != 0) {
 		w = wr;
 		rc = ENOMEM;
 		goto out;
 	}
 	qp->sq_posted += n;
-	egress = !sv_port_egress_idle(port);
 
 	/* Build the frames in order, and the completions they owe:
 	 * signalled WRs and every error, each covering the WRs posted
@@ -767,13 +773,18 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			st = sv_sq_build(qp, w, total, max_frame, &scratch,
 					 &frame);
 			if (sv_likely(st == IBV_WC_SUCCESS)) {
+				uint32_t flen = (uint32_t)total;
+
 				if (sv_likely(!egress) ||
-				    sv_port_egress(port, frame,
-						   (uint32_t)total)) {
+				    sv_port_egress(port, &frame, &flen, scratch,
+						   sv_port_egress_room(port,
+								       flen))) {
+					if (frame == scratch)
+						scratch += flen;
 					sq->first[nfr] = nfr;
 					sq->iov[nfr].iov_base =
 						(void *)(uintptr_t)frame;
-					sq->iov[nfr].iov_len = total;
+					sq->iov[nfr].iov_len = flen;
 					nfr++;
 				}
 			} else {
