@@ -362,6 +362,59 @@ vsteer_prm_match_min_size(uint8_t criteria)
 #define VSTEER_PRM_MODI_OUT_TCP_ACK_NUM 0x5b
 #define VSTEER_PRM_MODI_OUT_IP_ECN 0x73
 
+/*
+ * What a header field of the modify actions is: its width in bits (rdma-
+ * core's dr_ste_v0_action_modify_field_arr), the L3 family and the L4
+ * protocol it belongs to (one list takes one of each, "HW limitation",
+ * dr_action_modify_sw_to_hw()), and whether ADD takes it (TTL, hop limit,
+ * TCP sequence and acknowledgment numbers,
+ * dr_action_modify_check_field_limitation_add()). Width 0: no header field
+ * of the outer headers.
+ */
+struct vsteer_prm_modi_field {
+	uint8_t width;
+	uint8_t fam; /* 4, 6, or 0: either */
+	uint8_t l4;  /* 6 (TCP), 17 (UDP), or 0 */
+	uint8_t add;
+};
+
+static inline struct vsteer_prm_modi_field
+vsteer_prm_modi_field(uint32_t id)
+{
+	static const struct vsteer_prm_modi_field f[] = {
+		[VSTEER_PRM_MODI_OUT_SMAC_47_16] = { 32, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SMAC_15_0] = { 16, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_ETHERTYPE] = { 16, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DMAC_47_16] = { 32, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DMAC_15_0] = { 16, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_IP_DSCP] = { 6, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_TCP_FLAGS] = { 9, 0, 6, 0 },
+		[VSTEER_PRM_MODI_OUT_TCP_SPORT] = { 16, 0, 6, 0 },
+		[VSTEER_PRM_MODI_OUT_TCP_DPORT] = { 16, 0, 6, 0 },
+		[VSTEER_PRM_MODI_OUT_IPV4_TTL] = { 8, 4, 0, 1 },
+		[VSTEER_PRM_MODI_OUT_UDP_SPORT] = { 16, 0, 17, 0 },
+		[VSTEER_PRM_MODI_OUT_UDP_DPORT] = { 16, 0, 17, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_127_96] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_95_64] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_63_32] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_31_0] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_127_96] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_95_64] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_63_32] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_31_0] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV4] = { 32, 4, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV4] = { 32, 4, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_FIRST_VID] = { 12, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_IPV6_HOPLIMIT] = { 8, 6, 0, 1 },
+		[VSTEER_PRM_MODI_OUT_TCP_SEQ_NUM] = { 32, 0, 6, 1 },
+		[VSTEER_PRM_MODI_OUT_TCP_ACK_NUM] = { 32, 0, 6, 1 },
+		[VSTEER_PRM_MODI_OUT_IP_ECN] = { 2, 0, 0, 0 },
+	};
+	static const struct vsteer_prm_modi_field none = { 0, 0, 0, 0 };
+
+	return id < sizeof(f) / sizeof(f[0]) ? f[id] : none;
+}
+
 /* --- Accessors (MLX5_SET / MLX5_GET semantics) --- */
 
 static inline uint32_t

@@ -252,85 +252,28 @@ struct ed_loc {
 	uint8_t width;
 };
 
-struct ed_field {
-	uint8_t width;
-	uint8_t fam; /* 4, 6, 0 */
-	uint8_t l4;  /* IPPROTO_TCP, IPPROTO_UDP, 0 */
-	bool add;
-};
-
-/* The fields modelled, by PRM id (dr_ste_v0_action_modify_field_arr's
- * widths; ADD on the four rdma-core's software steering allows it on,
- * dr_action_modify_check_field_limitation_add()). */
-static const struct ed_field ed_fields[] = {
-	[VSTEER_PRM_MODI_OUT_SMAC_47_16] = { 32, 0, 0, false },
-	[VSTEER_PRM_MODI_OUT_SMAC_15_0] = { 16, 0, 0, false },
-	[VSTEER_PRM_MODI_OUT_ETHERTYPE] = { 16, 0, 0, false },
-	[VSTEER_PRM_MODI_OUT_DMAC_47_16] = { 32, 0, 0, false },
-	[VSTEER_PRM_MODI_OUT_DMAC_15_0] = { 16, 0, 0, false },
-	[VSTEER_PRM_MODI_OUT_IP_DSCP] = { 6, 0, 0, false },
-	[VSTEER_PRM_MODI_OUT_TCP_FLAGS] = { 9, 0, IPPROTO_TCP, false },
-	[VSTEER_PRM_MODI_OUT_TCP_SPORT] = { 16, 0, IPPROTO_TCP, false },
-	[VSTEER_PRM_MODI_OUT_TCP_DPORT] = { 16, 0, IPPROTO_TCP, false },
-	[VSTEER_PRM_MODI_OUT_IPV4_TTL] = { 8, 4, 0, true },
-	[VSTEER_PRM_MODI_OUT_UDP_SPORT] = { 16, 0, IPPROTO_UDP, false },
-	[VSTEER_PRM_MODI_OUT_UDP_DPORT] = { 16, 0, IPPROTO_UDP, false },
-	[VSTEER_PRM_MODI_OUT_SIPV6_127_96] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_SIPV6_95_64] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_SIPV6_63_32] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_SIPV6_31_0] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_DIPV6_127_96] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_DIPV6_95_64] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_DIPV6_63_32] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_DIPV6_31_0] = { 32, 6, 0, false },
-	[VSTEER_PRM_MODI_OUT_SIPV4] = { 32, 4, 0, false },
-	[VSTEER_PRM_MODI_OUT_DIPV4] = { 32, 4, 0, false },
-	[VSTEER_PRM_MODI_OUT_FIRST_VID] = { 12, 0, 0, false },
-	[VSTEER_PRM_MODI_OUT_IPV6_HOPLIMIT] = { 8, 6, 0, true },
-	[VSTEER_PRM_MODI_OUT_TCP_SEQ_NUM] = { 32, 0, IPPROTO_TCP, true },
-	[VSTEER_PRM_MODI_OUT_TCP_ACK_NUM] = { 32, 0, IPPROTO_TCP, true },
-	[VSTEER_PRM_MODI_OUT_IP_ECN] = { 2, 0, 0, false },
-};
-
-static const struct ed_field *
-ed_field(uint32_t field)
-{
-	if (field >= sizeof(ed_fields) / sizeof(ed_fields[0]) ||
-	    ed_fields[field].width == 0)
-		return NULL;
-	return &ed_fields[field];
-}
-
 unsigned int
 sv_mod_field_width(uint32_t field)
 {
-	const struct ed_field *fd = ed_field(field);
-
-	return fd != NULL ? fd->width : 0;
+	return vsteer_prm_modi_field(field).width;
 }
 
 bool
 sv_mod_field_addable(uint32_t field)
 {
-	const struct ed_field *fd = ed_field(field);
-
-	return fd != NULL && fd->add;
+	return vsteer_prm_modi_field(field).add != 0;
 }
 
 unsigned int
 sv_mod_field_family(uint32_t field)
 {
-	const struct ed_field *fd = ed_field(field);
-
-	return fd != NULL ? fd->fam : 0;
+	return vsteer_prm_modi_field(field).fam;
 }
 
 unsigned int
 sv_mod_field_l4(uint32_t field)
 {
-	const struct ed_field *fd = ed_field(field);
-
-	return fd != NULL ? fd->l4 : 0;
+	return vsteer_prm_modi_field(field).l4;
 }
 
 /* Where field is in a frame with headers h; false when it has none. */
@@ -338,13 +281,13 @@ static bool
 ed_locate(uint32_t field, const struct ed_hdrs *h, const uint8_t *f,
 	  struct ed_loc *l)
 {
-	const struct ed_field *fd = ed_field(field);
+	struct vsteer_prm_modi_field fd = vsteer_prm_modi_field(field);
 	uint32_t i;
 
-	if (fd == NULL || (fd->fam != 0 && fd->fam != h->fam) ||
-	    (fd->l4 != 0 && (h->l4 == 0 || h->proto != fd->l4)))
+	if (fd.width == 0 || (fd.fam != 0 && fd.fam != h->fam) ||
+	    (fd.l4 != 0 && (h->l4 == 0 || h->proto != fd.l4)))
 		return false;
-	l->width = fd->width;
+	l->width = fd.width;
 	l->shift = 0;
 	switch (field) {
 	case VSTEER_PRM_MODI_OUT_SMAC_47_16:

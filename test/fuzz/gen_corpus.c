@@ -663,6 +663,37 @@ static const struct rte_flow_item_gre gre_k_mask = {
 	.c_rsvd0_ver = RTE_BE16(0x2000),
 };
 
+/* Packet actions. */
+static const struct rte_flow_action_set_ipv4 set_v4 = {
+	.ipv4_addr = RTE_BE32(0x0a0a0a0a),
+};
+static const struct rte_flow_action_set_tp set_port = {
+	.port = RTE_BE16(9999),
+};
+static const struct rte_flow_item_ipv4 encap_ip = {
+	.hdr = {
+		.src_addr = RTE_BE32(0xc6336401),
+		.dst_addr = RTE_BE32(0xc6336402),
+	},
+};
+static const struct rte_flow_item encap_def[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth_dst },
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &encap_ip },
+	{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp_dport },
+	{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vxlan_vni },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+static const struct rte_flow_action_vxlan_encap vxlan_encap = {
+	.definition = (struct rte_flow_item *)(uintptr_t)encap_def,
+};
+static uint8_t raw_l2[14] = { 0x02, 0, 0, 0, 0, 1,    0x02,
+			      0,    0, 0, 0, 2, 0x08, 0x00 };
+static const struct rte_flow_action_raw_encap raw_encap_l2 = {
+	.data = raw_l2,
+	.size = sizeof(raw_l2),
+};
+static const struct rte_flow_action_raw_decap raw_decap50 = { .size = 50 };
+
 #define I(t, ...)                                           \
 	{                                                   \
 		.type = RTE_FLOW_ITEM_TYPE_##t, __VA_ARGS__ \
@@ -1010,6 +1041,45 @@ static const struct seed_flow seed_flows[] = {
 	  { I(ETH), I(IPV4, .spec = &ipv4_proto6, .mask = &ipv4_proto_partial),
 	    I(TCP) },
 	  { A(QUEUE, &queue3) } },
+	/* Packet actions: a decap with a rewrite of the inner headers and a
+	 * mark; an egress rewrite and VXLAN encap; an L3 decap; encap on
+	 * ingress, refused. */
+	{ "dv_vxlan_decap_rewrite_mark",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4), I(UDP), I(VXLAN, .spec = &vxlan_vni), I(ETH),
+	    I(IPV4) },
+	  { A(VXLAN_DECAP, NULL), A(SET_IPV4_DST, &set_v4), A(MARK, &mark7),
+	    A(QUEUE, &queue3) } },
+	{ "dv_egress_rewrite_vxlan_encap",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  { .egress = 1 },
+	  { I(ETH), I(IPV4), I(UDP, .spec = &udp_dport) },
+	  { A(SET_TP_DST, &set_port), A(VXLAN_ENCAP, &vxlan_encap),
+	    A(COUNT, NULL) } },
+	{ "dv_raw_l3_decap",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4), I(UDP), I(MPLS) },
+	  { A(RAW_DECAP, &raw_decap50), A(RAW_ENCAP, &raw_encap_l2),
+	    A(QUEUE, &queue3) } },
+	{ "bad_encap_ingress",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4) },
+	  { A(VXLAN_ENCAP, &vxlan_encap), A(QUEUE, &queue3) } },
 	/* The driver's own flows on a device with a single verbs priority
 	 * (fewer than VSTEER_VERBS_PRIOS_MIN): refused, as by the probe. */
 	{ "bad_internal_prio_few_prios",
@@ -1105,6 +1175,39 @@ encode_rss(struct out *o, const struct rte_flow_action_rss *rss)
 	}
 }
 
+/* A count, then each item: selector, presence, spec, mask, last. */
+static void
+encode_items(struct out *o, const struct rte_flow_item *items)
+{
+	unsigned int i, n = count_items(items);
+
+	put8(o, (uint8_t)n);
+	for (i = 0; i < n; i++) {
+		const struct rte_flow_item *it = &items[i];
+		uint16_t size;
+		unsigned int sel = item_sel(it->type, &size);
+
+		put8(o, (uint8_t)sel);
+		/* spec, mask (raw bytes), last (raw bytes) */
+		put8(o, (uint8_t)((it->spec != NULL) | (it->mask != NULL) << 1 |
+				  (it->last != NULL) << 2));
+		if (it->spec != NULL)
+			put(o, it->spec, size);
+		if (it->mask != NULL)
+			put(o, it->mask, size);
+		if (it->last != NULL)
+			put(o, it->last, size);
+	}
+}
+
+/* A configuration the harness reads as 64 raw bytes. */
+static void
+encode_raw_conf(struct out *o, const void *conf, size_t size)
+{
+	put(o, conf, size);
+	put_zero(o, 64 - size);
+}
+
 /* The fuzz_xlate input that decodes to this flow. */
 static void
 encode_flow(struct out *o, const struct seed_flow *s)
@@ -1124,24 +1227,7 @@ encode_flow(struct out *o, const struct seed_flow *s)
 	if (a->group != 0)
 		put(o, &a->group, 4);
 	put8(o, (uint8_t)a->priority);
-	n = count_items(s->items);
-	put8(o, (uint8_t)n);
-	for (i = 0; i < n; i++) {
-		const struct rte_flow_item *it = &s->items[i];
-		uint16_t size;
-		unsigned int sel = item_sel(it->type, &size);
-
-		put8(o, (uint8_t)sel);
-		/* spec, mask (raw bytes), last (raw bytes) */
-		put8(o, (uint8_t)((it->spec != NULL) | (it->mask != NULL) << 1 |
-				  (it->last != NULL) << 2));
-		if (it->spec != NULL)
-			put(o, it->spec, size);
-		if (it->mask != NULL)
-			put(o, it->mask, size);
-		if (it->last != NULL)
-			put(o, it->last, size);
-	}
+	encode_items(o, s->items);
 	n = count_actions(s->actions);
 	put8(o, (uint8_t)n);
 	for (i = 0; i < n; i++) {
@@ -1188,11 +1274,51 @@ encode_flow(struct out *o, const struct seed_flow *s)
 		}
 		case RTE_FLOW_ACTION_TYPE_JUMP:
 			put8(o, fl);
-			if (ac->conf != NULL) {
-				put(o, ac->conf, sizeof(jump1));
-				put_zero(o, 64 - sizeof(jump1));
-			}
+			if (ac->conf != NULL)
+				encode_raw_conf(o, ac->conf, sizeof(jump1));
 			break;
+		case RTE_FLOW_ACTION_TYPE_SET_IPV4_DST:
+			put8(o, fl);
+			encode_raw_conf(o, ac->conf, sizeof(set_v4));
+			break;
+		case RTE_FLOW_ACTION_TYPE_SET_TP_DST:
+			put8(o, fl);
+			encode_raw_conf(o, ac->conf, sizeof(set_port));
+			break;
+		case RTE_FLOW_ACTION_TYPE_VXLAN_ENCAP: {
+			const struct rte_flow_action_vxlan_encap *v = ac->conf;
+
+			put8(o, fl);
+			encode_items(o, v->definition);
+			break;
+		}
+		case RTE_FLOW_ACTION_TYPE_RAW_ENCAP:
+		case RTE_FLOW_ACTION_TYPE_RAW_DECAP: {
+			/* Both begin with data, then size (encap: and
+			 * preserve, always NULL here). */
+			const uint8_t *data =
+				ac->type == RTE_FLOW_ACTION_TYPE_RAW_ENCAP ?
+					((const struct rte_flow_action_raw_encap
+						  *)ac->conf)
+						->data :
+					NULL;
+			size_t size =
+				ac->type == RTE_FLOW_ACTION_TYPE_RAW_ENCAP ?
+					((const struct rte_flow_action_raw_encap
+						  *)ac->conf)
+						->size :
+					((const struct rte_flow_action_raw_decap
+						  *)ac->conf)
+						->size;
+
+			put8(o, fl);
+			put8(o, (uint8_t)size); /* below 64 */
+			if (data != NULL)
+				put(o, data, size);
+			else
+				put_zero(o, size);
+			break;
+		}
 		default:
 			put8(o, fl);
 			break;
@@ -1248,6 +1374,10 @@ seed_flows_all(void)
 			.rss_hf_supported = FZ_RSS_DEVICE,
 			.rss_hf_default = RTE_ETH_RSS_IP,
 			.rss_key_default = key,
+			/* The harness's defaults without FZ_CTX2_LIMITS. */
+			.max_modify_rx = 16,
+			.max_modify_tx = 16,
+			.max_encap = 128,
 		};
 		struct rte_flow_error err;
 		static struct vsteer_dv_match base, m;

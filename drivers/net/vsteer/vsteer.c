@@ -683,8 +683,8 @@ static void
 vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
 {
 	uint8_t in[VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES];
+	struct vsteer_dv_ft_caps caps;
 	struct mlx5dv_context dv;
-	bool outer = false, inner = false;
 	void *out;
 	int ret;
 
@@ -706,6 +706,13 @@ vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
 	}
 	priv->ihl_ok = 0;
 	priv->ihl_inner_ok = 0;
+	/* Without the query, what DPDK's mlx5 assumes for the root tables:
+	 * 16 modify actions (MLX5_ROOT_TBL_MODIFY_NUM), 132-byte headers
+	 * (MLX5_ENCAP_MAX_LEN); the device refuses more when the actions are
+	 * made. */
+	priv->max_modify_rx = VSTEER_MODIFY_ACTIONS_ASSUMED;
+	priv->max_modify_tx = VSTEER_MODIFY_ACTIONS_ASSUMED;
+	priv->max_encap = VSTEER_ENCAP_BYTES_ASSUMED;
 	if (!priv->devx_ok)
 		return;
 	/* 4 KiB of capability page: not on the stack. */
@@ -717,11 +724,13 @@ vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
 					   VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
 	if (ret == 0)
 		ret = -vsteer_dv_cmd_query_ft_caps_parse(
-			out, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES, &outer,
-			&inner);
+			out, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES, &caps);
 	if (ret == 0) {
-		priv->ihl_ok = outer;
-		priv->ihl_inner_ok = inner;
+		priv->ihl_ok = caps.ihl_outer;
+		priv->ihl_inner_ok = caps.ihl_inner;
+		priv->max_modify_rx = caps.max_modify_rx;
+		priv->max_modify_tx = caps.max_modify_tx;
+		priv->max_encap = caps.max_encap;
 	} else {
 		INIT_LOG(INFO,
 			 "%s: %s: flow table capabilities (QUERY_HCA_CAP): %s",
@@ -854,11 +863,12 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 	vsteer_scratch_free(priv, &sc);
 	vsteer_probe_parser(name, priv);
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d, modify actions %u/%u, reformat header %u bytes",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
 		 priv->egress_ok, priv->hash_qp_rtr, priv->mpls_ok,
-		 priv->ihl_ok, priv->ihl_inner_ok);
+		 priv->ihl_ok, priv->ihl_inner_ok, priv->max_modify_rx,
+		 priv->max_modify_tx, priv->max_encap);
 	return 0;
 }
 

@@ -68,6 +68,10 @@ extern int vsteer_logtype_tx;
 #define VSTEER_TX_MAX_SGE 16	 /* segments per Tx packet */
 #define VSTEER_TX_COMP_THRESH 32 /* signal every N-th WR of a burst */
 #define VSTEER_DESC_MIN 16
+/* Flow table limits assumed where no DevX query says them (DPDK mlx5's
+ * MLX5_ROOT_TBL_MODIFY_NUM and MLX5_ENCAP_MAX_LEN). */
+#define VSTEER_MODIFY_ACTIONS_ASSUMED 16
+#define VSTEER_ENCAP_BYTES_ASSUMED 132
 /* Frame bytes beyond the MTU a port receives: Ethernet header and two
  * VLAN tags. */
 #define VSTEER_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN)
@@ -307,6 +311,12 @@ struct vsteer_priv {
 	uint32_t mpls_ok : 1;	    /* MPLS over GRE / UDP parsed */
 	uint32_t ihl_ok : 1;	    /* IPv4 IHL match field, outer */
 	uint32_t ihl_inner_ok : 1;  /* ... inner */
+	/* Header rewrite and reformat of matcher rules (flow table
+	 * capabilities): modify actions a list may hold on the receive and
+	 * transmit tables, bytes of a reformat header. */
+	uint16_t max_modify_rx;
+	uint16_t max_modify_tx;
+	uint16_t max_encap;
 	/* Hash QPs go INIT -> RTR before use (mlx4); 0: the provider
 	 * refuses any modify of one and it works as created (mlx5). */
 	uint32_t hash_qp_rtr : 1;
