@@ -1951,8 +1951,9 @@ test_eight_priorities(void)
 	return VT_OK;
 }
 
-/* Egress rules where the device takes them (probed), refused with the
- * attribute named where it does not. */
+/* Egress rules where the device takes them (probed: verbs; matchers on
+ * the transmit table), refused with the attribute named where it does
+ * not. */
 static int
 test_egress_probe(void)
 {
@@ -1994,15 +1995,27 @@ test_egress_probe(void)
 	VT_CHECK_EQ(rte_flow_destroy(p0, fl, &err), 0, "destroy");
 	VT_CHECK_EQ(delivered(&mac1), 1, "sent once the rule is gone");
 
+	/* Without verbs egress the transmit table's matchers take it
+	 * (flow_engine=auto), as long as they can count. */
 	VT_CHECK_EQ(vt_pair_open(&pp, "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 0),
 		    0, "probe");
 	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
 	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(pp.a, &out, pat, act, &err), 0,
+		    "egress on the matcher: %s",
+		    err.message ? err.message : "(none)");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	VT_CHECK_EQ(vt_pair_open(&pp, "noegr2", 0, 0,
+				 SV_DEV_NO_VERBS_EGRESS | SV_DEV_NO_DEVX, 0),
+		    0, "probe");
+	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
+	memset(&err, 0, sizeof(err));
 	VT_CHECK_EQ(rte_flow_validate(pp.a, &out, pat, act, &err), -ENOTSUP,
-		    "egress on a kernel without verbs egress");
+		    "egress COUNT on a kernel without verbs egress nor DevX");
 	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, "type");
 	VT_CHECK(err.message != NULL &&
-			 strstr(err.message, "takes no egress rules"),
+			 strstr(err.message, "takes no egress rules") &&
+			 strstr(err.message, "no DevX flow counters"),
 		 "message: %s", err.message ? err.message : "(none)");
 	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
 	return VT_OK;
