@@ -761,6 +761,12 @@ def failed():
     return _failed
 
 
+def engine_option(ap):
+    """The --engine option of the rte_flow tests (run()'s options)."""
+    ap.add_argument("--engine", choices=["auto", "verbs", "dv"],
+                    default="auto", help="flow_engine devarg of the port")
+
+
 def run(main, tools=("ip",), options=None, testpmd=True):
     """Parse the common arguments and run main(args) as a test, as root
     (testpmd's runtime directory, raw sockets, namespaces). options, when
