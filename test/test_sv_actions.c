@@ -552,6 +552,10 @@ test_rewrite_absent(void)
 		SET(TCP_DPORT, 16, 77),
 		ADD(IPV6_HOPLIMIT, 1),
 	};
+	const uint64_t mac[] = {
+		SET(SMAC_15_0, 16, 0x1234),
+		SET(DMAC_47_16, 0, 0x02000000),
+	};
 	uint8_t out[1024];
 	struct pkt p = { 0 };
 
@@ -573,6 +577,13 @@ test_rewrite_absent(void)
 	VT_CHECK_EQ(apply_mod(none, RTE_DIM(none), RX, &p, out), p.n,
 		    "applied");
 	VT_CHECK(memcmp(out, p.b, p.n) == 0, "no TCP, no IPv6: unchanged");
+	/* A runt frame has no MAC addresses either: nothing is written
+	 * past its end (the fuzzer's first find). */
+	p.n = 10;
+	memset(out, 0xa5, sizeof(out));
+	VT_CHECK_EQ(apply_mod(mac, RTE_DIM(mac), RX, &p, out), 10, "runt");
+	VT_CHECK(memcmp(out, p.b, 10) == 0, "runt unchanged");
+	VT_CHECK(out[10] == 0xa5 && out[11] == 0xa5, "written past the runt");
 	return VT_OK;
 }
 

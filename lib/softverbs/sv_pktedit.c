@@ -289,6 +289,10 @@ ed_locate(uint32_t field, const struct ed_hdrs *h, const uint8_t *f,
 		return false;
 	l->width = fd.width;
 	l->shift = 0;
+	/* A frame shorter than an Ethernet header has none of these (the
+	 * walk found no EtherType): not even its MAC addresses. */
+	if (h->etype == 0)
+		return false;
 	switch (field) {
 	case VSTEER_PRM_MODI_OUT_SMAC_47_16:
 		l->off = 6;
