@@ -37,6 +37,10 @@
  *                   softverbs mlx5 devices only: the firmware's
  *                   FLEX_PARSER_PROFILE_ENABLE (default 0; 1 parses MPLS
  *                   over GRE and UDP).
+ * sv_modify_actions=<n>
+ *                   softverbs mlx5 devices only: the header modify actions
+ *                   the device's flow tables take in one modify header
+ *                   (max_modify_header_actions, 1 to 255, default 16).
  *
  * What the device can do is asked from the device, never from which glue
  * drives it: queries, and probes at start-up (vsteer_probe_caps()).
@@ -78,13 +82,26 @@ RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_tx, tx, NOTICE);
 #define VSTEER_ARG_SV_EGRESS "sv_verbs_egress"
 #define VSTEER_ARG_SV_IHL "sv_ipv4_ihl"
 #define VSTEER_ARG_SV_FLEX "sv_flex_parser"
+#define VSTEER_ARG_SV_MODIFY "sv_modify_actions"
 
 static const char *const vsteer_valid_args[] = {
-	VSTEER_ARG_DEV,		VSTEER_ARG_PORT,      VSTEER_ARG_PROFILE,
-	VSTEER_ARG_FLOW_ENGINE, VSTEER_ARG_MAC,	      VSTEER_ARG_SV_FLOW_PRIOS,
-	VSTEER_ARG_SV_DEVX,	VSTEER_ARG_SV_TUNNEL, VSTEER_ARG_SV_EGRESS,
-	VSTEER_ARG_SV_IHL,	VSTEER_ARG_SV_FLEX,   NULL,
+	VSTEER_ARG_DEV,
+	VSTEER_ARG_PORT,
+	VSTEER_ARG_PROFILE,
+	VSTEER_ARG_FLOW_ENGINE,
+	VSTEER_ARG_MAC,
+	VSTEER_ARG_SV_FLOW_PRIOS,
+	VSTEER_ARG_SV_DEVX,
+	VSTEER_ARG_SV_TUNNEL,
+	VSTEER_ARG_SV_EGRESS,
+	VSTEER_ARG_SV_IHL,
+	VSTEER_ARG_SV_FLEX,
+	VSTEER_ARG_SV_MODIFY,
+	NULL,
 };
+
+/* max_modify_header_actions is an 8-bit capability. */
+#define VSTEER_SV_MODIFY_MAX 255
 
 /* mlx5_ib has at most 16 bypass priorities; the man page sets no limit
  * (softverbs: 4096). */
@@ -165,6 +182,26 @@ vsteer_arg_feature(const char *name, const char *key, const char *val,
 		a->sv_mlx5_key = VSTEER_ARG_SV_EGRESS;
 	}
 	a->soft_key = a->sv_mlx5_key;
+	return 0;
+}
+
+/* A count from 1 to max (sv_flow_prios=, sv_modify_actions=). */
+static int
+vsteer_arg_count(const char *name, const char *key, const char *val,
+		 const char *what, unsigned long max, uint32_t *out)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(val, &end, 10);
+	if (errno != 0 || *end != '\0' || val[0] == '-' || n < 1 || n > max) {
+		INIT_LOG(ERR,
+			 "%s: %s=%s: expected a number of %s from 1 to %lu",
+			 name, key, val, what, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)n;
 	return 0;
 }
 
@@ -267,20 +304,17 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 			}
 			a->soft_key = VSTEER_ARG_PROFILE;
 		} else if (strcmp(key, VSTEER_ARG_SV_FLOW_PRIOS) == 0) {
-			unsigned long n;
-
-			errno = 0;
-			n = strtoul(val, &end, 10);
-			if (errno != 0 || *end != '\0' || val[0] == '-' ||
-			    n < 1 || n > VSTEER_SV_PRIOS_GENERIC) {
-				INIT_LOG(ERR,
-					 "%s: %s=%s: expected a number of priorities from 1 to %u",
-					 name, key, val,
-					 VSTEER_SV_PRIOS_GENERIC);
-				ret = -EINVAL;
-			}
-			a->soft.flow_prios = (uint32_t)n;
+			ret = vsteer_arg_count(name, key, val, "priorities",
+					       VSTEER_SV_PRIOS_GENERIC,
+					       &a->soft.flow_prios);
 			a->soft_key = VSTEER_ARG_SV_FLOW_PRIOS;
+		} else if (strcmp(key, VSTEER_ARG_SV_MODIFY) == 0) {
+			ret = vsteer_arg_count(name, key, val,
+					       "header modify actions",
+					       VSTEER_SV_MODIFY_MAX,
+					       &a->soft.modify_actions);
+			a->sv_mlx5_key = VSTEER_ARG_SV_MODIFY;
+			a->soft_key = VSTEER_ARG_SV_MODIFY;
 		} else if (strcmp(key, VSTEER_ARG_SV_DEVX) == 0 ||
 			   strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0 ||
 			   strcmp(key, VSTEER_ARG_SV_EGRESS) == 0 ||
@@ -1167,5 +1201,6 @@ RTE_PMD_REGISTER_PARAM_STRING(
 	"=<auto|verbs|dv> " VSTEER_ARG_MAC
 	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX
 	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS
-	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX "=<0|1>");
+	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX
+	"=<0|1> " VSTEER_ARG_SV_MODIFY "=<1-255>");
 RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");

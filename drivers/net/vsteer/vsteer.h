@@ -402,6 +402,7 @@ struct vsteer_soft_opts {
 	uint32_t no_ihl : 1;	  /* sv_ipv4_ihl=0 */
 	uint32_t flex_parser : 1; /* sv_flex_parser=1 */
 	uint32_t flow_prios;	  /* sv_flow_prios=, 0: the profile's */
+	uint32_t modify_actions;  /* sv_modify_actions=, 0: softverbs' */
 };
 
 /* vsteer_ethdev.c */

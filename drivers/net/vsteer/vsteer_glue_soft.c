@@ -164,6 +164,7 @@ vsteer_soft_device_add(const char *wire, const struct vsteer_soft_opts *o,
 		     (o->no_egress ? SV_DEV_NO_VERBS_EGRESS : 0) |
 		     (o->no_ihl ? SV_DEV_NO_IPV4_IHL : 0);
 	opts.flex_parser = o->flex_parser;
+	opts.modify_actions = o->modify_actions;
 	return softverbs_device_add(wire, &opts, name, name_len);
 }
 
