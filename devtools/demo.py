@@ -192,7 +192,7 @@ def session(tp, net):
         print("\n".join(dump_excerpt(out)))
     out = tp.cmd("flow dump 0 all")
     print("(flow dump 0 all: %d rules, %d verbs rules, %d default flows "
-          "of the driver)" % (len(re.findall(r"^flow 0x", out, re.M)),
+          "of the driver)" % (len(re.findall(r"^flow rule ", out, re.M)),
                               len(re.findall(r"^  verbs rule \d+ of", out,
                                              re.M)),
                               out.count("default flow (driver-owned)")))

@@ -1323,6 +1323,32 @@ count_shared(void)
 	VT_CHECK_EQ(qc.hits, 8, "hits");
 	VT_CHECK_EQ(rte_flow_destroy(pb, f2, &err), 0, "destroy flow 2");
 	VT_CHECK_EQ(rte_flow_destroy(pb, f3, &err), 0, "destroy flow 3");
+	/* No flow left: the handle still answers, and resets. */
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query, no flow left: %s",
+		    err.message ? err.message : "");
+	VT_CHECK_EQ(qc.hits, 8, "hits kept");
+	VT_CHECK_EQ(qc.bytes, bytes + 180, "bytes kept");
+	qc.reset = 1;
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "query with reset, no flow left");
+	VT_CHECK_EQ(qc.hits, 8, "hits before the reset");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "query after the reset");
+	VT_CHECK_EQ(qc.hits, 0, "hits after the reset");
+	/* A flow uses it again: it counts on from the reset. */
+	f3 = flow_new(pb, &attr_in, pat_ipv4(&p3, 0, IP(10, 9, 0, 4)),
+		      act_queue(&a3, 0, RTE_FLOW_ACTION_TYPE_INDIRECT, h));
+	VT_CHECK(f3 != NULL, "a flow on the handle again");
+	VT_CHECK_EQ(xfer_pkt(&k), 0, "frame to the new flow");
+	memset(&qc, 0, sizeof(qc));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), 0,
+		    "handle query");
+	VT_CHECK_EQ(qc.hits, 1, "hits since the reset");
+	VT_CHECK_EQ(qc.bytes, 80, "bytes since the reset");
+	VT_CHECK_EQ(rte_flow_destroy(pb, f3, &err), 0, "destroy flow 3");
 	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), 0,
 		    "destroy when unused");
 	handles[0] = NULL;
@@ -1338,6 +1364,347 @@ count_shared(void)
 	return VT_OK;
 }
 PER_ENGINE(count_shared)
+
+/* --- indirect RSS --- */
+
+/* Frames to dst (UDP, or TCP when tcp), each where RSS over queues[0..n-1]
+ * with key puts it: l4 hashes the ports too, none (0 types the frame's
+ * protocol) sends it to queues[0]. */
+static int
+indirect_rss_check(const char *what, uint32_t dst, bool tcp, const uint8_t *key,
+		   const uint16_t *queues, uint32_t n, int hashed, bool l4)
+{
+	unsigned int per_q[NQ] = { 0 }, i, used = 0;
+	struct pkt k;
+	int q, want;
+
+	for (i = 0; i < 32; i++) {
+		k = udp(IP(10, 5, 0, 0) + (uint32_t)(rte_rand() & 0xffff), dst,
+			(uint16_t)rte_rand(), (uint16_t)(2000 + i), 90);
+		if (tcp)
+			k.proto = IPPROTO_TCP;
+		want = hashed ? rss_queue(key, queues, n, &k, l4) : queues[0];
+		q = xfer_pkt(&k);
+		VT_CHECK_EQ(q, want, "%s: frame %u", what, i);
+		per_q[q]++;
+	}
+	for (i = 0; i < NQ; i++)
+		used += per_q[i] != 0;
+	VT_CHECK(!hashed || used > 1, "%s: one queue only", what);
+	return VT_OK;
+}
+
+/*
+ * An indirect RSS action shared by two rules, updated under them: new
+ * queues, new types, a new key, each followed by every frame of both
+ * rules on the queue the Toeplitz hash picks with the new settings, the
+ * rules the same (handles, counters). What it cannot take is refused and
+ * changes nothing.
+ */
+static int
+indirect_rss(void)
+{
+	static const uint16_t q12[] = { 1, 2 };
+	static const uint16_t q03[] = { 0, 3 };
+	static const uint16_t q023[] = { 0, 2, 3 };
+	const uint32_t dst[2] = { IP(10, 6, 0, 1), IP(10, 6, 0, 2) };
+	struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_TOEPLITZ,
+		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		.key_len = sizeof(rss_key_custom),
+		.key = rss_key_custom,
+		.queue_num = RTE_DIM(q12),
+		.queue = q12,
+	};
+	struct rte_flow_action rss_act = { .type = RTE_FLOW_ACTION_TYPE_RSS,
+					   .conf = &rss };
+	const struct rte_flow_indir_action_conf ic = { .ingress = 1 };
+	struct rte_flow_action acts[3];
+	struct rte_flow_action_handle *h, *hc;
+	const struct rte_flow_action count_act = {
+		.type = RTE_FLOW_ACTION_TYPE_COUNT
+	};
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow *f[2];
+	struct pat_ip p[2];
+	uint8_t key2[40];
+	unsigned int i;
+
+	rte_srand(21);
+	h = rte_flow_action_handle_create(pb, &ic, &rss_act, &err);
+	VT_CHECK(h != NULL, "indirect RSS: %s", err.message ? err.message : "");
+	memset(acts, 0, sizeof(acts));
+	acts[0].type = RTE_FLOW_ACTION_TYPE_INDIRECT;
+	acts[0].conf = h;
+	acts[1].type = RTE_FLOW_ACTION_TYPE_COUNT;
+	acts[2].type = RTE_FLOW_ACTION_TYPE_END;
+	for (i = 0; i < 2; i++) {
+		f[i] = flow_new(pb, &attr_in, pat_ipv4(&p[i], 0, dst[i]), acts);
+		VT_CHECK(f[i] != NULL, "rule %u with the indirect RSS", i);
+	}
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(indirect_rss_check("queues 1 2", dst[i], false,
+					    rss_key_custom, q12, 2, 1, true));
+		/* TCP is no type of the action: the first queue. */
+		CHECK_OK(indirect_rss_check("TCP, UDP types", dst[i], true,
+					    rss_key_custom, q12, 2, 0, false));
+	}
+	/* New queues: the rules follow. */
+	rss.queue = q03;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update queues: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("queues 0 3", dst[i], false,
+					    rss_key_custom, q03, 2, 1, true));
+	/* New types, three queues: IPv4 addresses only, TCP too. */
+	rss.types = RTE_ETH_RSS_IPV4;
+	rss.queue = q023;
+	rss.queue_num = RTE_DIM(q023);
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update types: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(indirect_rss_check("types ipv4", dst[i], false,
+					    rss_key_custom, q023, 3, 1, false));
+		CHECK_OK(indirect_rss_check("types ipv4, TCP", dst[i], true,
+					    rss_key_custom, q023, 3, 1, false));
+	}
+	/* Back to UDP with ports, another key. */
+	for (i = 0; i < sizeof(key2); i++)
+		key2[i] = (uint8_t)(0x3c + 7 * i);
+	rss.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
+	rss.key = key2;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err), 0,
+		    "update key: %s", err.message ? err.message : "");
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("new key", dst[i], false, key2,
+					    q023, 3, 1, true));
+	/* The same rules: their counters counted all of it. */
+	VT_CHECK_EQ(count_query(pb, f[0], 0, &qc), 0, "count");
+	VT_CHECK_EQ(qc.hits, 32 * 6, "rule 0's hits");
+	/* Refused, nothing changed: a queue beyond the port's, another
+	 * level, a COUNT update, a query, a destroy while used. */
+	rss.queue = (const uint16_t[]){ 0, 9 };
+	rss.queue_num = 2;
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, h, &rss_act, &err),
+		    -EINVAL, "queue 9");
+	VT_CHECK(err.cause == &rss_act, "cause: the update's action");
+	rss.queue = q023;
+	rss.queue_num = 3;
+	rss.level = 2;
+	VT_CHECK(rte_flow_action_handle_update(pb, h, &rss_act, &err) < 0,
+		 "level 2");
+	rss.level = 0;
+	for (i = 0; i < 2; i++)
+		CHECK_OK(indirect_rss_check("after refusals", dst[i], false,
+					    key2, q023, 3, 1, true));
+	VT_CHECK_EQ(rte_flow_action_handle_query(pb, h, &qc, &err), -ENOTSUP,
+		    "query of an RSS action");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), -EBUSY,
+		    "destroy while used");
+	hc = rte_flow_action_handle_create(pb, &ic, &count_act, &err);
+	VT_CHECK(hc != NULL, "indirect COUNT");
+	VT_CHECK_EQ(rte_flow_action_handle_update(pb, hc, &rss_act, &err),
+		    -ENOTSUP, "update of a COUNT");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, hc, &err), 0,
+		    "destroy the COUNT");
+	/* Kept across stop/start with what the last update said. */
+	VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	CHECK_OK(indirect_rss_check("after a restart", dst[1], false, key2,
+				    q023, 3, 1, true));
+	for (i = 0; i < 2; i++)
+		VT_CHECK_EQ(rte_flow_destroy(pb, f[i], &err), 0, "destroy");
+	VT_CHECK_EQ(rte_flow_action_handle_destroy(pb, h, &err), 0,
+		    "destroy the RSS action");
+	VT_CHECK_EQ(drain(), 0, "extra frames");
+	return VT_OK;
+}
+PER_ENGINE(indirect_rss)
+
+/* --- aging --- */
+
+static atomic_uint aged_events;
+
+static int
+aged_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(arg);
+	RTE_SET_USED(ret);
+	if (type == RTE_ETH_EVENT_FLOW_AGED)
+		atomic_fetch_add(&aged_events, 1);
+	return 0;
+}
+
+static int
+age_query(struct rte_flow *f, struct rte_flow_query_age *q)
+{
+	const struct rte_flow_action age[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_AGE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+
+	memset(q, 0, sizeof(*q));
+	return rte_flow_query(pb, f, age, q, &err);
+}
+
+static bool
+age_is_aged(struct rte_flow *f)
+{
+	struct rte_flow_query_age q;
+
+	return age_query(f, &q) == 0 && q.aged;
+}
+
+/* A frame to each of the n destinations (dst[i] steered to queue[i]),
+ * every 200 ms for ms, or until watch aged. */
+static int
+age_traffic(const uint32_t *dst, const int *queue, unsigned int n,
+	    unsigned int ms, struct rte_flow *watch)
+{
+	unsigned int t, i;
+	struct pkt k;
+
+	for (t = 0; t < ms; t += 200) {
+		for (i = 0; i < n; i++) {
+			k = udp(IP(10, 0, 0, 1), dst[i], 1000, 7, 80);
+			if (xfer_pkt(&k) != queue[i]) {
+				fprintf(stderr, "  frame to flow %u lost\n", i);
+				return -1;
+			}
+		}
+		if (watch != NULL && age_is_aged(watch))
+			return 0;
+		rte_delay_us_sleep(200 * 1000);
+	}
+	return 0;
+}
+
+/* Until cond holds, for at most 6 s (the check runs every second). */
+#define AGE_WAIT(cond)                                  \
+	do {                                            \
+		unsigned int w_;                        \
+		for (w_ = 0; w_ < 60 && !(cond); w_++)  \
+			rte_delay_us_sleep(100 * 1000); \
+	} while (0)
+
+/*
+ * AGE as DPDK's mlx5 ages its root table's rules: a flow that sees no hit
+ * for more than its timeout (seconds, counters read each second) is
+ * reported by rte_flow_get_aged_flows() with its context (the flow
+ * handle when none was given), in the order flows aged, and announced by
+ * RTE_ETH_EVENT_FLOW_AGED, once until the application reads them; a flow
+ * that is hit does not age, and a destroyed flow leaves the report.
+ */
+static int
+aging_body(void)
+{
+	static int ctx_a;
+	const uint32_t dst[] = { IP(10, 9, 0, 1), IP(10, 9, 0, 2),
+				 IP(10, 9, 0, 3), IP(10, 9, 0, 4) };
+	const int queue[] = { 1, 2, 3, 1 };
+	struct rte_flow_action_age age1 = { .timeout = 1, .context = &ctx_a };
+	struct rte_flow_action_age age1n = { .timeout = 1 };
+	struct rte_flow_action_age age60 = { .timeout = 60 };
+	struct rte_flow *fa, *fb, *fc, *fd;
+	struct rte_flow_query_count qc;
+	struct rte_flow_query_age q;
+	struct rte_flow_error err;
+	struct pat_ip p[4];
+	struct act_q a[4];
+	void *ctx[4];
+
+	fa = flow_new(pb, &attr_in, pat_ipv4(&p[0], 0, dst[0]),
+		      act_queue(&a[0], 1, RTE_FLOW_ACTION_TYPE_AGE, &age1));
+	/* With COUNT as well: one counter for both. */
+	fb = flow_new(pb, &attr_in, pat_ipv4(&p[1], 0, dst[1]),
+		      act_queue(&a[1], 2, RTE_FLOW_ACTION_TYPE_AGE, &age1n));
+	fc = flow_new(pb, &attr_in, pat_ipv4(&p[2], 0, dst[2]),
+		      act_queue(&a[2], 3, RTE_FLOW_ACTION_TYPE_AGE, &age60));
+	VT_CHECK(fa != NULL && fb != NULL && fc != NULL, "AGE flows");
+	/* Hit every 200 ms: none ages. */
+	if (age_traffic(dst, queue, 2, 2600, NULL) != 0)
+		return VT_FAIL;
+	VT_CHECK(!age_is_aged(fa) && !age_is_aged(fb),
+		 "a flow hit every 200 ms aged");
+	VT_CHECK(age_query(fa, &q) == 0 && q.sec_since_last_hit_valid &&
+			 q.sec_since_last_hit <= 1,
+		 "%u s since the last hit", q.sec_since_last_hit);
+	VT_CHECK(rte_flow_get_aged_flows(pb, NULL, 0, &err) == 0,
+		 "aged flows while hit");
+	VT_CHECK(atomic_load(&aged_events) == 0, "event while hit");
+	/* Only fb hit: fa ages, announced once. */
+	if (age_traffic(&dst[1], &queue[1], 1, 5000, fa) != 0)
+		return VT_FAIL;
+	AGE_WAIT(atomic_load(&aged_events) == 1);
+	VT_CHECK(age_is_aged(fa), "fa did not age");
+	VT_CHECK(!age_is_aged(fb), "fb, still hit, aged");
+	VT_CHECK(atomic_load(&aged_events) == 1, "%u events",
+		 atomic_load(&aged_events));
+	VT_CHECK(age_query(fa, &q) == 0 && q.aged &&
+			 !q.sec_since_last_hit_valid,
+		 "fa's query");
+	/* fb ages too, unread: no second event until the application
+	 * reads them. */
+	AGE_WAIT(age_is_aged(fb));
+	VT_CHECK(age_is_aged(fb), "fb did not age");
+	rte_delay_us_sleep(1200 * 1000);
+	VT_CHECK(atomic_load(&aged_events) == 1,
+		 "%u events before the aged flows were read",
+		 atomic_load(&aged_events));
+	VT_CHECK(rte_flow_get_aged_flows(pb, NULL, 0, &err) == 2,
+		 "two aged flows");
+	memset(ctx, 0, sizeof(ctx));
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 2 &&
+			 ctx[0] == &ctx_a && ctx[1] == (void *)fb,
+		 "contexts %p %p: want %p and the handle %p", ctx[0], ctx[1],
+		 (void *)&ctx_a, (void *)fb);
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 1, &err) == 1 &&
+			 ctx[0] == &ctx_a,
+		 "the first only");
+	/* Aged stays aged, whatever hits it. */
+	if (age_traffic(dst, queue, 2, 400, NULL) != 0)
+		return VT_FAIL;
+	VT_CHECK(age_is_aged(fa), "fa came back");
+	VT_CHECK(count_query(pb, fb, 0, &qc) == 0 && qc.hits > 0, "fb's COUNT");
+	/* The one that waits 60 s keeps counting its idle time. */
+	VT_CHECK(age_query(fc, &q) == 0 && !q.aged && q.sec_since_last_hit >= 3,
+		 "fc: %u s without a hit", q.sec_since_last_hit);
+	/* Destroyed: out of the report. Read, the next one is announced. */
+	VT_CHECK(rte_flow_destroy(pb, fa, &err) == 0, "destroy fa");
+	fa = NULL;
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 1 &&
+			 ctx[0] == (void *)fb,
+		 "after destroying fa");
+	fd = flow_new(pb, &attr_in, pat_ipv4(&p[3], 0, dst[3]),
+		      act_queue(&a[3], 1, RTE_FLOW_ACTION_TYPE_AGE, &age1n));
+	VT_CHECK(fd != NULL, "fd");
+	AGE_WAIT(atomic_load(&aged_events) == 2);
+	VT_CHECK(atomic_load(&aged_events) == 2, "%u events",
+		 atomic_load(&aged_events));
+	VT_CHECK(rte_flow_get_aged_flows(pb, ctx, 4, &err) == 2 &&
+			 ctx[1] == (void *)fd,
+		 "fd after fb");
+	return VT_OK;
+}
+
+static int
+aging(void)
+{
+	int ret;
+
+	atomic_store(&aged_events, 0);
+	VT_CHECK_EQ(rte_eth_dev_callback_register(pb, RTE_ETH_EVENT_FLOW_AGED,
+						  aged_cb, NULL),
+		    0, "event callback");
+	ret = aging_body();
+	rte_eth_dev_callback_unregister(pb, RTE_ETH_EVENT_FLOW_AGED, aged_cb,
+					NULL);
+	return ret;
+}
+PER_ENGINE(aging)
 
 /* Priority 0 beats 1; within a priority L4 beats L3. */
 static int
@@ -1896,6 +2263,86 @@ errors(void)
 }
 PER_ENGINE3(errors)
 
+/* What rte_flow_dev_dump() prints for flow f (NULL: the port) on port
+ * pb, to free(); NULL when it fails. */
+static char *
+dump_text(struct rte_flow *f)
+{
+	struct rte_flow_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	fp = open_memstream(&buf, &len);
+	if (fp == NULL)
+		return NULL;
+	ret = rte_flow_dev_dump(pb, f, fp, &err);
+	fclose(fp);
+	if (ret != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The number the dump heads flow f with ("flow rule <n> (handle ...)"),
+ * or -1. */
+static int
+dump_rule_id(struct rte_flow *f)
+{
+	char *buf = dump_text(f);
+	int id = -1;
+
+	if (buf == NULL || sscanf(buf, "flow rule %d (handle ", &id) != 1)
+		id = -1;
+	free(buf);
+	return id;
+}
+
+/*
+ * A rule is headed with the ID testpmd gives it (port_flow_create(): the
+ * newest rule's ID + 1, or 0), so that `flow dump 0 rule 3` prints rule
+ * 3: after destroying the newest rule its ID comes again, after
+ * destroying an older one it does not. first: the port's only flow.
+ */
+static int
+dump_rule_ids(struct rte_flow *first)
+{
+	struct pat_ip ip[4];
+	struct rte_flow *f[4];
+	struct rte_flow_error err;
+	struct act_q a;
+	unsigned int i;
+
+	VT_CHECK_EQ(dump_rule_id(first), 0, "the first rule");
+	for (i = 0; i < 3; i++) {
+		f[i] = flow_new(pb, &attr_in,
+				pat_ipv4(&ip[i], 0, 0x0a000001 + i),
+				act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END,
+					  NULL));
+		VT_CHECK(f[i] != NULL, "rule %u", i + 1);
+		VT_CHECK_EQ(dump_rule_id(f[i]), (int)i + 1, "rule %u", i + 1);
+	}
+	/* testpmd: 0 1 2 3, destroy 3 -> the next is 3 again. */
+	VT_CHECK_EQ(rte_flow_destroy(pb, f[2], &err), 0, "destroy rule 3");
+	f[2] = flow_new(pb, &attr_in, pat_ipv4(&ip[2], 0, 0x0a000003),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[2]), 3, "the newest rule's ID again");
+	/* Destroy 1: the next is 4, 1 stays a gap. */
+	VT_CHECK_EQ(rte_flow_destroy(pb, f[0], &err), 0, "destroy rule 1");
+	f[3] = flow_new(pb, &attr_in, pat_ipv4(&ip[3], 0, 0x0a000004),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[3]), 4, "after a gap");
+	VT_CHECK_EQ(dump_rule_id(f[1]), 2, "rule 2 kept its ID");
+	/* A flush starts over, as testpmd's list does. */
+	VT_CHECK_EQ(rte_flow_flush(pb, &err), 0, "flush");
+	f[0] = flow_new(pb, &attr_in, pat_ipv4(&ip[0], 0, 0x0a000001),
+			act_queue(&a, 1, RTE_FLOW_ACTION_TYPE_END, NULL));
+	VT_CHECK_EQ(dump_rule_id(f[0]), 0, "after a flush");
+	return VT_OK;
+}
+
 /* rte_flow_dev_dump prints the device-level translation. */
 static int
 dump(void)
@@ -1976,7 +2423,7 @@ dump(void)
 	free(buf);
 	VT_CHECK_EQ(ret, -EINVAL, "dump of an unknown flow");
 	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_HANDLE, "error type");
-	return VT_OK;
+	return dump_rule_ids(f);
 }
 PER_ENGINE(dump)
 
@@ -4542,23 +4989,17 @@ mt_toggle(unsigned int *restarts)
 	return ret;
 }
 
-/* Lines of the dump that open a rule: "flow 0x...: ingress, ...". */
+/* Lines of the dump that open a rule: "flow rule 3 (handle 0x...): ingress,
+ * ...". */
 static int
 mt_dumped_rules(void)
 {
-	struct rte_flow_error err;
-	char *buf = NULL, *p;
-	size_t len = 0;
+	char *buf = dump_text(NULL), *p;
 	int n = 0;
-	FILE *f;
 
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
+	if (buf == NULL)
 		return -1;
-	if (rte_flow_dev_dump(pb, NULL, f, &err) != 0)
-		n = -1;
-	fclose(f);
-	for (p = buf; n >= 0 && p != NULL && *p != '\0'; p++) {
+	for (p = buf; *p != '\0'; p++) {
 		if ((p == buf || p[-1] == '\n') && strncmp(p, "flow ", 5) == 0)
 			n++;
 	}
@@ -5069,6 +5510,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(mark_flag_verbs),
 	VT_CASE(count_verbs),
 	VT_CASE(count_shared_verbs),
+	VT_CASE(aging_verbs),
+	VT_CASE(indirect_rss_verbs),
 	VT_CASE(priorities_verbs),
 	VT_CASE(lifecycle_verbs),
 	VT_CASE(rxq_shrink_verbs),
@@ -5100,6 +5543,8 @@ static const struct vt_case cases[] = {
 	VT_CASE(mark_flag_dv),
 	VT_CASE(count_dv),
 	VT_CASE(count_shared_dv),
+	VT_CASE(aging_dv),
+	VT_CASE(indirect_rss_dv),
 	VT_CASE(priorities_dv),
 	VT_CASE(lifecycle_dv),
 	VT_CASE(rxq_shrink_dv),

@@ -886,6 +886,86 @@ test_action_specs(void)
 	return VT_OK;
 }
 
+/*
+ * AGE: the flow ages on its own counter, one COUNT spec whether or not the
+ * rule counts too; the plan carries the timeout and context.
+ */
+static int
+test_age_specs(void)
+{
+	struct vsteer_xlate_ctx c = ctx_default();
+	static int ctx_obj;
+	static const struct rte_flow_action_age age = { .timeout = 10,
+							.context = &ctx_obj };
+	static const struct rte_flow_action_age age0 = { .timeout = 0 };
+	const struct rte_flow_action act_age[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue0 },
+		{ .type = RTE_FLOW_ACTION_TYPE_AGE, .conf = &age },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action act_age_count[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_AGE, .conf = &age },
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action_handle *handle =
+		(const struct rte_flow_action_handle *)(uintptr_t)0x1000;
+	struct rte_flow_action act[4];
+	struct xbuf x;
+
+	SPEC(eth, ibv_flow_spec_eth, IBV_FLOW_SPEC_ETH);
+	SPEC(cnt, ibv_flow_spec_counter_action, IBV_FLOW_SPEC_ACTION_COUNT);
+	SPEC(drop, ibv_flow_spec_action_drop, IBV_FLOW_SPEC_ACTION_DROP);
+
+	xb_init(&x);
+	xb_add(&x, &eth, sizeof(eth));
+	xb_add(&x, &cnt, sizeof(cnt));
+	xb_attr(&x, 2, 0);
+	XLATE_OK(&c, &attr_in, eth_only, act_age);
+	VT_CHECK(rule_is(&plan.rules[0], &x), "AGE alone: a COUNT spec");
+	VT_CHECK(plan.age && plan.age_timeout == 10 &&
+			 plan.age_context == &ctx_obj,
+		 "age in the plan");
+	VT_CHECK(plan.count, "AGE makes the flow's own counter");
+	VT_CHECK_EQ(plan.rules[0].count_off, 60, "COUNT offset");
+
+	xb_init(&x);
+	xb_add(&x, &eth, sizeof(eth));
+	xb_add(&x, &cnt, sizeof(cnt));
+	xb_add(&x, &drop, sizeof(drop));
+	xb_attr(&x, 2, 0);
+	XLATE_OK(&c, &attr_in, eth_only, act_age_count);
+	VT_CHECK(rule_is(&plan.rules[0], &x), "AGE + COUNT: one COUNT spec");
+	VT_CHECK(plan.age && plan.count, "age and count");
+
+	memcpy(act, act_age, sizeof(act_age));
+	act[1].conf = &age0;
+	EXPECT_ERR(&c, &attr_in, eth_only, act, EINVAL,
+		   RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act[1], "timeout 0");
+	act[1].conf = NULL;
+	EXPECT_ERR(&c, &attr_in, eth_only, act, EINVAL,
+		   RTE_FLOW_ERROR_TYPE_ACTION_CONF, &act[1],
+		   "no configuration");
+	act[1].conf = &age;
+	act[2] = act[1];
+	act[3] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+	EXPECT_ERR(&c, &attr_in, eth_only, act, EINVAL,
+		   RTE_FLOW_ERROR_TYPE_ACTION, &act[2], "only one AGE");
+	act[2] =
+		(struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_INDIRECT,
+					  .conf = handle };
+	EXPECT_ERR(&c, &attr_in, eth_only, act, ENOTSUP,
+		   RTE_FLOW_ERROR_TYPE_ACTION, &act[1], "indirect COUNT");
+	/* No counters on the device: verbs cannot age. */
+	c.count_ok = false;
+	EXPECT_LIMIT(
+		&c, &attr_in, eth_only, act_age, RTE_FLOW_ERROR_TYPE_ACTION,
+		&act_age[1],
+		"AGE action: verbs cannot take it: the device has no flow counters");
+	return VT_OK;
+}
+
 /* PASSTHRU: DONT_TRAP, no action spec of its own. */
 static int
 test_passthru(void)
@@ -1115,6 +1195,53 @@ test_rss_expand_eth(void)
 	xb_add(&x, &ip6, sizeof(ip6));
 	xb_attr(&x, 4, 0);
 	VT_CHECK(rule_is(rule_by_hash(H6), &x), "eth/ipv6 bytes");
+	return VT_OK;
+}
+
+/*
+ * An RSS action that may change under the rule (an indirect one): one
+ * device rule for every type the device hashes, each hashing what the
+ * action's types say now (TCP, not a type: the first queue), so that a
+ * new types list only changes hash fields.
+ */
+static int
+test_rss_expand_shared(void)
+{
+	struct vsteer_xlate_ctx c = ctx_default();
+	static const uint16_t queues[] = { 1, 3 };
+	struct rte_flow_action_rss rss = {
+		.types = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		.queue_num = RTE_DIM(queues),
+		.queue = queues,
+	};
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	unsigned int i, tcp = 0;
+
+	XLATE_OK(&c, &attr_in, pattern, act);
+	VT_CHECK_EQ(plan.n_rules, 2, "ipv4 and ipv4/udp, as asked");
+	c.rss_shared = true;
+	XLATE_OK(&c, &attr_in, pattern, act);
+	VT_CHECK_EQ(plan.n_rules, 3, "ipv4, ipv4/udp and ipv4/tcp");
+	VT_CHECK(rule_by_hash(H4 | HU) != NULL, "udp rule hashes the ports");
+	for (i = 0; i < plan.n_rules; i++) {
+		VT_CHECK(plan.rules[i].hash_fields == 0 ||
+				 plan.rules[i].hash_fields == (H4 | HU),
+			 "rule %u hashes 0x%" PRIx64, i,
+			 plan.rules[i].hash_fields);
+		tcp += plan.var[i].l4p == IPPROTO_TCP;
+	}
+	VT_CHECK_EQ(tcp, 1, "one TCP rule, not hashed");
+	VT_CHECK_EQ(vsteer_flow_rss_fields(RTE_ETH_RSS_IPV4, 4, IPPROTO_TCP,
+					   false),
+		    H4, "its fields once the types say IPv4");
 	return VT_OK;
 }
 
@@ -1871,12 +1998,14 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_mpls),
 	VT_CASE(test_esp),
 	VT_CASE(test_action_specs),
+	VT_CASE(test_age_specs),
 	VT_CASE(test_passthru),
 	VT_CASE(test_egress),
 	VT_CASE(test_priorities),
 	VT_CASE(test_last),
 	VT_CASE(test_rss_expand_eth),
 	VT_CASE(test_rss_expand_l3),
+	VT_CASE(test_rss_expand_shared),
 	VT_CASE(test_rss_inner),
 	VT_CASE(test_rss_inner_gre),
 	VT_CASE(test_err_attr),

@@ -18,6 +18,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
@@ -872,6 +873,97 @@ test_wq_deliver(void)
 	return VT_OK;
 }
 
+/*
+ * mlx5: a receive error stops the WQ on the device (a ConnectX moves the
+ * RQ to error; mlx5e and DPDK's mlx5 reset it): the WQEs behind the error
+ * complete flushed, buffers posted meanwhile too, frames find no buffer,
+ * a MODIFY to ready or of the flags is refused, while the verbs state
+ * still says RDY; RESET then RDY brings it back. Length and protection
+ * errors alike.
+ */
+static int
+test_wq_error_state(void)
+{
+	static uint8_t mem[4096];
+	struct ibv_wq_attr ma = { .attr_mask = IBV_WQ_ATTR_FLAGS,
+				  .flags_mask = IBV_WQ_FLAGS_CVLAN_STRIPPING };
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_cq_ex *cq;
+	struct ibv_wq *wq;
+	struct sv_wq *swq;
+	struct ibv_mr *mr;
+	uint8_t frame[300];
+	struct wc w[16];
+	unsigned int i, round;
+	struct tdev d;
+
+	VT_CHECK_EQ(tdev_open(&d, "mem:objwqe", SV_PROFILE_MLX5), 0, "open");
+	cq = mk_cq(&d, 16);
+	wq = mk_wq(&d, cq, 8, 1);
+	mr = sv_reg_mr(d.pd, mem, sizeof(mem), IBV_ACCESS_LOCAL_WRITE);
+	VT_CHECK(cq != NULL && wq != NULL && mr != NULL, "objects");
+	swq = sv_container_of(wq, struct sv_wq, wq);
+	memset(frame, 0x5a, sizeof(frame));
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), 0, "RDY");
+	for (round = 0; round < 2; round++) {
+		/* Four buffers of 256 bytes; round 1 posts the second one
+		 * with a key of nothing (a protection error). */
+		for (i = 0; i < 4; i++) {
+			sge = (struct ibv_sge){ (uintptr_t)mem + 256 * i, 256,
+						mr->lkey };
+			if (round == 1 && i == 1)
+				sge.lkey = mr->lkey + 1000;
+			wr.wr_id = i;
+			VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		}
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), 0, "fits");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, round == 0 ? 300 : 100,
+					  NULL, 0),
+			    0, "round %u: the error", round);
+		VT_CHECK_EQ(poll_all(cq, w, 16), 4, "round %u: four", round);
+		VT_CHECK(w[0].wr_id == 0 && w[0].status == IBV_WC_SUCCESS,
+			 "the first fits");
+		VT_CHECK_EQ(w[1].status,
+			    round == 0 ? IBV_WC_LOC_LEN_ERR :
+					 IBV_WC_LOC_PROT_ERR,
+			    "round %u: the error", round);
+		VT_CHECK(w[2].wr_id == 2 &&
+				 w[2].status == IBV_WC_WR_FLUSH_ERR &&
+				 w[3].wr_id == 3 &&
+				 w[3].status == IBV_WC_WR_FLUSH_ERR,
+			 "the rest flushed");
+		VT_CHECK_EQ(wq->state, IBV_WQS_RDY, "software still says RDY");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), ENOBUFS,
+			    "no buffer while in error");
+		sge = (struct ibv_sge){ (uintptr_t)mem, 256, mr->lkey };
+		wr.wr_id = 9;
+		VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		VT_CHECK_EQ(poll_all(cq, w, 16), 1, "flushed as posted");
+		VT_CHECK(w[0].wr_id == 9 && w[0].status == IBV_WC_WR_FLUSH_ERR,
+			 "the new buffer flushed");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), EINVAL, "not ready again");
+		VT_CHECK_EQ(ibv_modify_wq(wq, &ma), EINVAL, "nor its flags");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RESET), 0, "RESET");
+		VT_CHECK_EQ(wq_to(wq, IBV_WQS_RDY), 0, "RDY");
+		wr.wr_id = 10;
+		VT_CHECK_EQ(ibv_post_wq_recv(wq, &wr, &bad), 0, "post");
+		VT_CHECK_EQ(sv_wq_deliver(swq, frame, 100, NULL, 0), 0,
+			    "round %u: receives again", round);
+		VT_CHECK_EQ(poll_all(cq, w, 16), 1, "one");
+		VT_CHECK(w[0].wr_id == 10 && w[0].status == IBV_WC_SUCCESS,
+			 "round %u: after the reset", round);
+	}
+	VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "destroy wq");
+	VT_CHECK_EQ(sv_dereg_mr(mr), 0, "dereg");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy cq");
+	VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	return VT_OK;
+}
+
 /* ---- indirection tables and hash QPs ---- */
 
 static struct ibv_qp *
@@ -1370,13 +1462,14 @@ struct senv {
 #define SBUF 16384
 
 static int
-senv_open(struct senv *e, const char *wire, uint32_t max_wr, int sig_all)
+senv_open_profile(struct senv *e, const char *wire, uint32_t max_wr,
+		  int sig_all, enum sv_profile profile)
 {
 	uint8_t mac[6];
 	int end;
 
 	memset(e, 0, sizeof(*e));
-	if (tdev_open(&e->d, wire, SV_PROFILE_GENERIC) != 0 ||
+	if (tdev_open(&e->d, wire, profile) != 0 ||
 	    sv_wire_open(wire, &e->peer, &end, mac) != 0)
 		return -1;
 	e->buf = calloc(1, SBUF);
@@ -1388,6 +1481,12 @@ senv_open(struct senv *e, const char *wire, uint32_t max_wr, int sig_all)
 		return -1;
 	e->mr = sv_reg_mr(e->d.pd, e->buf, SBUF, IBV_ACCESS_LOCAL_WRITE);
 	return e->mr == NULL ? -1 : 0;
+}
+
+static int
+senv_open(struct senv *e, const char *wire, uint32_t max_wr, int sig_all)
+{
+	return senv_open_profile(e, wire, max_wr, sig_all, SV_PROFILE_GENERIC);
 }
 
 static int
@@ -1529,6 +1628,100 @@ test_send_immediate_errors(void)
 	VT_CHECK_EQ(w[0].wr_id, 1, "of the first");
 	VT_CHECK_EQ(senv_close(&e), 0, "close");
 	free(rx);
+	return VT_OK;
+}
+
+/*
+ * mlx5: the send queue in 64-byte WQE basic blocks (libmlx5 44,
+ * mlx5_calc_sq_size(), mlx5_calc_send_wqe()): a WQE is 48 bytes of
+ * control and Ethernet segments and 16 per SGE (or the inline data and
+ * its 4-byte header), rounded up to 64; max_send_wr WQEs rounded up to a
+ * power of two must fit max_send_wqebb (max_qp_wr) blocks; the caps say
+ * what the queue holds. generic: max_qp_wr WRs of any SGE count.
+ */
+static int
+test_send_queue_blocks(void)
+{
+	static const struct {
+		uint32_t wr, sge, inl, tso;
+		int err;
+		uint32_t got_wr, got_inl; /* written back (mlx5) */
+	} c[] = {
+		{ SV_MAX_QP_WR, 1, 0, 0, 0, SV_MAX_QP_WR, 12 },
+		{ SV_MAX_QP_WR + 1, 1, 0, 0, EINVAL, 0, 0 },
+		{ SV_MAX_QP_WR / 2 + 1, 1, 0, 0, 0, SV_MAX_QP_WR, 12 },
+		{ SV_MAX_QP_WR, 2, 0, 0, EINVAL, 0, 0 }, /* 2 blocks */
+		{ SV_MAX_QP_WR / 2, 2, 0, 0, 0, SV_MAX_QP_WR / 2, 76 },
+		{ SV_MAX_QP_WR / 8, 16, 0, 0, 0, 1638, 268 }, /* 320 bytes */
+		{ SV_MAX_QP_WR / 4, 16, 0, 0, EINVAL, 0, 0 },
+		{ 16, 61, 0, 0, 0, 16, 972 },	/* 1024 bytes: the largest */
+		{ 16, 62, 0, 0, EINVAL, 0, 0 }, /* beyond the WQE */
+		{ 16, 1, 972, 0, 0, 16, 972 },	/* inline fills it */
+		{ 16, 1, 973, 0, EINVAL, 0, 0 },
+		{ SV_MAX_QP_WR, 1, 13, 0, EINVAL, 0, 0 }, /* 2 blocks */
+		/* TSO headers inside every WQE: 48 + 192 + 16 bytes. */
+		{ SV_MAX_QP_WR / 4, 1, 0, 192, 0, SV_MAX_QP_WR / 4, 204 },
+		{ SV_MAX_QP_WR / 4 + 1, 1, 0, 192, EINVAL, 0, 0 },
+		{ 16, 49, 0, 192, 0, 16, 972 },	  /* 1024 bytes */
+		{ 16, 50, 0, 192, EINVAL, 0, 0 }, /* beyond the WQE */
+	};
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct tdev d;
+	unsigned int i, prof;
+
+	for (prof = 0; prof < 2; prof++) {
+		bool mlx5 = prof == 1;
+
+		VT_CHECK_EQ(tdev_open(&d, mlx5 ? "mem:objsqm" : "mem:objsqg",
+				      mlx5 ? SV_PROFILE_MLX5 :
+					     SV_PROFILE_GENERIC),
+			    0, "open");
+		cq = mk_cq(&d, 16);
+		VT_CHECK(cq != NULL, "cq");
+		for (i = 0; i < RTE_DIM(c); i++) {
+			memset(&a, 0, sizeof(a));
+			a.send_cq = ibv_cq_ex_to_cq(cq);
+			a.qp_type = IBV_QPT_RAW_PACKET;
+			a.cap.max_send_wr = c[i].wr;
+			a.cap.max_send_sge = c[i].sge;
+			a.cap.max_inline_data = c[i].inl;
+			a.comp_mask = IBV_QP_INIT_ATTR_PD |
+				      IBV_QP_INIT_ATTR_CREATE_FLAGS;
+			if (c[i].tso != 0) {
+				a.comp_mask |= IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+				a.max_tso_header = c[i].tso;
+			}
+			a.pd = d.pd;
+			errno = 0;
+			qp = ibv_create_qp_ex(d.ctx, &a);
+			/* generic: within max_qp_wr, max_sge, 512 inline. */
+			if (!mlx5) {
+				bool ok = c[i].wr <= SV_MAX_QP_WR &&
+					  c[i].sge <= SV_MAX_SGE &&
+					  c[i].inl <= 512;
+
+				VT_CHECK_EQ(qp != NULL, ok, "generic %u", i);
+			} else if (c[i].err != 0) {
+				VT_CHECK(qp == NULL && errno == c[i].err,
+					 "mlx5 %u: %u WRs x %u SGEs, inline %u: "
+					 "errno %d",
+					 i, c[i].wr, c[i].sge, c[i].inl, errno);
+			} else {
+				VT_CHECK(qp != NULL, "mlx5 %u: errno %d", i,
+					 errno);
+				VT_CHECK_EQ(a.cap.max_send_wr, c[i].got_wr,
+					    "mlx5 %u: WRs it holds", i);
+				VT_CHECK_EQ(a.cap.max_inline_data, c[i].got_inl,
+					    "mlx5 %u: inline it takes", i);
+			}
+			if (qp != NULL)
+				VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+		}
+		VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "cq");
+		VT_CHECK_EQ(tdev_close(&d), 0, "close");
+	}
 	return VT_OK;
 }
 
@@ -1786,6 +1979,281 @@ test_send_ip_csum(void)
 	return VT_OK;
 }
 
+/* ---- TSO ---- */
+
+/* A send QP with room for TSO headers of hdr bytes (libmlx5's
+ * IBV_QP_INIT_ATTR_MAX_TSO_HEADER), ready. */
+static struct ibv_qp *
+mk_tso_qp(struct senv *e, uint32_t hdr, uint32_t max_sge)
+{
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp *qp;
+
+	memset(&a, 0, sizeof(a));
+	a.send_cq = ibv_cq_ex_to_cq(e->cq);
+	a.recv_cq = ibv_cq_ex_to_cq(e->cq);
+	a.qp_type = IBV_QPT_RAW_PACKET;
+	a.cap.max_send_wr = 16;
+	a.cap.max_send_sge = max_sge;
+	a.sq_sig_all = 1;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	a.pd = e->d.pd;
+	a.max_tso_header = hdr;
+	qp = ibv_create_qp_ex(e->d.ctx, &a);
+	if (qp != NULL && qp_rts(qp) != 0) {
+		sv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/* Ethernet + IPv4 + TCP headers (54 bytes) with a total length of
+ * ip_len (what a TSO header holds is the sender's guess). */
+static void
+mk_tcp4_hdr(uint8_t *f, uint16_t ip_len, uint8_t tcp_flags)
+{
+	memset(f, 0, 54);
+	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[16] = (uint8_t)(ip_len >> 8);
+	f[17] = (uint8_t)ip_len;
+	f[18] = 0x12; /* id 0x1234 */
+	f[19] = 0x34;
+	f[22] = 64;
+	f[23] = IPPROTO_TCP;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	f[34] = 0x30; /* ports 12345 -> 80 */
+	f[35] = 0x39;
+	f[37] = 80;
+	memcpy(f + 38, "\x10\x00\x00\x00", 4); /* seq 0x10000000 */
+	f[46] = 0x50;			       /* 20-byte header */
+	f[47] = tcp_flags;
+	f[48] = 0xff; /* window */
+}
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A frame's IPv4 header and TCP checksums verify. */
+static bool
+tcp4_csum_ok(const uint8_t *f, uint32_t len)
+{
+	return csum(f + 14, 20, 0) == 0xffff &&
+	       l4_verify(f, false, 14, 34, IPPROTO_TCP, len - 34) == 0xffff;
+}
+
+/*
+ * IBV_WR_TSO on a raw packet QP, as libmlx5 44 takes it and a ConnectX
+ * puts it on the wire: the header (inline in the WQE) in front of each
+ * mss-byte piece of the payload, IPv4 total length and id, TCP sequence
+ * number, flags and checksums made right per frame; the completion
+ * IBV_WC_TSO. What libmlx5 refuses at post time is refused (EINVAL), what
+ * the device cannot send completes in error.
+ */
+static int
+test_tso_send(void)
+{
+	struct ibv_device_attr_ex da;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_qp *qp;
+	struct rxbuf *rx;
+	struct wc w[4];
+	struct senv e;
+	uint8_t *hdr, *pay;
+	uint32_t i;
+
+	rx = malloc(sizeof(*rx));
+	VT_CHECK(rx != NULL, "alloc");
+	VT_CHECK_EQ(senv_open_profile(&e, "mem:objtso", 16, 1, SV_PROFILE_MLX5),
+		    0, "env");
+	memset(&da, 0, sizeof(da));
+	VT_CHECK_EQ(ibv_query_device_ex(e.d.ctx, NULL, &da), 0, "query");
+	VT_CHECK(da.tso_caps.max_tso == SV_MAX_TSO &&
+			 da.tso_caps.supported_qpts ==
+				 (1u << IBV_QPT_RAW_PACKET),
+		 "tso_caps %u %#x", da.tso_caps.max_tso,
+		 da.tso_caps.supported_qpts);
+	/* The header lives in the WQE: 48 + 1024 + 16 bytes do not fit. */
+	VT_CHECK(mk_tso_qp(&e, 1024, 1) == NULL && errno == EINVAL,
+		 "a 1024-byte TSO header");
+	qp = mk_tso_qp(&e, 192, 2);
+	VT_CHECK(qp != NULL, "TSO QP");
+	hdr = e.buf;
+	pay = e.buf + 1024;
+	mk_tcp4_hdr(hdr, 0, 0x19); /* FIN PSH ACK; total length unset */
+	for (i = 0; i < 3000; i++)
+		pay[i] = (uint8_t)(i * 7 + 1);
+	sge = (struct ibv_sge){ (uintptr_t)pay, 3000, e.mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 9;
+	wr.opcode = IBV_WR_TSO;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_IP_CSUM;
+	wr.tso.hdr = hdr;
+	wr.tso.hdr_sz = 54;
+	wr.tso.mss = 1000;
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), 0, "TSO post");
+	VT_CHECK_EQ(peer_rx(e.peer, rx), 3, "three frames of 1000 bytes");
+	for (i = 0; i < 3; i++) {
+		const uint8_t *f = rx->data[i];
+
+		VT_CHECK_EQ(rx->len[i], 54 + 1000, "frame %u length", i);
+		VT_CHECK_EQ(f[16] << 8 | f[17], 1040, "frame %u total length",
+			    i);
+		VT_CHECK_EQ(f[18] << 8 | f[19], 0x1234 + i, "frame %u IP id",
+			    i);
+		VT_CHECK_EQ(rd32(f + 38), 0x10000000u + 1000 * i,
+			    "frame %u sequence number", i);
+		VT_CHECK_EQ(f[47], i < 2 ? 0x10 : 0x19, "frame %u flags", i);
+		VT_CHECK(tcp4_csum_ok(f, rx->len[i]), "frame %u checksums", i);
+		VT_CHECK(memcmp(f + 54, pay + 1000 * i, 1000) == 0,
+			 "frame %u payload", i);
+	}
+	VT_CHECK_EQ(poll_all(e.cq, w, 4), 1, "one completion");
+	VT_CHECK(w[0].wr_id == 9 && w[0].status == IBV_WC_SUCCESS &&
+			 w[0].opcode == IBV_WC_TSO,
+		 "TSO completion %d %d", (int)w[0].status, (int)w[0].opcode);
+	/* A last piece shorter than mss, and the payload in two SGEs. */
+	sge.length = 1500;
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), 0, "TSO of 1500");
+	VT_CHECK_EQ(peer_rx(e.peer, rx), 2, "1000 + 500");
+	VT_CHECK(rx->len[0] == 1054 && rx->len[1] == 554 &&
+			 tcp4_csum_ok(rx->data[1], rx->len[1]) &&
+			 memcmp(rx->data[1] + 54, pay + 1000, 500) == 0,
+		 "the short last frame");
+	VT_CHECK_EQ(poll_all(e.cq, w, 4), 1, "completion");
+
+	/* Refused at post (set_tso_eth_seg(), the max_tso check). */
+	wr.tso.hdr_sz = 17;
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), EINVAL, "17-byte header");
+	wr.tso.hdr_sz = 193;
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), EINVAL,
+		    "header beyond max_tso_header");
+	wr.tso.hdr_sz = 54;
+	sge.length = SV_MAX_TSO + 1;
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), EINVAL, "beyond max_tso");
+	sge.length = 3000;
+	VT_CHECK_EQ(ibv_post_send(e.qp, &wr, &bad), EINVAL,
+		    "a QP without TSO headers");
+	VT_CHECK_EQ(peer_rx(e.peer, rx), 0, "nothing sent");
+	/* What the port cannot carry: frames longer than MTU + 18. */
+	wr.tso.mss = 1500;
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), 0, "post, mss 1500");
+	VT_CHECK_EQ(poll_all(e.cq, w, 4), 1, "completion");
+	VT_CHECK_EQ(w[0].status, IBV_WC_LOC_LEN_ERR, "1554-byte frames");
+	VT_CHECK_EQ(peer_rx(e.peer, rx), 0, "nothing sent");
+	VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+	VT_CHECK_EQ(senv_close(&e), 0, "close");
+
+	/* The generic profile reports no TSO: no payload is taken. */
+	VT_CHECK_EQ(senv_open(&e, "mem:objtsog", 16, 1), 0, "generic env");
+	memset(&da, 0, sizeof(da));
+	VT_CHECK_EQ(ibv_query_device_ex(e.d.ctx, NULL, &da), 0, "query");
+	VT_CHECK(da.tso_caps.max_tso == 0 && da.tso_caps.supported_qpts == 0,
+		 "no tso_caps");
+	qp = mk_tso_qp(&e, 192, 2);
+	VT_CHECK(qp != NULL, "a QP with TSO headers all the same");
+	mk_tcp4_hdr(e.buf, 0, 0x10);
+	sge = (struct ibv_sge){ (uintptr_t)e.buf + 1024, 100, e.mr->lkey };
+	wr.sg_list = &sge;
+	wr.tso.hdr = e.buf;
+	wr.tso.mss = 1000;
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), EINVAL, "no max_tso");
+	VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy");
+	VT_CHECK_EQ(senv_close(&e), 0, "close");
+	free(rx);
+	return VT_OK;
+}
+
+/*
+ * Completion timestamps (mlx5 profile): a CQ-ex with
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP stamps each completion with the
+ * device clock that ibv_query_rt_values_ex() reads (hca_core_clock kHz,
+ * raw_clock.tv_nsec as libmlx5 gives it). The generic profile has no
+ * clock: such a CQ and the clock read are EOPNOTSUPP.
+ */
+static int
+test_cq_timestamps(void)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 8,
+		.wc_flags = CQ_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+	};
+	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
+	struct ibv_device_attr_ex da;
+	struct ibv_values_ex v0, v1;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct ibv_sge sge;
+	struct rxbuf *rx;
+	struct senv e;
+	uint64_t ts;
+
+	rx = malloc(sizeof(*rx));
+	VT_CHECK(rx != NULL, "alloc");
+	VT_CHECK_EQ(senv_open_profile(&e, "mem:objts", 16, 1, SV_PROFILE_MLX5),
+		    0, "env");
+	memset(&da, 0, sizeof(da));
+	VT_CHECK_EQ(ibv_query_device_ex(e.d.ctx, NULL, &da), 0, "query");
+	VT_CHECK(da.completion_timestamp_mask == SV_TIMESTAMP_MASK &&
+			 da.hca_core_clock == SV_CORE_CLOCK_KHZ,
+		 "mask %#" PRIx64 " clock %" PRIu64,
+		 da.completion_timestamp_mask, da.hca_core_clock);
+	cq = ibv_create_cq_ex(e.d.ctx, &ca);
+	VT_CHECK(cq != NULL, "CQ with timestamps");
+	qp = mk_send_qp(&e.d, cq, 8, 1, 0, 1);
+	VT_CHECK(qp != NULL && qp_rts(qp) == 0, "QP");
+	memset(&v0, 0, sizeof(v0));
+	v0.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	v1 = v0;
+	VT_CHECK_EQ(ibv_query_rt_values_ex(e.d.ctx, &v0), 0, "clock before");
+	VT_CHECK(v0.comp_mask == IBV_VALUES_MASK_RAW_CLOCK &&
+			 v0.raw_clock.tv_sec == 0,
+		 "raw clock in tv_nsec");
+	sge = (struct ibv_sge){ (uintptr_t)e.buf, mk_udp4(e.buf, 50, 3),
+				e.mr->lkey };
+	mk_wr(&wr, &sge, 5, IBV_SEND_SIGNALED);
+	VT_CHECK_EQ(ibv_post_send(qp, &wr, &bad), 0, "send");
+	VT_CHECK_EQ(ibv_query_rt_values_ex(e.d.ctx, &v1), 0, "clock after");
+	VT_CHECK_EQ(ibv_start_poll(cq, &pa), 0, "completion");
+	ts = ibv_wc_read_completion_ts(cq);
+	ibv_end_poll(cq);
+	VT_CHECK((uint64_t)v0.raw_clock.tv_nsec <= ts &&
+			 ts <= (uint64_t)v1.raw_clock.tv_nsec,
+		 "timestamp %" PRIu64 " not within %ld..%ld", ts,
+		 v0.raw_clock.tv_nsec, v1.raw_clock.tv_nsec);
+	VT_CHECK_EQ(peer_rx(e.peer, rx), 1, "sent");
+	v0.comp_mask = 2;
+	VT_CHECK_EQ(ibv_query_rt_values_ex(e.d.ctx, &v0), EINVAL,
+		    "an unknown comp_mask bit");
+	VT_CHECK_EQ(sv_destroy_qp(qp), 0, "destroy QP");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy CQ");
+	VT_CHECK_EQ(senv_close(&e), 0, "close");
+
+	VT_CHECK_EQ(senv_open(&e, "mem:objtsg", 16, 1), 0, "generic env");
+	memset(&da, 0, sizeof(da));
+	VT_CHECK_EQ(ibv_query_device_ex(e.d.ctx, NULL, &da), 0, "query");
+	VT_CHECK(da.completion_timestamp_mask == 0 && da.hca_core_clock == 0,
+		 "no clock");
+	errno = 0;
+	VT_CHECK(ibv_create_cq_ex(e.d.ctx, &ca) == NULL && errno == EOPNOTSUPP,
+		 "timestamps without a clock");
+	v0.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	VT_CHECK_EQ(ibv_query_rt_values_ex(e.d.ctx, &v0), EOPNOTSUPP,
+		    "no clock to read");
+	VT_CHECK_EQ(senv_close(&e), 0, "close");
+	free(rx);
+	return VT_OK;
+}
+
 /* ---- counters ---- */
 
 static int
@@ -1821,6 +2289,13 @@ test_counters(void)
 	at.index = 2;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), 0,
 		    "bytes at 2");
+	/* No flow uses it: the kernel reads nothing (uverbs: EINVAL). */
+	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 0), EINVAL, "read unbound");
+	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 1u << 5), EOPNOTSUPP,
+		    "unknown read flag");
+
+	/* Bound to a flow: no more attach, no destroy; values move. */
+	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bind");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 2, 0), EINVAL,
 		    "ncounters below highest index + 1");
 	memset(v, 0xff, sizeof(v));
@@ -1829,11 +2304,6 @@ test_counters(void)
 		    0, "read");
 	VT_CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0,
 		 "cleared on creation; unused slots zero");
-	VT_CHECK_EQ(ibv_read_counters(c, v, 4, 1u << 5), EOPNOTSUPP,
-		    "unknown read flag");
-
-	/* Bound to a flow: no more attach, no destroy; values move. */
-	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bind");
 	at.counter_desc = IBV_COUNTER_PACKETS;
 	at.index = 1;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), EBUSY,
@@ -1852,12 +2322,22 @@ test_counters(void)
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), EBUSY,
 		    "one flow still bound");
 	sv_counters_unbind(sc);
-	/* Unbound: attach works again; points sharing an index add up. */
+	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), EINVAL,
+		    "the last flow gone: not readable");
+	/* Unbound: attach works again; points sharing an index add up.
+	 * Bound again, the values go on from where they were (mlx5_ib
+	 * keeps the hardware counter). */
 	at.index = 2;
 	VT_CHECK_EQ(ibv_attach_counters_point_flow(c, &at, NULL), 0,
 		    "packets at 2 as well");
+	VT_CHECK_EQ(sv_counters_bind(sc), 0, "bound again");
 	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), 0, "read");
 	VT_CHECK(v[0] == 3 && v[2] == 203, "index 2 = bytes + packets");
+	sv_counters_add(sc, 10);
+	VT_CHECK_EQ(ibv_read_counters(c, v, 3, 0), 0, "read");
+	VT_CHECK(v[0] == 4 && v[2] == 214, "counting on: %llu %llu",
+		 (unsigned long long)v[0], (unsigned long long)v[2]);
+	sv_counters_unbind(sc);
 	VT_CHECK_EQ(ibv_destroy_counters(c), 0, "destroy");
 
 	/* An object without attach points cannot be bound. */
@@ -1866,7 +2346,8 @@ test_counters(void)
 	VT_CHECK_EQ(sv_counters_bind(
 			    sv_container_of(c2, struct sv_counters, c)),
 		    EINVAL, "bind without points");
-	VT_CHECK_EQ(ibv_read_counters(c2, NULL, 0, 0), 0, "nothing to read");
+	VT_CHECK_EQ(ibv_read_counters(c2, NULL, 0, 0), EINVAL,
+		    "never bound: nothing to read");
 	VT_CHECK_EQ(ibv_destroy_counters(c2), 0, "destroy");
 	VT_CHECK_EQ(tdev_close(&d), 0, "close");
 	return VT_OK;
@@ -2624,6 +3105,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_cq),
 	VT_CASE(test_wq_create_modify),
 	VT_CASE(test_wq_deliver),
+	VT_CASE(test_wq_error_state),
 	VT_CASE(test_ind_table),
 	VT_CASE(test_hash_qp_generic),
 	VT_CASE(test_hash_qp_mlx5),
@@ -2631,7 +3113,10 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_device_opts),
 	VT_CASE(test_qp_state_machine),
 	VT_CASE(test_send_wire),
+	VT_CASE(test_tso_send),
+	VT_CASE(test_cq_timestamps),
 	VT_CASE(test_send_immediate_errors),
+	VT_CASE(test_send_queue_blocks),
 	VT_CASE(test_send_queue_full),
 	VT_CASE(test_send_local_errors),
 	VT_CASE(test_send_ip_csum),

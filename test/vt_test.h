@@ -8,7 +8,8 @@
 /*
  * Minimal unit-test harness: each test program is a list of cases; a case
  * fails on its first failed check and the program exits non-zero if any
- * case failed, 77 (meson's "skipped") if every case skipped.
+ * case failed, else 77 (meson's "skipped") if any case skipped: a program
+ * that ran only part of its cases is not reported as a pass.
  *
  *   static int test_foo(void) { VT_CHECK(1 + 1 == 2, "math"); return VT_OK; }
  *   static const struct vt_case cases[] = { VT_CASE(test_foo), { 0 } };
@@ -105,8 +106,11 @@ vt_main(int argc, char **argv, const struct vt_case *cases)
 	printf("%u passed, %u failed, %u skipped\n", pass, fail, skip);
 	if (fail)
 		return 1;
-	if (pass == 0 && skip > 0)
+	if (skip > 0) {
+		printf("skipped: %u of %u cases did not run\n", skip,
+		       pass + skip);
 		return VT_SKIP;
+	}
 	return 0;
 }
 

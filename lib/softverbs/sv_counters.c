@@ -128,6 +128,11 @@ sv_read_counters(struct ibv_counters *counters, uint64_t *values,
 	if (flags & ~(uint32_t)IBV_READ_COUNTERS_ATTR_PREFER_CACHED)
 		return EOPNOTSUPP;
 	c = sv_counters_of(counters);
+	/* The kernel reads an object only while a flow uses it (Linux 6.1,
+	 * UVERBS_METHOD_COUNTERS_READ: "if (!atomic_read(&counters->usecnt))
+	 * return -EINVAL"), on every device. */
+	if (atomic_load(&c->bound) == 0)
+		return EINVAL;
 	pthread_mutex_lock(&c->lock);
 	for (i = 0; i < c->npoints; i++)
 		if (c->points[i].index + 1 > need)
@@ -175,6 +180,12 @@ sv_counters_bind(struct sv_counters *c)
 	return rc;
 }
 
+/* The values stay: mlx5_ib makes the object's hardware counter at the
+ * first bind and frees it only with the object (Linux 6.1,
+ * mlx5_ib_flow_counters_set_data(), mlx5_ib_destroy_counters()); the last
+ * flow to go clears the attach description alone
+ * (mlx5_ib_counters_clear_description()), so a flow that binds again
+ * counts on from where they were. */
 void
 sv_counters_unbind(struct sv_counters *c)
 {

@@ -321,6 +321,12 @@ sv_cq_read_flow_tag(struct ibv_cq_ex *cqx)
 	return sv_cq_of(cqx)->cur->flow_tag;
 }
 
+static uint64_t
+sv_cq_read_completion_ts(struct ibv_cq_ex *cqx)
+{
+	return sv_cq_of(cqx)->cur->ts;
+}
+
 int
 sv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
@@ -445,6 +451,10 @@ sv_cq_new(struct ibv_context *context, uint32_t cqe, void *cq_context,
 		cq->cqx.read_cvlan = sv_cq_read_cvlan;
 	if (wc_flags & IBV_WC_EX_WITH_FLOW_TAG)
 		cq->cqx.read_flow_tag = sv_cq_read_flow_tag;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) {
+		cq->cqx.read_completion_ts = sv_cq_read_completion_ts;
+		cq->ts = true;
+	}
 	return cq;
 }
 
@@ -478,8 +488,14 @@ sv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
 		}
 		single = attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
 	}
-	/* Fields this device cannot report (create_cq(): ENOTSUP). */
-	if (attr->wc_flags & ~(uint64_t)SV_CQ_WC_FLAGS) {
+	/* Fields this device cannot report (create_cq(): ENOTSUP). libmlx5
+	 * 44 takes completion timestamps on any device
+	 * (CREATE_CQ_SUPPORTED_WC_FLAGS); the generic profile, which reports
+	 * no device clock, refuses them. */
+	if ((attr->wc_flags & ~(uint64_t)SV_CQ_WC_FLAGS &
+	     ~(uint64_t)IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) ||
+	    ((attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) &&
+	     sv_ctx(context)->dev->caps.profile != SV_PROFILE_MLX5)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

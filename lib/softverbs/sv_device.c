@@ -375,6 +375,16 @@ sv_query_device_ex(struct ibv_context *context,
 	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM |
 			    IBV_RAW_PACKET_CAP_CVLAN_STRIPPING;
 	a.phys_port_cnt_ex = 1;
+	/* What the mlx5 kernel reports (mlx5_ib_query_device(), Linux 6.1)
+	 * and libmlx5 44 passes on: TSO on raw packet QPs, completion
+	 * timestamps in the device clock. The man pages make both
+	 * optional: the generic profile has neither. */
+	if (sv_ctx(context)->dev->caps.profile == SV_PROFILE_MLX5) {
+		a.tso_caps.max_tso = SV_MAX_TSO;
+		a.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		a.completion_timestamp_mask = SV_TIMESTAMP_MASK;
+		a.hca_core_clock = SV_CORE_CLOCK_KHZ;
+	}
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	if (attr_size > sizeof(a))
 		memset((char *)attr + sizeof(a), 0, attr_size - sizeof(a));
@@ -585,6 +595,29 @@ static struct ibv_pd *
 sv_alloc_parent_domain(struct ibv_context *context,
 		       struct ibv_parent_domain_init_attr *attr);
 
+/*
+ * ibv_query_rt_values_ex(): the device clock now, in the units of
+ * completion timestamps, as libmlx5 44's mlx5_query_rt_values() reads it
+ * (raw_clock.tv_nsec holds the ticks, tv_sec 0; other comp_mask bits:
+ * EINVAL). A device without a clock (the generic profile; libmlx5 without
+ * the kernel's clock page): EOPNOTSUPP.
+ */
+static int
+sv_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values)
+{
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (sv_ctx(context)->dev->caps.profile != SV_PROFILE_MLX5) {
+		values->comp_mask = 0;
+		return EOPNOTSUPP;
+	}
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = (long)sv_clock_ticks();
+	}
+	return 0;
+}
+
 struct ibv_context *
 sv_open(struct ibv_device *device, bool devx)
 {
@@ -637,6 +670,7 @@ sv_open(struct ibv_device *device, bool devx)
 	v->context.ops.post_recv = sv_post_recv;
 	v->query_port = sv_query_port_ex;
 	v->query_device_ex = sv_query_device_ex;
+	v->query_rt_values = sv_query_rt_values;
 	v->create_cq_ex = sv_create_cq_ex;
 	v->create_wq = sv_create_wq;
 	v->modify_wq = sv_modify_wq;

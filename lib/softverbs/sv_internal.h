@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
@@ -64,6 +65,14 @@
 #define SV_MAX_QP 1024
 #define SV_MAX_QP_WR 8192
 #define SV_MAX_SGE 32
+/* mlx5 profile: TSO of up to 256 KiB (the kernel reports 1 <<
+ * max_lso_cap, 18 on ConnectX-4 and later), and a completion clock of
+ * 1 GHz (hca_core_clock in kHz, as a ConnectX-6 Dx's real-time clock):
+ * ticks are CLOCK_MONOTONIC nanoseconds. */
+#define SV_MAX_TSO (256u * 1024)
+#define SV_CORE_CLOCK_KHZ 1000000u
+/* The kernel's timestamp_mask (mlx5_ib_query_device(), Linux 6.1). */
+#define SV_TIMESTAMP_MASK 0x7fffffffffffffffull
 #define SV_MAX_CQE 65536
 #define SV_MAX_CQ 2048
 #define SV_MAX_MR 4096
@@ -315,6 +324,7 @@ struct sv_cqe {
 	unsigned int wc_flags; /* IBV_WC_IP_CSUM_OK, ... */
 	uint32_t qp_num;
 	uint16_t cvlan;
+	uint64_t ts; /* completion time (sv_clock_ticks()) */
 	/* Send completions: reading this one frees sq_retire send queue
 	 * slots of the QP owning sq_retired (NULL for receives). */
 	atomic_uint *sq_retired;
@@ -346,6 +356,7 @@ struct sv_cq {
 	atomic_uint n_sq;	 /* send QPs completing here (pump lock) */
 	atomic_int usecnt;	 /* WQs, QPs: destroy_cq -> EBUSY */
 	struct sv_pd *parent;	 /* IBV_CQ_INIT_ATTR_MASK_PD, holds a use */
+	bool ts; /* IBV_WC_EX_WITH_COMPLETION_TIMESTAMP: stamp completions */
 	uint64_t overruns;
 	/* Completion events (sv_event.c). armed: SV_CQ_ARM_* under lock;
 	 * ev_*: under the channel's lock; events_got: events handed out by
@@ -466,8 +477,12 @@ struct sv_wq {
 	uint8_t *ring;	  /* size WQEs of stride bytes */
 	uint32_t stride;  /* sizeof(struct sv_rwqe) + max_sge SGEs */
 	uint32_t size, max_sge;
-	uint32_t head;		 /* consumer (device, pump lock) */
-	uint32_t flags;		 /* IBV_WQ_FLAGS_* in effect (pump lock) */
+	uint32_t head;	/* consumer (device, pump lock) */
+	uint32_t flags; /* IBV_WQ_FLAGS_* in effect (pump lock) */
+	/* mlx5: a receive error put the WQ in error on the device, whatever
+	 * wq.state (what software set last) says; until a reset it takes
+	 * no frame and flushes what is posted (pump lock). */
+	bool dev_err;
 	bool single;		 /* posts need no lock (thread domain) */
 	struct sv_buf buf;	 /* ring and SGEs */
 	pthread_spinlock_t lock; /* posts, state changes */
@@ -483,7 +498,9 @@ struct sv_wq {
  * discards, as an RQ in RESET does; the caller counts rx_not_ready). An
  * SGE outside memory registered with local write access in the WQ's PD
  * completes with IBV_WC_LOC_PROT_ERR, a frame longer than the buffers
- * with IBV_WC_LOC_LEN_ERR. A WQ with IBV_WQ_FLAGS_CVLAN_STRIPPING receives
+ * with IBV_WC_LOC_LEN_ERR; on mlx5 either puts the WQ in error (dev_err:
+ * the WQEs posted behind it are flushed, later frames find no buffer,
+ * ENOBUFS) until it is reset. A WQ with IBV_WQ_FLAGS_CVLAN_STRIPPING receives
  * an 802.1Q-tagged frame without its tag, whose TCI ibv_wc_read_cvlan()
  * gives.
  */
@@ -527,6 +544,10 @@ struct sv_qp {
 	/* send side */
 	struct sv_cq *scq;
 	uint32_t max_send_wr, max_send_sge, max_inline;
+	/* IBV_WR_TSO: IBV_QP_INIT_ATTR_MAX_TSO_HEADER's header bytes, and
+	 * the payload bytes a WR may carry (the device's max_tso; 0: no
+	 * TSO), as libmlx5 keeps them (qp->max_tso_header, qp->max_tso). */
+	uint32_t max_tso_header, max_tso;
 	int sq_sig_all;
 	/* Send queue slots in use: sq_posted - sq_retired. Each counter has
 	 * one writer, so neither needs an atomic read-modify-write: the
@@ -546,6 +567,16 @@ sv_qp(struct ibv_qp *qp)
 
 struct ibv_qp *
 sv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
+/* The device clock (hca_core_clock ticks: nanoseconds). */
+static inline uint64_t
+sv_clock_ticks(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* True when the device offers what the bit names (SV_DEV_NO_*). */
 static inline bool
 sv_dev_has(const struct sv_device *dev, uint32_t no_bit)
@@ -688,7 +719,7 @@ struct sv_counters {
 	pthread_mutex_t lock;
 	unsigned int npoints;
 	struct sv_counter_point points[SV_MAX_COUNTER_POINTS];
-	atomic_int bound; /* flows using it: attach -> EBUSY */
+	atomic_int bound; /* flows using it: attach EBUSY, read only if > 0 */
 };
 void sv_counters_add(struct sv_counters *c, uint32_t bytes);
 /* A flow starts / stops using c (ibv_create_flow with an

@@ -27,25 +27,40 @@
 #define SV_TCP_CWR 0x80
 #define SV_IPV6_EXT_MAX 8 /* extension headers walked */
 
+/* The L3 header after the Ethernet header and up to two VLAN tags: its
+ * offset in *off, the ethertype returned; 0 for a frame too short. */
+static uint16_t
+sv_l3_locate(const uint8_t *f, uint32_t len, uint32_t *off)
+{
+	uint16_t et;
+	int i;
+
+	*off = SV_ETH_HLEN;
+	if (len < SV_ETH_HLEN)
+		return 0;
+	et = sv_rd16(f + 12);
+	for (i = 0; i < 2 && (et == SV_ETH_P_8021Q || et == SV_ETH_P_8021AD);
+	     i++) {
+		if (*off + 4 > len)
+			return 0;
+		et = sv_rd16(f + *off + 2);
+		*off += 4;
+	}
+	return et;
+}
+
 bool
 sv_l4_locate(const uint8_t *f, uint32_t len, struct sv_l4loc *loc)
 {
-	uint32_t off = SV_ETH_HLEN, end, hl;
+	uint32_t off, end, hl;
 	uint16_t et;
 	uint8_t nh;
 	int i;
 
 	memset(loc, 0, sizeof(*loc));
-	if (len < SV_ETH_HLEN)
+	et = sv_l3_locate(f, len, &off);
+	if (et == 0)
 		return false;
-	et = sv_rd16(f + 12);
-	for (i = 0; i < 2 && (et == SV_ETH_P_8021Q || et == SV_ETH_P_8021AD);
-	     i++) {
-		if (off + 4 > len)
-			return false;
-		et = sv_rd16(f + off + 2);
-		off += 4;
-	}
 	loc->l3 = off;
 	if (et == SV_ETH_P_IPV4) {
 		if (off + 20 > len || (f[off] >> 4) != 4)
@@ -141,6 +156,26 @@ sv_csum_fill(uint8_t *f, uint32_t len, bool ip_hdr)
 		return false;
 	sv_l4_fill(f, &loc);
 	return true;
+}
+
+bool
+sv_ip_len_fill(uint8_t *f, uint32_t len)
+{
+	uint32_t off;
+	uint16_t et = sv_l3_locate(f, len, &off);
+
+	if (et == SV_ETH_P_IPV4 && off + 20 <= len && (f[off] >> 4) == 4 &&
+	    len - off <= 0xffff) {
+		sv_wr16(f + off + 2, (uint16_t)(len - off));
+		sv_ipv4_hdr_fill(f + off);
+		return true;
+	}
+	if (et == SV_ETH_P_IPV6 && off + 40 <= len && (f[off] >> 4) == 6 &&
+	    len - off - 40 <= 0xffff) {
+		sv_wr16(f + off + 4, (uint16_t)(len - off - 40));
+		return true;
+	}
+	return false;
 }
 
 unsigned int

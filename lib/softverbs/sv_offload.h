@@ -40,6 +40,14 @@ bool sv_l4_locate(const uint8_t *f, uint32_t len, struct sv_l4loc *loc);
  */
 bool sv_csum_fill(uint8_t *f, uint32_t len, bool ip_hdr);
 
+/*
+ * Write the frame's length into its IPv4 total length (and the IPv4
+ * header checksum) or IPv6 payload length: a TSO header's value is the
+ * sender's guess, the device fills it in. False when the frame has no IP
+ * header after its Ethernet header and VLAN tags.
+ */
+bool sv_ip_len_fill(uint8_t *f, uint32_t len);
+
 typedef void (*sv_frame_cb)(void *arg, const uint8_t *frame, uint32_t len);
 
 /*

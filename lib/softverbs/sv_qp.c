@@ -37,10 +37,15 @@
 
 #define SV_MAX_INLINE 512
 #define SV_ETH_HLEN 14
+#define SV_MLX5_DATA_SEG 16 /* struct mlx5_wqe_data_seg */
+#define SV_ALIGN_UP(v, a) (((v) + (a)-1) / (a) * (a))
 
-#define SV_QP_COMP_MASK                                        \
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
-	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH)
+#define SV_QP_COMP_MASK                                          \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |   \
+	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH | \
+	 IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
+/* The shortest TSO header libmlx5 takes (MLX5_ETH_L2_MIN_HEADER_SIZE). */
+#define SV_TSO_HDR_MIN 18u
 #define SV_SEND_FLAGS                                               \
 	(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE | \
 	 IBV_SEND_IP_CSUM)
@@ -62,6 +67,14 @@ struct sv_sq {
 	struct sv_cqe *cqes;
 	uint8_t *scratch; /* frames that are copied */
 	size_t scratch_cap;
+	/* A post with TSO WRs: their frames (more than one per WR) in
+	 * frames_cap-sized arrays of their own, each super-frame put
+	 * together in super first. */
+	struct iovec *xiov;
+	unsigned int *xfirst;
+	unsigned int frames_cap;
+	uint8_t *super;
+	size_t super_cap;
 };
 
 static inline struct sv_sq *
@@ -226,12 +239,76 @@ sv_create_hash_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 	return &qp->qp;
 }
 
+/*
+ * libmlx5 sizes a send queue in 64-byte WQE basic blocks (rdma-core
+ * v44.0, providers/mlx5/verbs.c). A raw packet WQE is the control (16
+ * bytes) and Ethernet (32, with inline headers) segments, the room for TSO
+ * headers (IBV_QP_INIT_ATTR_MAX_TSO_HEADER, rounded up to 16 bytes), then
+ * 16 bytes per SGE; or the inline data behind a 4-byte header after the
+ * two segments, whichever is larger, rounded up to a block
+ * (mlx5_calc_send_wqe(), _sq_overhead()); more SGEs than the largest WQE
+ * holds, or a WQE beyond it (max_sq_desc_sz, the firmware's max_wqe_sz_sq,
+ * 1024 bytes on ConnectX-4 and later): EINVAL. The queue is max_send_wr WQEs
+ * rounded up to a power of two; more blocks than max_send_wqebb (1 <<
+ * log_max_qp_sz, which the kernel reports as max_qp_wr too): EINVAL
+ * (mlx5_calc_sq_size()). The caps come back with what the queue holds:
+ * wq_size / wqe_size WRs, inline data up to what a WQE leaves
+ * (create_qp()).
+ */
+#define SV_MLX5_SEND_WQE_BB 64
+#define SV_MLX5_SQ_DESC_MAX 1024 /* max_wqe_sz_sq of the modelled device */
+#define SV_MLX5_SQ_OVERHEAD (16 + 32)
+#define SV_MLX5_INL_HDR 4
+
+static uint32_t
+sv_pow2_above(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p > UINT32_MAX ? 0 : (uint32_t)p;
+}
+
+static int
+sv_mlx5_sq_size(struct ibv_qp_cap *cap, uint32_t tso_hdr)
+{
+	uint32_t size = SV_MLX5_SQ_OVERHEAD, inl = 0, wqe, wq;
+
+	if (cap->max_send_wr == 0)
+		return 0;
+	if (cap->max_inline_data != 0)
+		inl = size +
+		      SV_ALIGN_UP(SV_MLX5_INL_HDR + cap->max_inline_data, 16);
+	if (tso_hdr > SV_MLX5_SQ_DESC_MAX)
+		return EINVAL;
+	size += SV_ALIGN_UP(tso_hdr, 16);
+	if (size > SV_MLX5_SQ_DESC_MAX ||
+	    cap->max_send_sge > (SV_MLX5_SQ_DESC_MAX - size) / SV_MLX5_DATA_SEG)
+		return EINVAL;
+	size += cap->max_send_sge * SV_MLX5_DATA_SEG;
+	if (inl > size)
+		size = inl;
+	if (size > SV_MLX5_SQ_DESC_MAX)
+		return EINVAL;
+	wqe = SV_ALIGN_UP(size, SV_MLX5_SEND_WQE_BB);
+	if (cap->max_send_wr > 0x7fffffff / SV_MLX5_SQ_DESC_MAX)
+		return EINVAL;
+	wq = sv_pow2_above((uint64_t)cap->max_send_wr * wqe);
+	if (wq == 0 || wq / SV_MLX5_SEND_WQE_BB > SV_MAX_QP_WR)
+		return EINVAL;
+	cap->max_send_wr = wq / wqe;
+	cap->max_inline_data = wqe - SV_MLX5_SQ_OVERHEAD - SV_MLX5_INL_HDR;
+	return 0;
+}
+
 static struct ibv_qp *
 sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_context *context = &ctx->vctx.context;
 	struct ibv_qp_cap *cap = &attr->cap;
 	struct sv_qp *qp;
+	int rc;
 
 	if (attr->send_cq == NULL || attr->send_cq->context != context ||
 	    (attr->recv_cq != NULL && attr->recv_cq->context != context) ||
@@ -240,9 +317,22 @@ sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 		return NULL;
 	}
 	/* Beyond the device's capabilities: no receive queue in a QP. */
-	if (cap->max_send_wr > SV_MAX_QP_WR || cap->max_send_sge > SV_MAX_SGE ||
-	    cap->max_inline_data > SV_MAX_INLINE || cap->max_recv_wr != 0 ||
-	    cap->max_recv_sge != 0) {
+	if (cap->max_recv_wr != 0 || cap->max_recv_sge != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (ctx->dev->caps.profile == SV_PROFILE_MLX5) {
+		rc = sv_mlx5_sq_size(cap, (attr->comp_mask &
+					   IBV_QP_INIT_ATTR_MAX_TSO_HEADER) ?
+						  attr->max_tso_header :
+						  0);
+		if (rc != 0) {
+			errno = rc;
+			return NULL;
+		}
+	} else if (cap->max_send_wr > SV_MAX_QP_WR ||
+		   cap->max_send_sge > SV_MAX_SGE ||
+		   cap->max_inline_data > SV_MAX_INLINE) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -260,6 +350,12 @@ sv_create_send_qp(struct sv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 	qp->max_send_wr = cap->max_send_wr;
 	qp->max_send_sge = cap->max_send_sge == 0 ? 1 : cap->max_send_sge;
 	qp->max_inline = cap->max_inline_data;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
+		qp->max_tso_header = attr->max_tso_header;
+	/* libmlx5 takes max_tso from the device's tso_caps when they list
+	 * raw packet QPs (mlx5_create_qp()), else 0: no TSO payload. */
+	qp->max_tso = ctx->dev->caps.profile == SV_PROFILE_MLX5 ? SV_MAX_TSO :
+								  0;
 	qp->sq_sig_all = attr->sq_sig_all;
 	/* From now on the receive side locks the CQ against this QP's
 	 * completions: counted under the pump lock, so that no delivery
@@ -464,6 +560,9 @@ sv_destroy_qp(struct ibv_qp *ibqp)
 	if (sq->buf.p != NULL)
 		sv_buf_free(&sq->buf);
 	free(sq->scratch);
+	free(sq->xiov);
+	free(sq->xfirst);
+	free(sq->super);
 	free(sq);
 	free(qp->toeplitz);
 	free(qp);
@@ -591,6 +690,46 @@ sv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 
 /* ---- send ---- */
 
+/*
+ * IBV_WR_TSO, as libmlx5 44's mlx5_post_send() takes it: a header of
+ * SV_TSO_HDR_MIN to max_tso_header bytes (set_tso_eth_seg()), SGEs whose
+ * bytes add up to at most the QP's max_tso (0 without device TSO), EINVAL
+ * otherwise. The payload may be empty. *len: the payload's bytes.
+ */
+static int
+sv_sq_check_tso(const struct sv_qp *qp, const struct ibv_send_wr *w,
+		uint64_t *len)
+{
+	uint64_t n = 0;
+	int i;
+
+	if (w->tso.hdr == NULL || w->tso.hdr_sz < SV_TSO_HDR_MIN ||
+	    w->tso.hdr_sz > qp->max_tso_header)
+		return EINVAL;
+	if (w->num_sge < 0 || (uint32_t)w->num_sge > qp->max_send_sge ||
+	    (w->num_sge > 0 && w->sg_list == NULL))
+		return EINVAL;
+	if (w->send_flags & ~(unsigned int)SV_SEND_FLAGS)
+		return EINVAL;
+	for (i = 0; i < w->num_sge; i++)
+		n += w->sg_list[i].length;
+	if (n > qp->max_tso)
+		return EINVAL;
+	if ((w->send_flags & IBV_SEND_INLINE) && n > qp->max_inline)
+		return ENOMEM;
+	*len = n;
+	return 0;
+}
+
+/* Frames a TSO WR of payload bytes becomes (at least one). */
+static inline unsigned int
+sv_tso_frames(const struct ibv_send_wr *w, uint64_t payload)
+{
+	if (w->tso.mss == 0 || payload == 0)
+		return 1;
+	return (unsigned int)((payload + w->tso.mss - 1) / w->tso.mss);
+}
+
 /* Errors ibv_post_send() returns at once (the WR is not posted); the
  * WR's length in *len. */
 static inline int
@@ -599,7 +738,10 @@ sv_sq_check(const struct sv_qp *qp, const struct ibv_send_wr *w, uint64_t *len)
 	uint64_t n = 0;
 	int i;
 
-	/* A raw packet QP only sends (ibv_post_send(3) opcode table). */
+	/* A raw packet QP only sends (ibv_post_send(3) opcode table):
+	 * plain, or TSO. */
+	if (sv_unlikely(w->opcode == IBV_WR_TSO))
+		return sv_sq_check_tso(qp, w, len);
 	if (sv_unlikely(w->opcode != IBV_WR_SEND))
 		return EINVAL;
 	/* libmlx5 refuses a raw packet send without data. */
@@ -638,6 +780,28 @@ sv_sq_reserve(struct sv_sq *sq, size_t scratch)
 	return 0;
 }
 
+/* Every SGE of the WR in a registration of the QP's PD; the lkey is not
+ * checked for inline data (ibv_post_send(3)). */
+static inline bool
+sv_sq_lkeys_ok(const struct sv_qp *qp, const struct ibv_send_wr *w)
+{
+	int i;
+
+	if (w->send_flags & IBV_SEND_INLINE)
+		return true;
+	for (i = 0; i < w->num_sge; i++) {
+		const struct ibv_sge *s = &w->sg_list[i];
+		const struct sv_mr *mr;
+
+		if (s->length == 0)
+			continue;
+		mr = sv_mr_lookup(qp->ctx, s->lkey, s->addr, s->length);
+		if (sv_unlikely(mr == NULL || mr->prot != qp->pd))
+			return false;
+	}
+	return true;
+}
+
 /* Check the buffers of an accepted WR of total bytes and make its frame:
  * a WC status. */
 static inline enum ibv_wc_status
@@ -647,19 +811,8 @@ sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint64_t total,
 	uint8_t *p;
 	int i;
 
-	/* The lkey is not checked for inline data (ibv_post_send(3)). */
-	if (!(w->send_flags & IBV_SEND_INLINE)) {
-		for (i = 0; i < w->num_sge; i++) {
-			const struct ibv_sge *s = &w->sg_list[i];
-			const struct sv_mr *mr;
-
-			if (s->length == 0)
-				continue;
-			mr = sv_mr_lookup(qp->ctx, s->lkey, s->addr, s->length);
-			if (sv_unlikely(mr == NULL || mr->prot != qp->pd))
-				return IBV_WC_LOC_PROT_ERR;
-		}
-	}
+	if (sv_unlikely(!sv_sq_lkeys_ok(qp, w)))
+		return IBV_WC_LOC_PROT_ERR;
 	/* Longer than the port's MTU plus an Ethernet header and a VLAN
 	 * tag, or shorter than an Ethernet header. */
 	if (sv_unlikely(total < SV_ETH_HLEN || total > max_frame))
@@ -684,6 +837,107 @@ sv_sq_build(struct sv_qp *qp, const struct ibv_send_wr *w, uint64_t total,
 	return IBV_WC_SUCCESS;
 }
 
+/* Room for a post of frames frames (iov, first) whose largest TSO
+ * super-frame has super bytes (and as many again to cut it in). */
+static int
+sv_sq_reserve_tso(struct sv_sq *sq, unsigned int frames, size_t super)
+{
+	if (frames + 1 > sq->frames_cap) {
+		struct iovec *iov = realloc(sq->xiov, frames * sizeof(*iov));
+		unsigned int *first;
+
+		if (iov == NULL)
+			return ENOMEM;
+		sq->xiov = iov;
+		first = realloc(sq->xfirst, (frames + 1) * sizeof(*first));
+		if (first == NULL)
+			return ENOMEM;
+		sq->xfirst = first;
+		sq->frames_cap = frames + 1;
+	}
+	/* The super-frame and a segment being cut: at most as long. */
+	if (2 * super > sq->super_cap) {
+		uint8_t *p = realloc(sq->super, 2 * super);
+
+		if (p == NULL)
+			return ENOMEM;
+		sq->super = p;
+		sq->super_cap = 2 * super;
+	}
+	return 0;
+}
+
+/* Where the frames of a TSO WR go: one iovec each, their bytes in the
+ * post's scratch. */
+struct sv_tso_out {
+	struct sv_port *port;
+	bool egress;
+	uint8_t *scratch;
+	struct iovec *iov;
+	unsigned int *first;
+	unsigned int nfr;
+};
+
+static void
+sv_tso_emit(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct sv_tso_out *o = arg;
+
+	const uint8_t *f = o->scratch;
+	uint32_t flen = len;
+
+	memcpy(o->scratch, frame, len);
+	o->scratch += len;
+	/* An egress rewrite or encap writes the frame after it. */
+	if (!o->egress ||
+	    sv_port_egress(o->port, &f, &flen, o->scratch,
+			   sv_port_egress_room(o->port, len))) {
+		if (f == o->scratch)
+			o->scratch += flen;
+		o->first[o->nfr] = o->nfr;
+		o->iov[o->nfr].iov_base = (void *)(uintptr_t)f;
+		o->iov[o->nfr].iov_len = flen;
+		o->nfr++;
+	}
+}
+
+/*
+ * A TSO WR, as a ConnectX puts it on the wire (PRM large send offload):
+ * its header (wr->tso.hdr, copied into the WQE by libmlx5) in front of the
+ * payload its SGEs gather, cut into frames of at most mss payload bytes,
+ * each with the header's IPv4 total length and id (+1 per frame) or IPv6
+ * payload length, TCP sequence number and flags (FIN and PSH on the last,
+ * CWR on the first) made right, and its IPv4 and TCP checksums. A frame
+ * longer than the port's largest, an mss of 0 or a header that is no TCP
+ * one completes in error (IBV_WC_LOC_LEN_ERR).
+ */
+static enum ibv_wc_status
+sv_sq_build_tso(struct sv_qp *qp, struct sv_sq *sq, const struct ibv_send_wr *w,
+		uint64_t payload, uint32_t max_frame, struct sv_tso_out *o)
+{
+	uint32_t hdr = w->tso.hdr_sz, total = hdr + (uint32_t)payload;
+	uint8_t *p = sq->super;
+	int i;
+
+	if (!sv_sq_lkeys_ok(qp, w))
+		return IBV_WC_LOC_PROT_ERR;
+	if (w->tso.mss == 0 ||
+	    hdr + (payload < w->tso.mss ? payload : w->tso.mss) > max_frame)
+		return IBV_WC_LOC_LEN_ERR;
+	memcpy(p, w->tso.hdr, hdr);
+	p += hdr;
+	for (i = 0; i < w->num_sge; i++) {
+		memcpy(p, (const void *)(uintptr_t)w->sg_list[i].addr,
+		       w->sg_list[i].length);
+		p += w->sg_list[i].length;
+	}
+	if (!sv_ip_len_fill(sq->super, total) ||
+	    sv_gso_cut(sq->super, total, true, w->tso.mss, sq->super + total,
+		       total, sv_tso_emit, o) == 0)
+		return IBV_WC_LOC_LEN_ERR;
+	return IBV_WC_SUCCESS;
+}
+
 /*
  * The send queue runs inside the call: the frames of the whole WR list go
  * to the wire in one batch, and the completions it owes (signalled WRs,
@@ -699,10 +953,14 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct sv_port *port = &qp->ctx->dev->port;
 	struct ibv_send_wr *w;
 	unsigned int n = 0, nfr = 0, ncqe = 0, sent, i, outstanding;
+	unsigned int frames = 0;
 	uint32_t max_frame;
-	size_t copy = 0;
+	size_t copy = 0, super = 0;
 	uint8_t *scratch;
-	bool err, egress;
+	struct iovec *iov = sq->iov;
+	unsigned int *first = sq->first;
+	bool err, egress, tso = false;
+	uint64_t ts = 0;
 	int rc = 0;
 
 	if (sv_unlikely(qp->kind != SV_QP_RAW)) {
@@ -726,6 +984,9 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	outstanding =
 		qp->sq_posted -
 		atomic_load_explicit(&qp->sq_retired, memory_order_acquire);
+	/* Egress rules may rewrite and encap a frame: it is sent from the
+	 * scratch then, with room for the header they push. */
+	egress = !sv_port_egress_idle(port);
 	for (w = wr; w != NULL; w = w->next) {
 		uint64_t len;
 
@@ -736,25 +997,44 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			rc = ENOMEM;
 			break;
 		}
-		if (sv_unlikely(sv_wr_copies(w)) && len <= max_frame)
-			copy += len;
+		if (sv_unlikely(w->opcode == IBV_WR_TSO)) {
+			unsigned int k = sv_tso_frames(w, len);
+
+			tso = true;
+			frames += k;
+			copy += (size_t)k * w->tso.hdr_sz + len;
+			if (sv_unlikely(egress))
+				copy += (size_t)k * (w->tso.hdr_sz +
+						     sv_port_egress_room(port,
+									 0)) +
+					len;
+			if (w->tso.hdr_sz + len > super)
+				super = w->tso.hdr_sz + len;
+		} else {
+			frames++;
+			if (sv_unlikely(sv_wr_copies(w)) && len <= max_frame)
+				copy += len;
+			if (sv_unlikely(egress))
+				copy += sv_port_egress_room(port,
+							    (uint32_t)len);
+		}
 		sq->wrs[n].len = len;
 		n++;
 	}
 	if (n == 0)
 		goto out;
-	/* Egress rules may rewrite and encap a frame: it is sent from the
-	 * scratch then, with room for the header they push. */
-	egress = !sv_port_egress_idle(port);
-	if (sv_unlikely(egress))
-		for (i = 0; i < n; i++)
-			copy += sv_port_egress_room(port,
-						    (uint32_t)sq->wrs[i].len);
-	if (sv_unlikely(copy > 0) && sv_sq_reserve(sq, copy) != 0) {
+	if ((sv_unlikely(copy > 0) && sv_sq_reserve(sq, copy) != 0) ||
+	    (sv_unlikely(tso) && sv_sq_reserve_tso(sq, frames, super) != 0)) {
 		w = wr;
 		rc = ENOMEM;
 		goto out;
 	}
+	if (sv_unlikely(tso)) {
+		iov = sq->xiov;
+		first = sq->xfirst;
+	}
+	if (sv_unlikely(qp->scq->ts))
+		ts = sv_clock_ticks();
 	qp->sq_posted += n;
 
 	/* Build the frames in order, and the completions they owe:
@@ -769,7 +1049,25 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		enum ibv_wc_status st = IBV_WC_WR_FLUSH_ERR;
 		struct sv_cqe *cqe;
 
-		if (sv_likely(!err)) {
+		if (sv_unlikely(!err && w->opcode == IBV_WR_TSO)) {
+			struct sv_tso_out o = {
+				.port = port,
+				.egress = egress,
+				.scratch = scratch,
+				.iov = iov,
+				.first = first,
+				.nfr = nfr,
+			};
+
+			st = sv_sq_build_tso(qp, sq, w, total, max_frame, &o);
+			if (st == IBV_WC_SUCCESS) {
+				scratch = o.scratch;
+				nfr = o.nfr;
+			} else {
+				err = true;
+				qp->qp.state = IBV_QPS_ERR;
+			}
+		} else if (sv_likely(!err)) {
 			st = sv_sq_build(qp, w, total, max_frame, &scratch,
 					 &frame);
 			if (sv_likely(st == IBV_WC_SUCCESS)) {
@@ -781,10 +1079,10 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 								       flen))) {
 					if (frame == scratch)
 						scratch += flen;
-					sq->first[nfr] = nfr;
-					sq->iov[nfr].iov_base =
+					first[nfr] = nfr;
+					iov[nfr].iov_base =
 						(void *)(uintptr_t)frame;
-					sq->iov[nfr].iov_len = flen;
+					iov[nfr].iov_len = flen;
 					nfr++;
 				}
 			} else {
@@ -799,8 +1097,11 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		cqe = &sq->cqes[ncqe++];
 		cqe->wr_id = w->wr_id;
 		cqe->status = st;
-		cqe->opcode = IBV_WC_SEND;
+		/* libmlx5: MLX5_OPCODE_TSO completes as IBV_WC_TSO. */
+		cqe->opcode = w->opcode == IBV_WR_TSO ? IBV_WC_TSO :
+							IBV_WC_SEND;
 		cqe->byte_len = st == IBV_WC_SUCCESS ? (uint32_t)total : 0;
+		cqe->ts = ts;
 		cqe->flow_tag = 0;
 		cqe->wc_flags = 0;
 		cqe->qp_num = qp->qp.qp_num;
@@ -809,10 +1110,10 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		cqe->sq_retire = sq->pending;
 		sq->pending = 0;
 	}
-	sq->first[nfr] = nfr;
+	first[nfr] = nfr;
 	/* One kick of the wire for the whole list. */
 	if (nfr > 0) {
-		sent = sv_wire_tx(port->wire, sq->iov, sq->first, nfr);
+		sent = sv_wire_tx(port->wire, iov, first, nfr);
 		atomic_fetch_add_explicit(&port->tx_frames, sent,
 					  memory_order_relaxed);
 		if (sv_unlikely(sent < nfr))

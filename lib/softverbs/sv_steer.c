@@ -567,9 +567,14 @@ sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 	 * the key is left to clear. */
 	f->kw.w[SV_KEY_WORDS - 1] = 0;
 	sv_parse(data, len, &f->kw.key, &info);
-	/* mlx5 reports IP_CSUM_OK for IPv4 with both checksums good only. */
+	/* IP_CSUM_OK: IPv4 with both checksums good only. Every receive
+	 * queue here is a WQ, whose completions never carry it on mlx5:
+	 * libmlx5 reads the CQE's checksum bits for a QP's receive queue
+	 * alone (rdma-core v44.0, providers/mlx5/cq.c,
+	 * handle_responder_lazy(): "cur_rsc->type == MLX5_RSC_TYPE_QP"). */
 	f->wc_flags = 0;
-	if ((f->kw.key.outer.present & SV_P_IPV4) && info.l3_csum_ok &&
+	if (port->dev->caps.profile != SV_PROFILE_MLX5 &&
+	    (f->kw.key.outer.present & SV_P_IPV4) && info.l3_csum_ok &&
 	    info.l4_csum_ok)
 		f->wc_flags |= IBV_WC_IP_CSUM_OK;
 }

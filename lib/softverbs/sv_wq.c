@@ -116,7 +116,8 @@ sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		tail++;
 	}
 	__atomic_store_n(&wq->tail, tail, __ATOMIC_RELEASE);
-	if (sv_unlikely(wq->wq.state == IBV_WQS_ERR)) {
+	if (sv_unlikely(wq->wq.state == IBV_WQS_ERR ||
+			__atomic_load_n(&wq->dev_err, __ATOMIC_RELAXED))) {
 		pthread_spin_lock(&sv_wq_port(wq)->pump_lock);
 		sv_wq_flush_locked(wq);
 		pthread_spin_unlock(&sv_wq_port(wq)->pump_lock);
@@ -205,7 +206,8 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 	 * so completions come out in posting order. */
 	if (sv_unlikely(wq->wq.state != IBV_WQS_RDY))
 		return EAGAIN;
-	if (head == __atomic_load_n(&wq->tail, __ATOMIC_ACQUIRE))
+	if (head == __atomic_load_n(&wq->tail, __ATOMIC_ACQUIRE) ||
+	    sv_unlikely(wq->dev_err))
 		return ENOBUFS;
 	e = sv_wq_wqe(wq, head);
 	wr_id = e->wr_id;
@@ -227,9 +229,8 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		skip = SV_WQ_VLAN_HLEN;
 		cvlan = sv_rd16(frame + 14);
 	}
-	/* Receive errors complete the WR and leave the WQ ready: the next
-	 * buffer takes the next frame. The common case first: one buffer
-	 * of the WQ's domain, nothing left out. */
+	/* The common case first: one buffer of the WQ's domain, nothing
+	 * left out. */
 	if (sv_likely(e->num_sge == 1 && skip == 0)) {
 		const struct sv_mr *mr = sv_mr_lookup(wq->ctx, e->sge[0].lkey,
 						      e->sge[0].addr,
@@ -272,7 +273,20 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 		cqe->cvlan = cvlan;
 		cqe->sq_retired = NULL;
 		cqe->sq_retire = 0;
+		if (sv_unlikely(wq->cq->ts))
+			cqe->ts = sv_clock_ticks();
 		sv_cq_rx_commit(wq->cq);
+	}
+	/* On a ConnectX a receive error moves the RQ to error: the WQEs
+	 * behind it complete flushed and nothing more is received until
+	 * software resets it (mlx5e and DPDK's mlx5_rx_err_handle() reset
+	 * it and post again, Linux 6.1 en/health.h
+	 * cqe_syndrome_needs_recover(), DPDK 22.11 mlx5_rx.c). The man
+	 * page's device completes the WR and stays ready. */
+	if (sv_unlikely(status != IBV_WC_SUCCESS) &&
+	    wq->ctx->dev->caps.profile == SV_PROFILE_MLX5) {
+		__atomic_store_n(&wq->dev_err, true, __ATOMIC_RELAXED);
+		sv_wq_flush_locked(wq);
 	}
 	return 0;
 }
@@ -446,6 +460,15 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		rc = EINVAL;
 		goto out;
 	}
+	/* In error on the device, the RQ takes RESET (or ERR) only: the
+	 * firmware refuses a MODIFY_RQ to ready from error, which a flags
+	 * change is too (the kernel's mlx5_ib_modify_wq() asks for the
+	 * current state; a bad resource state is EINVAL). */
+	if (wq->dev_err && (!(attr->attr_mask & IBV_WQ_ATTR_STATE) ||
+			    attr->wq_state == IBV_WQS_RDY)) {
+		rc = EINVAL;
+		goto out;
+	}
 	/* Frames delivered from now on see the new flags. */
 	if (attr->attr_mask & IBV_WQ_ATTR_FLAGS)
 		wq->flags = (wq->flags & ~(attr->flags_mask & SV_WQ_FLAGS)) |
@@ -458,6 +481,7 @@ sv_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		 * completions, and the ring starts over. */
 		wq->head = 0;
 		wq->tail = 0;
+		__atomic_store_n(&wq->dev_err, false, __ATOMIC_RELAXED);
 	}
 	if (wq->wq.state == IBV_WQS_RDY && next != IBV_WQS_RDY)
 		sv_wq_port(wq)->rx_wqs_ready--;

@@ -191,11 +191,16 @@ class Ovs:
         # refuses with --no-huge ("not compatible"). The shared mempool
         # model wants 262144 mbufs per MTU, more than -m 1024 holds:
         # per-port pools instead.
-        pmd = e2e.loadable_pmd(pmd)
-        if any(c.isspace() for c in pmd):
-            # OVS splits dpdk-extra at white space.
-            pmd = e2e.loadable_pmd(pmd, copy=True)
-        extra = ["--file-prefix=" + self.prefix, "-d", pmd, "--no-huge",
+        # pmd None: no -d, the driver installed in DPDK's plugin
+        # directory is the one EAL loads.
+        load = []
+        if pmd is not None:
+            pmd = e2e.loadable_pmd(pmd)
+            if any(c.isspace() for c in pmd):
+                # OVS splits dpdk-extra at white space.
+                pmd = e2e.loadable_pmd(pmd, copy=True)
+            load = ["-d", pmd]
+        extra = ["--file-prefix=" + self.prefix, *load, "--no-huge",
                  "-m", "1024", "--legacy-mem", "--no-pci",
                  "--log-level=pmd.net.vsteer.flow:debug", *eal]
         for word in extra:

@@ -148,7 +148,7 @@ DV_ONLY = [
 def check_nothing_left(tp, what):
     e2e.check_eq(tp.flow_list(), [], "flow list after %s" % what)
     out = tp.cmd("flow dump 0 all")
-    e2e.check(not re.search(r"^flow 0x", out, re.M),
+    e2e.check(not re.search(r"^flow rule \d+ ", out, re.M),
               "a rule is left in the device after %s:\n%s", what, out)
 
 

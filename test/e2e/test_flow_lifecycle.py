@@ -126,10 +126,20 @@ def check_indirect(tp, hits, nbytes, what):
     e2e.check_eq((q["hits"], q["bytes"]), (hits, nbytes), what)
 
 
+def check_ids(tp, what):
+    """`flow dump 0 all` heads each rule with the ID `flow list 0` shows."""
+    dump = tp.cmd("flow dump 0 all")
+    dumped = sorted(int(i) for i in re.findall(r"^flow rule (\d+) ", dump,
+                                               re.M))
+    listed = sorted(r["id"] for r in tp.flow_list())
+    e2e.check_eq(dumped, listed, "rule IDs in the dump, %s" % what)
+
+
 def dump_flows(tp):
     """`flow dump 0 all`: (text, number of rte_flow rules in it)."""
     out = tp.cmd("flow dump 0 all")
-    return out, len(re.findall(r"^flow 0x[0-9a-f]+: ", out, re.M))
+    return out, len(re.findall(r"^flow rule \d+ \(handle 0x[0-9a-f]+\): ",
+                               out, re.M))
 
 
 def main(args):
@@ -150,6 +160,7 @@ def main(args):
         e2e.check("Indirect action #%d created" % HANDLE in out,
                   "indirect COUNT action: %s", out)
         ids = {cls: create(tp, cls) for cls in RULE}
+        check_ids(tp, "rules made")
         dump, n = dump_flows(tp)
         e2e.check_eq((n, dump.count("kept (port stopped)")),
                      (len(RULE), len(RULE)), "rules kept while stopped")
@@ -198,6 +209,13 @@ def main(args):
                   QUEUE_OF)
         check_count(tp, tcp80, 2 * CLASSES["tcp80"],
                     2 * traffic.bytes["tcp80"], "rule tcp80 count")
+        # testpmd gives the destroyed newest rule's ID again; so does the
+        # dump. An older one destroyed leaves a gap in both.
+        again = create(tp, "drop")
+        e2e.check_eq(again, drop, "testpmd's ID for the next rule")
+        tp.cmd("flow destroy 0 rule %d" % udp53)
+        check_ids(tp, "after destroying the newest and an older rule")
+        tp.cmd("flow destroy 0 rule %d" % again)
 
         # 4. Isolated mode, entered on the stopped port.
         tp.cmd("port stop 0")
@@ -207,6 +225,7 @@ def main(args):
         tp.cmd("port start 0")
         create(tp, "tcp80")
         create(tp, "udp53")
+        check_ids(tp, "after testpmd's flush at stop")
         dump, n = dump_flows(tp)
         e2e.check(re.search(r"flow engine (verbs|mlx5dv|auto \([^)]*\)), "
                             r"isolated", dump),

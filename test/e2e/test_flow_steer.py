@@ -168,6 +168,10 @@ def check_dump(tp, engine, ids):
         }
     for cls, _, _ in RULES:
         one = tp.cmd("flow dump 0 rule %d" % ids[cls])
+        # Headed with testpmd's own rule ID.
+        e2e.check(re.match(r"\s*flow rule %d \(handle 0x" % ids[cls], one),
+                  "flow dump 0 rule %d is not headed 'flow rule %d':\n%s",
+                  ids[cls], ids[cls], one)
         for pattern in want[cls]:
             e2e.check(re.search(pattern, one),
                       "flow dump of rule %d (%s) lacks /%s/:\n%s",

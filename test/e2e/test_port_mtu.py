@@ -4,7 +4,9 @@
 """The port's MTU is the interface's: testpmd's `port config mtu` changes
 the veth end (a 1614-byte frame the kernel dropped before comes through
 after), a value beyond the device's maximum is refused and changes
-nothing, and a jumbo MTU configured at start (--max-pkt-len) is on the
+nothing, one beyond the Rx buffers is refused naming the scatter offload
+(on a running port at once, on a stopped one at the start, which then
+leaves the interface as it was), and a jumbo MTU configured at start (--max-pkt-len) is on the
 interface once the port runs. testpmd's port info shows what the
 interface says: link speed and duplex (ethtool of the veth), the largest
 frame (max MTU 9978 + 22), the device's firmware version."""
@@ -67,6 +69,27 @@ def main(args):
             e2e.check("max MTU (9978)" in out,
                       "MTU 9979 not refused with the limit: %r" % out)
             e2e.check_eq(net.host_mtu(), 1600, "interface MTU unchanged")
+
+            # Beyond testpmd's 2048-byte mbufs: refused, saying that
+            # scatter is the way.
+            out = tp.cmd("port config mtu 0 3000")
+            e2e.check("enable the Rx scatter offload" in out,
+                      "MTU 3000 not refused naming scatter: %r" % out)
+            e2e.check_eq(net.host_mtu(), 1600, "interface MTU unchanged")
+            # Stopped, the port takes it; the start fails for the same
+            # reason and leaves the interface as it was.
+            tp.cmd("port stop 0")
+            tp.cmd("port config mtu 0 3000")
+            out = tp.cmd("port start 0")
+            e2e.check("enable the Rx scatter offload" in out and
+                      "Fail to start port 0" in out,
+                      "start at MTU 3000 did not fail naming scatter: %r"
+                      % out)
+            e2e.check_eq(net.host_mtu(), 1600,
+                         "interface MTU after the failed start")
+            tp.cmd("port config mtu 0 1600")
+            out = tp.cmd("port start 0")
+            e2e.check("Fail" not in out, "start at MTU 1600: %r" % out)
             e2e.check_eq(tp.quit(), 0, "testpmd exit status")
 
         # Jumbo frames, the MTU configured before start.

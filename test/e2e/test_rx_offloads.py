@@ -24,7 +24,8 @@ CASES = [
     ("bad UDP", "bad_udp", "IP_CKSUM_GOOD", "L4_CKSUM_BAD"),
     ("UDP without checksum", "udp0", "IP_CKSUM_GOOD", "L4_CKSUM_GOOD"),
     ("ICMP", "icmp", "IP_CKSUM_GOOD", "L4_CKSUM_UNKNOWN"),
-    ("IPv6 UDP", "v6", "IP_CKSUM_UNKNOWN", "L4_CKSUM_UNKNOWN"),
+    ("IPv6 UDP", "v6", "IP_CKSUM_UNKNOWN", "L4_CKSUM_GOOD"),
+    ("bad IPv6 TCP", "bad_tcp6", "IP_CKSUM_UNKNOWN", "L4_CKSUM_BAD"),
 ]
 
 
@@ -51,6 +52,9 @@ def csum_frame(kind, src, dst):
         pkt = eth / ip / UDP(sport=1, dport=53, chksum=0) / pay
     elif kind == "icmp":
         pkt = eth / ip / ICMP() / pay
+    elif kind == "bad_tcp6":
+        pkt = eth / IPv6(src="2001:db8::1", dst="2001:db8::2") / \
+            TCP(sport=1, dport=80, chksum=0x1234) / pay
     else:
         pkt = eth / IPv6(src="2001:db8::1", dst="2001:db8::2") / \
             UDP(sport=1, dport=53) / pay
@@ -104,7 +108,7 @@ def check_checksums(net, tp, mac):
     e2e.log("testpmd counted Bad-ipcsum %d, Bad-l4csum %d"
             % (fwd_counter(out, "Bad-ipcsum"), fwd_counter(out, "Bad-l4csum")))
     e2e.check_eq(fwd_counter(out, "Bad-ipcsum"), 1, "Bad-ipcsum")
-    e2e.check_eq(fwd_counter(out, "Bad-l4csum"), 2, "Bad-l4csum")
+    e2e.check_eq(fwd_counter(out, "Bad-l4csum"), 3, "Bad-l4csum")
 
 
 def parse_rx(text):

@@ -17,7 +17,9 @@ Python 3 standard library and scapy only. A test is a script:
         e2e.run(main)
 
 run() parses --pmd/--testpmd, skips (exit 77) without root, ip or testpmd,
-turns AssertionError into a failure with testpmd's transcript printed
+and also when a part of the test did not run (skip_part()): a test that
+ran only some of what it checks is not reported as a pass. It turns
+AssertionError into a failure with testpmd's transcript printed
 (HardError into exit 99, for the tests meson expects to fail), and always
 cleans up: network namespace, veth pair, testpmd process and its EAL
 runtime directory.
@@ -754,6 +756,27 @@ def check_eq(got, want, what):
 
 
 _failed = False
+_parts_skipped = []
+
+
+def skip_part(why):
+    """A part of the test cannot run here (the device lacks what it
+    checks): the rest goes on, and the test ends skipped (77), not
+    passed."""
+    log("part skipped: %s" % why)
+    _parts_skipped.append(why)
+
+
+def outcome():
+    """The exit status of a test whose checks all held: 0, or SKIP when
+    a part of it did not run."""
+    if _parts_skipped:
+        print("SKIP: %d part(s) did not run: %s"
+              % (len(_parts_skipped), "; ".join(_parts_skipped)),
+              flush=True)
+        return SKIP
+    print("PASS", flush=True)
+    return 0
 
 
 def failed():
@@ -799,5 +822,4 @@ def run(main, tools=("ip",), options=None, testpmd=True):
         traceback.print_exc(file=sys.stdout)
         print("FAIL: %s" % exc, flush=True)
         sys.exit(1)
-    print("PASS", flush=True)
-    sys.exit(0)
+    sys.exit(outcome())

@@ -21,8 +21,9 @@
  *                   mlx5, so that software runs behave like the NIC).
  * flow_engine=auto|verbs|dv
  *                   how rte_flow rules are made: ibv_create_flow spec
- *                   chains, or mlx5dv matchers; auto takes dv where the
- *                   device is an mlx5dv device.
+ *                   chains, or mlx5dv matchers; auto takes verbs for what
+ *                   a spec chain carries, else a matcher where the device
+ *                   is an mlx5dv device.
  * mac=<addr>        the port's initial unicast address instead of the
  *                   device's (what mac_addr_set would do after probe).
  * sv_flow_prios=<n> softverbs devices only: verbs flow priorities of the
@@ -46,6 +47,9 @@
  * drives it: queries, and probes at start-up (vsteer_probe_caps()).
  */
 
+/* dladdr(): which object another copy of the driver came from. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -59,6 +63,7 @@
 #include <rte_ether.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
+#include <bus_driver.h>
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
 
@@ -816,7 +821,8 @@ vsteer_probe_hash_qp_states(const char *name, struct vsteer_priv *priv,
  *   verbs_esp_ok      a rule with IBV_FLOW_SPEC_ESP (current mlx5 kernels
  *                     refuse it: EOPNOTSUPP);
  *   egress_ok         a rule with IBV_FLOW_ATTR_FLAGS_EGRESS;
- *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it).
+ *   hash_qp_rtr       a hash QP taken to INIT (mlx5 refuses it);
+ *   tx_*              the largest send queues (vsteer_tx_probe()).
  * Returns 0, or a negative errno when the device cannot steer at all.
  */
 static int
@@ -896,12 +902,21 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 	priv->egress_ok = vsteer_probe_rule_try(priv, sc.qp, &rule) == 0;
 	vsteer_scratch_free(priv, &sc);
 	vsteer_probe_parser(name, priv);
+	ret = vsteer_tx_probe(priv);
+	if (ret != 0) {
+		INIT_LOG(ERR, "%s: %s: no send queue of %u WRs or more: %s",
+			 name, priv->ibdev_name, VSTEER_DESC_MIN,
+			 strerror(-ret));
+		return ret;
+	}
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d, modify actions %u/%u, reformat header %u bytes",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d, send queues of %u WRs, %u with %u SGEs, TSO %u and %u, modify actions %u/%u, reformat header %u bytes",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
 		 priv->egress_ok, priv->hash_qp_rtr, priv->mpls_ok,
-		 priv->ihl_ok, priv->ihl_inner_ok, priv->max_modify_rx,
+		 priv->ihl_ok, priv->ihl_inner_ok, priv->tx_wr_max,
+		 priv->tx_wr_max_sges, priv->tx_sge_max, priv->tx_wr_max_tso,
+		 priv->tx_wr_max_tso_sges, priv->max_modify_rx,
 		 priv->max_modify_tx, priv->max_encap);
 	return 0;
 }
@@ -970,10 +985,17 @@ vsteer_priv_init(const char *name, struct vsteer_priv *priv,
 	priv->ind_tbl_max = rte_align32prevpow2(priv->ind_tbl_max);
 	priv->reta_size =
 		(uint16_t)RTE_MIN(priv->ind_tbl_max, (uint32_t)VSTEER_RETA_MAX);
-	priv->rx_csum = (priv->dev_attr.device_cap_flags_ex &
-			 IBV_DEVICE_RAW_IP_CSUM) != 0;
 	priv->tx_csum = (priv->dev_attr.raw_packet_caps &
 			 IBV_RAW_PACKET_CAP_IP_CSUM) != 0;
+	/* What libmlx5 takes for IBV_WR_TSO on a raw packet QP (max_tso
+	 * from tso_caps), and a device clock for completion timestamps, as
+	 * DPDK's mlx5 reads them (mlx5_os_capabilities_prepare()). */
+	priv->tso_ok = priv->dev_attr.tso_caps.max_tso > 0 &&
+		       (priv->dev_attr.tso_caps.supported_qpts &
+			(1u << IBV_QPT_RAW_PACKET)) != 0;
+	priv->max_tso = priv->tso_ok ? priv->dev_attr.tso_caps.max_tso : 0;
+	priv->ts_ok = priv->dev_attr.completion_timestamp_mask != 0 &&
+		      priv->dev_attr.hca_core_clock != 0;
 	priv->dv_ok = is_mlx5dv != 0;
 	priv->devx_ok = devx != 0;
 	priv->min_mtu = RTE_ETHER_MIN_MTU;
@@ -1012,6 +1034,36 @@ vsteer_ctl_lock_init(struct vsteer_priv *priv)
 	RTE_VERIFY(pthread_mutex_init(&priv->ctl_lock, &attr) == 0);
 	pthread_mutexattr_destroy(&attr);
 	priv->ctl_owner = 0;
+}
+
+void (*vsteer_ctl_unheld_hook)(const char *func);
+
+bool
+vsteer_ctl_held(struct vsteer_priv *priv)
+{
+	int ret;
+
+	if (__atomic_load_n(&priv->ctl_owner, __ATOMIC_RELAXED) != rte_gettid())
+		return false;
+	/* The owner alone would say yes to a lock that never locked the
+	 * mutex: a locked mutex refuses a try, even to its owner. */
+	ret = pthread_mutex_trylock(&priv->ctl_lock);
+	if (ret == 0) {
+		pthread_mutex_unlock(&priv->ctl_lock);
+		return false;
+	}
+	return ret == EBUSY || ret == EDEADLK;
+}
+
+void
+vsteer_ctl_unheld(const struct vsteer_priv *priv, const char *func)
+{
+	if (vsteer_ctl_unheld_hook != NULL) {
+		vsteer_ctl_unheld_hook(func);
+		return;
+	}
+	rte_panic("%s(): port %u: called without the port's control lock\n",
+		  func, priv->data != NULL ? priv->data->port_id : 0);
 }
 
 /*
@@ -1112,6 +1164,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 	snprintf(priv->ibdev_name, sizeof(priv->ibdev_name), "%s", ibdev);
 	TAILQ_INIT(&priv->rss_list);
 	TAILQ_INIT(&priv->defflows);
+	vsteer_age_init(priv);
 	/* The probes' hash QPs take the key too. */
 	memcpy(priv->rss_key, vsteer_flow_rss_key_default, VSTEER_RSS_KEY_LEN);
 	ret = vsteer_priv_init(name, priv, &a, is_mlx5dv, devx);
@@ -1162,7 +1215,7 @@ vsteer_probe(struct rte_vdev_device *vdev)
 		 name, eth_dev->data->port_id, glue->name, ibdev,
 		 priv->port_num,
 		 RTE_ETHER_ADDR_BYTES(&eth_dev->data->mac_addrs[0]),
-		 priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "dv" : "verbs");
+		 vsteer_flow_engine_desc(priv));
 	return 0;
 err:
 	if (eth_dev != NULL)
@@ -1193,14 +1246,66 @@ static struct rte_vdev_driver vsteer_vdev_driver = {
 	.remove = vsteer_remove,
 };
 
-RTE_PMD_REGISTER_VDEV(net_vsteer, vsteer_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(
-	net_vsteer, VSTEER_ARG_DEV
-	"=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT
-	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE
-	"=<auto|verbs|dv> " VSTEER_ARG_MAC
-	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX
-	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS
-	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX
-	"=<0|1> " VSTEER_ARG_SV_MODIFY "=<1-255>");
-RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, "* ib_uverbs & mlx5_core & mlx5_ib");
+#define VSTEER_DRIVER_NAME "net_vsteer"
+#define VSTEER_PARAMS                                                          \
+	VSTEER_ARG_DEV                                                         \
+	"=<mlx5_0|soft:ifname|xdp:ifname|mem:link> " VSTEER_ARG_PORT           \
+	"=<int> " VSTEER_ARG_PROFILE "=<generic|mlx5> " VSTEER_ARG_FLOW_ENGINE \
+	"=<auto|verbs|dv> " VSTEER_ARG_MAC                                     \
+	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX  \
+	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS          \
+	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX               \
+	"=<0|1> " VSTEER_ARG_SV_MODIFY "=<1-255>"
+#define VSTEER_KMOD "* ib_uverbs & mlx5_core & mlx5_ib"
+
+/*
+ * Registration, as RTE_PMD_REGISTER_VDEV() does, unless a driver of the
+ * name is registered already: another copy of this driver in the process.
+ * That happens when a driver is installed in the plugin directory, which
+ * EAL loads every time, and a build of it is loaded with -d as well (or
+ * is built into the program): EAL loads the -d objects before the plugin
+ * directory, so the copy asked for by name is the one that probes, and
+ * the other one says so and stays out of the way.
+ */
+RTE_INIT(vsteer_register)
+{
+	struct rte_vdev_driver *other = NULL;
+	struct rte_bus *bus = rte_bus_find_by_name("vdev");
+	Dl_info mine, theirs;
+	int lt;
+
+	if (bus != NULL && bus->parse != NULL &&
+	    bus->parse(VSTEER_DRIVER_NAME, &other) == 0 && other != NULL &&
+	    strcmp(other->driver.name, VSTEER_DRIVER_NAME) == 0) {
+		/* The log types may not be registered yet in this copy. */
+		lt = rte_log_register_type_and_pick_level(
+			RTE_STR(RTE_LOG_DEFAULT_LOGTYPE) ".init",
+			RTE_LOG_NOTICE);
+		if (dladdr(other, &theirs) == 0 || theirs.dli_fname == NULL)
+			theirs.dli_fname = "?";
+		if (dladdr(&vsteer_vdev_driver, &mine) == 0 ||
+		    mine.dli_fname == NULL)
+			mine.dli_fname = "?";
+		rte_log(RTE_LOG_NOTICE, lt < 0 ? RTE_LOGTYPE_PMD : (uint32_t)lt,
+			"%s: using the driver of %s; the copy in %s is not used\n",
+			VSTEER_DRIVER_NAME,
+			theirs.dli_fname[0] ? theirs.dli_fname : "the program",
+			mine.dli_fname);
+		return;
+	}
+	vsteer_vdev_driver.driver.name = VSTEER_DRIVER_NAME;
+	rte_vdev_register(&vsteer_vdev_driver);
+}
+
+RTE_PMD_EXPORT_NAME(net_vsteer, __COUNTER__);
+RTE_PMD_REGISTER_PARAM_STRING(net_vsteer, VSTEER_PARAMS);
+RTE_PMD_REGISTER_KMOD_DEP(net_vsteer, VSTEER_KMOD);
+
+/* What dpdk-pmdinfo.py reads in a driver (DPDK's build makes it with
+ * buildtools/pmdinfogen.py, which an out-of-tree driver does not have):
+ * dpdk-pmdinfo.py -p dpdk-testpmd lists the drivers of the plugin
+ * directory, this one among them once installed. */
+static const char vsteer_pmd_info[] __rte_used =
+	"PMD_INFO_STRING= {\"name\": \"" VSTEER_DRIVER_NAME
+	"\", \"params\": \"" VSTEER_PARAMS "\", \"kmod\": \"" VSTEER_KMOD
+	"\", \"pci_ids\": []}";

@@ -18,13 +18,14 @@
  *   vsteer_mr.c         mempool registration, lkey lookup
  *   vsteer_rss.c        shared RSS contexts (indirection table + hash QP)
  *   vsteer_defflow.c    default flows (promiscuous, all-multicast, MACs)
- *   vsteer_flow*.c      rte_flow ops and translators
+ *   vsteer_flow*.c      rte_flow ops and translators, flow aging
  *   vsteer_mp.c         secondary processes: the primary's answers
  *   vsteer_pool.c       indexed object pool: the flows, their handles
  *   vsteer_glue_*.c     the device tables (rdma-core, softverbs)
  */
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -67,6 +68,9 @@ extern int vsteer_logtype_tx;
 #define VSTEER_RX_MAX_SGE 16	 /* SGEs per Rx WQE with scatter */
 #define VSTEER_TX_MAX_SGE 16	 /* segments per Tx packet */
 #define VSTEER_TX_COMP_THRESH 32 /* signal every N-th WR of a burst */
+/* Headers (L2 to L4) of a TSO packet, copied into the send WQE (DPDK
+ * mlx5's MLX5_MAX_TSO_HEADER). */
+#define VSTEER_TSO_HDR_MAX 192
 #define VSTEER_DESC_MIN 16
 /* Flow table limits assumed where no DevX query says them (DPDK mlx5's
  * MLX5_ROOT_TBL_MODIFY_NUM and MLX5_ENCAP_MAX_LEN). */
@@ -143,6 +147,7 @@ struct vsteer_rxq_stats {
 	uint64_t errors;      /* error completions */
 	uint64_t nombuf;      /* dropped: no replacement mbuf */
 	uint64_t post_errors; /* WQEs the device refused */
+	uint64_t resets;      /* WQ reset after the device stopped it */
 };
 
 /* A completion read ahead of the burst (rx_queue_count, descriptor
@@ -153,8 +158,17 @@ struct vsteer_rx_cqe {
 	uint32_t wc_flags;
 	uint32_t tag;
 	uint16_t cvlan;
-	uint16_t ok; /* IBV_WC_SUCCESS */
+	uint8_t ok;   /* IBV_WC_SUCCESS */
+	uint8_t fail; /* VSTEER_RX_FAIL_*, when not ok */
+	uint64_t ts;  /* completion timestamp (Rx timestamp offload) */
 };
+
+/* What an error completion says of the queue: a frame the device could
+ * not take (counted in errors), or, after a protection or operation error
+ * or for a flushed WQE, a WQ the device stopped (vsteer_rxq_recover()). */
+#define VSTEER_RX_FAIL_FRAME 1 /* the frame is lost, the WQ may run on */
+#define VSTEER_RX_FAIL_STOP 2  /* a frame is lost and the WQ stopped */
+#define VSTEER_RX_FAIL_FLUSH 3 /* no frame: the WQ stopped earlier */
 
 /*
  * A queue used by one thread says so to the device, as verbs allows: its
@@ -195,7 +209,13 @@ struct vsteer_rxq {
 	 * then read the stripped TCI. */
 	uint32_t strip : 1;
 	uint32_t ptype : 1; /* set mbuf packet types */
-	uint32_t unposted;  /* WQEs the device refused, not posted since */
+	/* Rx timestamp offload: the completion's device clock value in the
+	 * mbuf's timestamp dynamic field, its flag in ol_flags. */
+	uint32_t ts : 1;
+	int ts_off;
+	uint64_t ts_flag;
+	uint32_t unposted; /* WQEs the device refused, not posted since */
+	uint32_t stopped;  /* the device stopped the WQ: reset it */
 	struct vsteer_rx_cqe *ahead; /* wqe_n, a ring of read-ahead CQEs */
 	uint32_t ahead_head;
 	uint32_t ahead_n;
@@ -242,6 +262,7 @@ struct vsteer_txq {
 	unsigned int socket;
 	uint64_t offloads;
 	uint32_t csum : 1;   /* IBV_SEND_IP_CSUM allowed */
+	uint32_t tso : 1;    /* TCP_TSO offload: IBV_WR_TSO */
 	uint32_t qp_err : 1; /* an error completion: QP to recover */
 	uint32_t warned : 1; /* an error was logged at WARNING */
 	uint64_t recoveries; /* QP resets after errors */
@@ -249,6 +270,36 @@ struct vsteer_txq {
 	struct vsteer_txq_stats stats;
 	struct ibv_cq_ex *cq_obj; /* while the port is started */
 	uint32_t deferred : 1;	  /* tx_deferred_start */
+};
+
+/*
+ * Flow aging (vsteer_flow_age.c): the record of a flow with an AGE action,
+ * on the port's list of flows that may age, then on its list of aged
+ * flows until the flow is destroyed.
+ */
+struct vsteer_age {
+	TAILQ_ENTRY(vsteer_age) next;
+	void *context;	  /* what rte_flow_get_aged_flows() reports */
+	void *flow;	  /* the flow the record belongs to */
+	uint64_t hits;	  /* its counter at the last check */
+	uint32_t timeout; /* seconds without a hit */
+	uint32_t idle;	  /* seconds since the last hit seen */
+	uint32_t aged : 1;
+};
+
+TAILQ_HEAD(vsteer_age_list, vsteer_age);
+
+struct vsteer_age_port {
+	struct vsteer_age_list aging; /* not aged yet, checked each second */
+	struct vsteer_age_list aged;  /* in the order they aged */
+	uint32_t n_aged;
+	uint64_t last_check_s; /* when the last check ran, in seconds */
+	/* RTE_ETH_EVENT_FLOW_AGED goes out for new aged flows when set;
+	 * cleared by the event, set again by rte_flow_get_aged_flows(), as
+	 * DPDK's mlx5 does (MLX5_AGE_TRIGGER). */
+	uint32_t trigger : 1;
+	uint32_t armed : 1;   /* the check's alarm is set */
+	uint32_t closing : 1; /* the port closes: no alarm any more */
 };
 
 /* Device-level counters (softverbs wire counters, rdma-core hw_counters). */
@@ -297,7 +348,6 @@ struct vsteer_priv {
 	/* Capabilities, from queries and probes at start-up (vsteer.c:
 	 * vsteer_probe_caps(); none from which glue is linked). */
 	uint32_t max_verbs_prio;    /* highest verbs flow priority: 7 or 15 */
-	uint32_t rx_csum : 1;	    /* IBV_DEVICE_RAW_IP_CSUM */
 	uint32_t tx_csum : 1;	    /* IBV_RAW_PACKET_CAP_IP_CSUM */
 	uint32_t tag_ok : 1;	    /* CQ-ex with IBV_WC_EX_WITH_FLOW_TAG */
 	uint32_t count_ok : 1;	    /* ibv_counters */
@@ -317,6 +367,10 @@ struct vsteer_priv {
 	uint16_t max_modify_rx;
 	uint16_t max_modify_tx;
 	uint16_t max_encap;
+	/* tso_caps list raw packet QPs (max_tso payload bytes per WR). */
+	uint32_t tso_ok : 1;
+	/* completion timestamps: a timestamp mask and a clock frequency. */
+	uint32_t ts_ok : 1;
 	/* Hash QPs go INIT -> RTR before use (mlx4); 0: the provider
 	 * refuses any modify of one and it works as created (mlx5). */
 	uint32_t hash_qp_rtr : 1;
@@ -331,6 +385,16 @@ struct vsteer_priv {
 	uint16_t max_mtu;
 	uint32_t max_sge;
 	uint32_t max_wr;
+	/* Send queues (vsteer_tx_probe()): the largest ring of one SGE per
+	 * WR, the most SGEs a multi-segment queue gets and its largest
+	 * ring, and the largest rings with room for TSO headers, as the
+	 * device took them (powers of two). */
+	uint32_t tx_wr_max;
+	uint32_t tx_sge_max;
+	uint32_t tx_wr_max_sges;
+	uint32_t tx_wr_max_tso;
+	uint32_t tx_wr_max_tso_sges;
+	uint32_t max_tso;
 	uint32_t ind_tbl_max;	   /* entries of an indirection table */
 	uint64_t rss_hf_supported; /* RTE_ETH_RSS_* */
 	uint64_t rss_hf;	   /* port RSS types, 0: no hashing */
@@ -355,6 +419,7 @@ struct vsteer_priv {
 	struct vsteer_port_counters cnt_base; /* at the last stats reset */
 	/* For the flow ops (vsteer_flow.c): its own state hangs here. */
 	void *flow_priv;
+	struct vsteer_age_port age; /* flows with an AGE action */
 	/* Interrupts (vsteer_intr.c), from probes: completion channels for
 	 * Rx interrupts, the context's async fd for link changes. */
 	uint32_t rxq_intr_ok : 1;
@@ -387,11 +452,22 @@ vsteer_ctl_unlock(struct vsteer_priv *priv)
 	RTE_VERIFY(pthread_mutex_unlock(&priv->ctl_lock) == 0);
 }
 
-/* The helpers that walk the lists check that their caller holds the
- * lock: a path that forgets it fails every test that takes it. */
-#define VSTEER_CTL_HELD(priv)                                               \
-	RTE_VERIFY(__atomic_load_n(&(priv)->ctl_owner, __ATOMIC_RELAXED) == \
-		   rte_gettid())
+/*
+ * The helpers that walk the lists check that their caller holds the
+ * lock, the mutex itself and not only the owner the lock functions note:
+ * a path that forgets it, or a lock that does not lock, stops the process
+ * with the helper's name (vsteer_ctl_unheld()) in every test that takes
+ * it. Tests may set vsteer_ctl_unheld_hook to be told instead.
+ */
+bool vsteer_ctl_held(struct vsteer_priv *priv);
+void vsteer_ctl_unheld(const struct vsteer_priv *priv, const char *func);
+extern void (*vsteer_ctl_unheld_hook)(const char *func);
+
+#define VSTEER_CTL_HELD(priv)                                \
+	do {                                                 \
+		if (unlikely(!vsteer_ctl_held(priv)))        \
+			vsteer_ctl_unheld((priv), __func__); \
+	} while (0)
 
 /* softverbs device model: the devargs of soft: and mem: devices. */
 struct vsteer_soft_opts {
@@ -443,6 +519,10 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      struct rte_mempool *mp);
 void vsteer_rx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
 int vsteer_rxq_start(struct vsteer_rxq *rxq);
+/* After an error completion that stopped the WQ (a ConnectX moves it to
+ * error): drop what the CQ still holds, WQ to RESET then RDY, every WQE
+ * posted again with the buffers it has. From the queue's burst. */
+int vsteer_rxq_recover(struct vsteer_rxq *rxq);
 void vsteer_rxq_stop(struct vsteer_rxq *rxq);
 /* VLAN stripping on or off; applied to the WQ when the queue runs. */
 int vsteer_rxq_vlan_strip(struct vsteer_rxq *rxq, int on);
@@ -470,6 +550,9 @@ int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf);
 void vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx);
+/* At probe: the send queues the device takes (priv->tx_*); 0 or a
+ * negative errno when it takes none. */
+int vsteer_tx_probe(struct vsteer_priv *priv);
 int vsteer_txq_start(struct vsteer_txq *txq);
 void vsteer_txq_stop(struct vsteer_txq *txq);
 /* Reset a QP that failed a WR and bring it back to RTS: the WRs it still
@@ -609,6 +692,38 @@ extern const struct rte_flow_ops vsteer_flow_ops_secondary;
 int vsteer_flow_start(struct rte_eth_dev *dev);
 void vsteer_flow_stop(struct rte_eth_dev *dev);
 void vsteer_flow_close(struct rte_eth_dev *dev);
+/* How rules are made, in the words of the probe log and the dump: "auto
+ * (verbs, else mlx5dv)", "auto (verbs)", "verbs" or "mlx5dv". */
+const char *vsteer_flow_engine_desc(const struct vsteer_priv *priv);
+
+/*
+ * vsteer_flow_age.c: flow aging, as DPDK's mlx5 ages its root table's
+ * rules: each flow with an AGE action has a counter, read every second
+ * (an EAL alarm, under the port's control lock); a flow whose counter did
+ * not move for more than its timeout is aged, reported by
+ * rte_flow_get_aged_flows() and announced with RTE_ETH_EVENT_FLOW_AGED.
+ * The flow code gives the counter: vsteer_flow_age_hits() reads it, or
+ * says it cannot (the flow is not on the device: nothing hits it).
+ */
+void vsteer_age_init(struct vsteer_priv *priv);
+/* A new flow's record (on the aging list; the alarm set). */
+void vsteer_age_add(struct rte_eth_dev *dev, struct vsteer_age *a,
+		    uint32_t timeout, void *context, void *flow);
+/* The flow goes: off its list. */
+void vsteer_age_del(struct vsteer_priv *priv, struct vsteer_age *a);
+/* rte_flow_get_aged_flows(): how many are aged, the first n contexts
+ * into contexts when n > 0. */
+int vsteer_age_get(struct vsteer_priv *priv, void **contexts, uint32_t n);
+void vsteer_age_query(const struct vsteer_age *a, struct rte_flow_query_age *q);
+/* At close, without the control lock (the alarm takes it): no check
+ * runs or will run. */
+void vsteer_age_stop(struct rte_eth_dev *dev);
+/* One check, as the alarm runs it (the lock held); returns whether a flow
+ * aged. */
+bool vsteer_age_check(struct rte_eth_dev *dev, uint64_t now_s);
+/* vsteer_flow.c: the raw hits of the flow's counter; false when it is not
+ * on the device or the read failed. */
+bool vsteer_flow_age_hits(struct rte_eth_dev *dev, void *flow, uint64_t *hits);
 
 /*
  * vsteer_mp.c: what a secondary process asks the primary (rte_mp IPC).

@@ -118,12 +118,17 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->max_mtu = priv->max_mtu;
 	info->max_mac_addrs = VSTEER_MAX_MAC;
 	info->max_vfs = 0;
-	/* Per queue: its buffers, checksum flags, its WQ's stripping. */
-	info->rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
-	if (priv->rx_csum)
-		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
+	/* Per queue: its buffers, checksum flags, its WQ's stripping. The
+	 * checksum verdicts are the burst's (vsteer_rxtx.c): from the
+	 * completion where the device vouches for a frame, which a ConnectX
+	 * never does on a work queue, else checked in software; so they do
+	 * not depend on IBV_DEVICE_RAW_IP_CSUM, which speaks of QPs. */
+	info->rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER |
+				      RTE_ETH_RX_OFFLOAD_CHECKSUM;
 	if (priv->vlan_strip_ok)
 		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+	if (priv->ts_ok)
+		info->rx_queue_offload_capa |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	/* Per port: the default flows filter VLANs. */
 	info->rx_offload_capa = info->rx_queue_offload_capa |
 				RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
@@ -132,6 +137,10 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 					 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
 					 RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+	/* TSO segments get their checksums from the device (libmlx5 sets
+	 * the checksum flags with IBV_SEND_IP_CSUM): with checksums only. */
+	if (priv->tso_ok && priv->tx_csum)
+		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	info->tx_queue_offload_capa = info->tx_offload_capa;
 	info->flow_type_rss_offloads = priv->rss_hf_supported;
 	info->hash_key_size = VSTEER_RSS_KEY_LEN;
@@ -143,8 +152,10 @@ vsteer_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_desc_lim.nb_seg_max =
 		(uint16_t)RTE_MIN(priv->max_sge, (uint32_t)VSTEER_RX_MAX_SGE);
 	info->rx_desc_lim.nb_mtu_seg_max = info->rx_desc_lim.nb_seg_max;
-	info->tx_desc_lim.nb_seg_max =
-		(uint16_t)RTE_MIN(priv->max_sge, (uint32_t)VSTEER_TX_MAX_SGE);
+	/* What the device's send queues took at probe: every count up to
+	 * nb_max makes a queue (a multi-segment one may hold fewer). */
+	info->tx_desc_lim.nb_max = (uint16_t)priv->tx_wr_max;
+	info->tx_desc_lim.nb_seg_max = (uint16_t)priv->tx_sge_max;
 	info->tx_desc_lim.nb_mtu_seg_max = info->tx_desc_lim.nb_seg_max;
 	info->default_rxportconf.ring_size = 512;
 	info->default_txportconf.ring_size = 512;
@@ -272,15 +283,20 @@ vsteer_txq_mtu(struct rte_eth_dev *dev, uint16_t mtu)
  * Set the device's MTU (the interface's, for softverbs on one, or the
  * RDMA port's netdev) when it differs from mtu. at_start: a device whose
  * MTU cannot be read (an RDMA port without a netdev found) is left as it
- * is, with a warning; an explicit MTU change is refused instead.
+ * is, with a warning; an explicit MTU change is refused instead. *prev,
+ * when not NULL, gets the MTU the device had, or 0 when it was not
+ * changed.
  */
 static int
-vsteer_mtu_apply(struct rte_eth_dev *dev, uint16_t mtu, bool at_start)
+vsteer_mtu_apply(struct rte_eth_dev *dev, uint16_t mtu, bool at_start,
+		 unsigned int *prev)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	unsigned int cur = 0, max = 0;
 	int ret;
 
+	if (prev != NULL)
+		*prev = 0;
 	ret = priv->glue->port_mtu(priv->ctx, priv->port_num, &cur, &max);
 	if (ret != 0 && at_start) {
 		DRV_LOG(WARNING, "port %u: MTU of %s unknown (%s), not set",
@@ -298,9 +314,27 @@ vsteer_mtu_apply(struct rte_eth_dev *dev, uint16_t mtu, bool at_start)
 					"");
 			return -ret;
 		}
+		if (prev != NULL && ret == 0)
+			*prev = cur;
 	}
 	vsteer_txq_mtu(dev, mtu);
 	return 0;
+}
+
+/* A start that failed gives the device back the MTU it had before. */
+static void
+vsteer_mtu_restore(struct rte_eth_dev *dev, unsigned int prev)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	if (prev == 0)
+		return;
+	ret = priv->glue->port_set_mtu(priv->ctx, priv->port_num, prev);
+	if (ret != 0)
+		DRV_LOG(ERR, "port %u: start failed; MTU %u back on %s: %s",
+			dev->data->port_id, prev, priv->ibdev_name,
+			strerror(ret));
 }
 
 void
@@ -389,6 +423,9 @@ vsteer_dev_stop_op(struct rte_eth_dev *dev)
  * running port refuses such an MTU, a stopped one takes it and refuses to
  * start until the queues are set up again (what Open vSwitch does after
  * an MTU change: configure, MTU, queues with the new mempool, start).
+ * The message says how: a queue without the scatter offload needs it (or
+ * mbufs that hold the frame), one with it only a new setup, which sizes
+ * its WQEs for the MTU.
  */
 static int
 vsteer_rxq_fit_mtu(struct rte_eth_dev *dev, uint16_t mtu)
@@ -399,13 +436,21 @@ vsteer_rxq_fit_mtu(struct rte_eth_dev *dev, uint16_t mtu)
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		const struct vsteer_rxq *rxq = dev->data->rx_queues[i];
 
-		if (rxq != NULL && frame > rxq->sges_n * rxq->seg_room) {
+		if (rxq == NULL || frame <= rxq->sges_n * rxq->seg_room)
+			continue;
+		if (rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER)
 			DRV_LOG(ERR,
-				"port %u: MTU %u: Rx queue %u takes %u-byte frames; set it up again",
+				"port %u: MTU %u: Rx queue %u takes %u-byte frames, %u needed: set the queue up again (with scatter, it then takes them)",
 				dev->data->port_id, mtu, i,
-				rxq->sges_n * rxq->seg_room);
-			return -EINVAL;
-		}
+				rxq->sges_n * rxq->seg_room, frame);
+		else
+			DRV_LOG(ERR,
+				"port %u: MTU %u: Rx queue %u takes %u-byte frames (one %u-byte mbuf each), %u needed: enable the Rx scatter offload (testpmd: port config %u rx_offload scatter on) or give the queue mbufs of %u bytes, then set it up again",
+				dev->data->port_id, mtu, i,
+				rxq->sges_n * rxq->seg_room, rxq->seg_room,
+				frame, dev->data->port_id,
+				frame + RTE_PKTMBUF_HEADROOM);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -414,6 +459,7 @@ static int
 vsteer_dev_start(struct rte_eth_dev *dev)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	unsigned int prev_mtu = 0;
 	uint16_t i;
 	int ret;
 
@@ -435,11 +481,11 @@ vsteer_dev_start(struct rte_eth_dev *dev)
 		}
 	}
 	/* The configured MTU, on the device as on a NIC: the queues are
-	 * sized for it. */
+	 * sized for it. A start that fails puts the device's back. */
 	ret = vsteer_rxq_fit_mtu(dev, dev->data->mtu);
 	if (ret != 0)
 		return ret;
-	ret = vsteer_mtu_apply(dev, dev->data->mtu, true);
+	ret = vsteer_mtu_apply(dev, dev->data->mtu, true, &prev_mtu);
 	if (ret != 0)
 		return ret;
 	/* Deferred queues get their objects, and wait for queue start. */
@@ -480,9 +526,11 @@ vsteer_dev_start(struct rte_eth_dev *dev)
 	return 0;
 err_flows:
 	vsteer_dev_teardown(dev);
+	vsteer_mtu_restore(dev, prev_mtu);
 	return ret;
 err:
 	vsteer_dev_stop_queues(dev);
+	vsteer_mtu_restore(dev, prev_mtu);
 	return ret;
 }
 
@@ -512,6 +560,8 @@ vsteer_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	/* No secondary asks the device anything from here on. */
 	vsteer_mp_port_close(dev);
+	/* No aging check either; it takes the lock, so not under it. */
+	vsteer_age_stop(dev);
 	vsteer_ctl_lock(priv);
 	vsteer_dev_stop(dev);
 	vsteer_intr_fini(dev);
@@ -746,6 +796,7 @@ vsteer_rxq_stats_add(struct vsteer_rxq_stats *to,
 	to->errors += st->errors;
 	to->nombuf += st->nombuf;
 	to->post_errors += st->post_errors;
+	to->resets += st->resets;
 }
 
 static void
@@ -978,7 +1029,7 @@ static const struct {
 	  offsetof(struct vsteer_port_counters, rx_gso_split) },
 };
 
-#define VSTEER_RXQ_XSTATS 2
+#define VSTEER_RXQ_XSTATS 3
 #define VSTEER_TXQ_XSTATS 3
 
 static unsigned int
@@ -1005,6 +1056,8 @@ vsteer_xstats_get_names(struct rte_eth_dev *dev,
 			 "rx_q%u_mbuf_allocation_errors", i);
 		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
 			 "rx_q%u_repost_errors", i);
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			 "rx_q%u_work_queue_resets", i);
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
 		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
@@ -1044,6 +1097,9 @@ vsteer_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		k++;
 		xs[k].id = k;
 		xs[k].value = st != NULL ? st->post_errors : 0;
+		k++;
+		xs[k].id = k;
+		xs[k].value = st != NULL ? st->resets : 0;
 		k++;
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
@@ -1114,6 +1170,24 @@ vsteer_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
 	return 0;
 }
 
+/*
+ * The first size entries of the table, size up to the port's reta_size,
+ * as DPDK's mlx5 takes it: `show port 0 rss reta 4 (0xf)` asks for 4
+ * entries, and an update of the first n entries leaves the others.
+ */
+static int
+vsteer_reta_size_check(struct rte_eth_dev *dev, uint16_t size)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+
+	if (size == 0 || size > priv->reta_size) {
+		DRV_LOG(ERR, "port %u: RETA of %u entries: the port has %u",
+			dev->data->port_id, size, priv->reta_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 vsteer_reta_update(struct rte_eth_dev *dev,
 		   struct rte_eth_rss_reta_entry64 *reta_conf, uint16_t size)
@@ -1123,11 +1197,9 @@ vsteer_reta_update(struct rte_eth_dev *dev,
 	uint16_t i;
 	int ret;
 
-	if (size != priv->reta_size) {
-		DRV_LOG(ERR, "port %u: RETA of %u entries, the port has %u",
-			dev->data->port_id, size, priv->reta_size);
-		return -EINVAL;
-	}
+	ret = vsteer_reta_size_check(dev, size);
+	if (ret != 0)
+		return ret;
 	for (i = 0; i < size; i++) {
 		const struct rte_eth_rss_reta_entry64 *g =
 			&reta_conf[i / RTE_ETH_RETA_GROUP_SIZE];
@@ -1166,9 +1238,11 @@ vsteer_reta_query(struct rte_eth_dev *dev,
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	uint16_t i;
+	int ret;
 
-	if (size != priv->reta_size)
-		return -EINVAL;
+	ret = vsteer_reta_size_check(dev, size);
+	if (ret != 0)
+		return ret;
 	for (i = 0; i < size; i++) {
 		struct rte_eth_rss_reta_entry64 *g =
 			&reta_conf[i / RTE_ETH_RETA_GROUP_SIZE];
@@ -1192,13 +1266,23 @@ vsteer_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 			dev->data->port_id, mtu, priv->min_mtu, priv->max_mtu);
 		return -EINVAL;
 	}
-	if (priv->started) {
-		ret = vsteer_rxq_fit_mtu(dev, mtu);
-		if (ret != 0)
-			return ret;
+	/* A running port's device takes it at once; a stopped port's at the
+	 * next start, as a NIC is programmed, so that a start that fails
+	 * (Rx queues not set up for it) leaves the device as it was. A
+	 * device whose MTU is out of reach (an RDMA port without a netdev)
+	 * refuses it now, with the reason. */
+	if (!priv->started) {
+		unsigned int cur, max;
+
+		if (priv->glue->port_mtu(priv->ctx, priv->port_num, &cur,
+					 &max) == 0)
+			return 0;
+		return vsteer_mtu_apply(dev, mtu, false, NULL);
 	}
-	/* Applied at once, started or not: the device is the port. */
-	return vsteer_mtu_apply(dev, mtu, false);
+	ret = vsteer_rxq_fit_mtu(dev, mtu);
+	if (ret != 0)
+		return ret;
+	return vsteer_mtu_apply(dev, mtu, false, NULL);
 }
 
 /* Serialized with start, which applies the configured MTU. */
@@ -1275,6 +1359,32 @@ vsteer_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
 		if (rxq != NULL)
 			rxq->ptype = !priv->ptypes_off;
 	}
+	return 0;
+}
+
+/*
+ * The device clock, in the units of Rx timestamps (ticks of
+ * hca_core_clock kHz), as DPDK's mlx5 reads it (mlx5_read_clock()):
+ * ibv_query_rt_values_ex(), the raw clock in raw_clock.tv_nsec.
+ */
+static int
+vsteer_read_clock(struct rte_eth_dev *dev, uint64_t *clock)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct ibv_values_ex values;
+	int ret;
+
+	if (!priv->ts_ok)
+		return -ENOTSUP;
+	memset(&values, 0, sizeof(values));
+	values.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	ret = ibv_query_rt_values_ex(priv->ctx, &values);
+	if (ret != 0)
+		return -ret;
+	if (!(values.comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
+		return -ENOTSUP;
+	*clock = (uint64_t)values.raw_clock.tv_sec * 1000000000u +
+		 (uint64_t)values.raw_clock.tv_nsec;
 	return 0;
 }
 
@@ -1549,6 +1659,7 @@ const struct eth_dev_ops vsteer_dev_ops = {
 	.rx_burst_mode_get = vsteer_rx_burst_mode_get,
 	.tx_burst_mode_get = vsteer_tx_burst_mode_get,
 	.fw_version_get = vsteer_fw_version_get,
+	.read_clock = vsteer_read_clock,
 	.dev_supported_ptypes_get = vsteer_dev_supported_ptypes_get,
 	.dev_ptypes_set = vsteer_dev_ptypes_set,
 	.vlan_filter_set = vsteer_vlan_filter_set,

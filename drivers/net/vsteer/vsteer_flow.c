@@ -65,19 +65,42 @@
 /* A counter: a verbs ibv_counters object and/or a DevX flow counter. A
  * flow's own counter has one of them; an indirect COUNT action gets each
  * kind the first time a flow of that engine uses it, and reports the sum.
- * Hardware counters only grow: reset is a stored base. */
+ * Hardware counters only grow: reset is a stored base.
+ *
+ * The kernel reads an ibv_counters object only while a rule uses it
+ * (EINVAL otherwise): the last verbs rule to let it go (port stop, a rule
+ * kept but no longer applied, the last user of an indirect COUNT
+ * destroyed) leaves its totals in cs_hits / cs_bytes, which a query
+ * answers until a rule binds it again; the device's values go on from
+ * there (mlx5_ib keeps the hardware counter while the object lives). A
+ * DevX counter is a firmware object of its own, readable at any time. */
 struct vsteer_count {
 	struct ibv_counters *cs;
 	struct mlx5dv_devx_obj *devx;
 	uint32_t devx_id;
+	uint32_t cs_users; /* applied verbs rules bound to cs */
+	uint64_t cs_hits;
+	uint64_t cs_bytes;
 	uint64_t base_hits;
 	uint64_t base_bytes;
 };
 
+enum vsteer_handle_kind {
+	VSTEER_HANDLE_COUNT = 0,
+	VSTEER_HANDLE_RSS,
+};
+
+/*
+ * An indirect action: a COUNT shared by its flows, or an RSS action whose
+ * destination (queues, key, types) its flows share, and which
+ * rte_flow_action_handle_update() changes under them.
+ */
 struct rte_flow_action_handle {
 	TAILQ_ENTRY(rte_flow_action_handle) next;
 	uint32_t refcnt; /* flows using it */
+	uint8_t kind;	 /* enum vsteer_handle_kind */
 	struct vsteer_count cnt;
+	struct vsteer_dest *dest; /* RSS */
 };
 
 /*
@@ -92,6 +115,9 @@ struct rte_flow_action_handle {
 struct vsteer_dest {
 	TAILQ_ENTRY(vsteer_dest) next;
 	uint32_t refcnt;
+	/* An indirect RSS action's: never shared with other flows, and
+	 * room for RTE_MAX_QUEUES_PER_PORT queues (an update may grow it). */
+	struct rte_flow_action_handle *owner;
 	uint32_t flags;	    /* VSTEER_RSS_* */
 	uint64_t rss_types; /* for the dump */
 	uint32_t rss_level;
@@ -147,6 +173,9 @@ struct vsteer_frule {
 	uint16_t off;	    /* its bytes in the flow's data */
 	uint16_t size;	    /* verbs: attr + specs; dv: value sections */
 	uint16_t count_off; /* verbs: the COUNT spec, 0 when none */
+	/* The headers it matches (L3 family, L4 protocol): an indirect RSS
+	 * update works out its new hash fields from them. */
+	uint8_t fam, l4p;
 };
 
 /*
@@ -156,7 +185,8 @@ struct vsteer_frule {
  * shared destination and counter, and a body of
  *
  *	rules[n_rules]	(struct vsteer_frule)
- *	the own counter	(struct vsteer_count, with COUNT)
+ *	the own counter	(struct vsteer_count, with COUNT or AGE)
+ *	the age record	(struct vsteer_age, with AGE)
  *	flow actions	(n_ed struct vsteer_edobj *, matcher rules)
  *	the rules' bytes	(verbs attr + specs, matcher value sections)
  *
@@ -181,6 +211,11 @@ struct vsteer_flow {
 	uint8_t ext : 1;	/* the body is a block of its own */
 	uint8_t n_ed : 2;	/* flow actions (struct vsteer_edobj) */
 	uint8_t ed_applied : 1; /* ... made on the device for it */
+	uint8_t aging : 1;	/* an AGE action: the body has its record */
+	/* The number the dump heads it with: the newest live flow's + 1, or
+	 * 0, which is how testpmd numbers its rules (port_flow_create()),
+	 * so that "flow dump 0 rule 3" prints "flow rule 3". */
+	uint32_t id;
 	union {
 		uint64_t align;
 		uint8_t *block;	  /* ext */
@@ -219,8 +254,12 @@ struct vsteer_flow_priv {
 	struct vsteer_tmpl_list tmpls;
 	struct vsteer_edobj_list edobjs;
 	struct vsteer_sink sink;
-	/* Translation scratch, used under the port's control lock. */
+	/* Translation scratch, used under the port's control lock: the
+	 * plan, and the actions with an indirect RSS as the RSS it is. */
 	struct vsteer_flow_plan plan;
+	struct rte_flow_action acts[VSTEER_MAX_ACTIONS];
+	struct rte_flow_action_rss rss_conf;
+	struct rte_flow_action_handle *rss_handle;
 	struct vsteer_dv_match base;
 	struct vsteer_dv_match match;
 };
@@ -388,6 +427,46 @@ vsteer_count_release(struct vsteer_priv *priv, struct vsteer_count *c)
 	}
 }
 
+/* The verbs object's totals: read from the device while a rule uses it,
+ * else those kept when the last one let go. 0 or a positive errno. */
+static int
+vsteer_count_verbs_read(const struct vsteer_count *c, uint64_t *hits,
+			uint64_t *bytes)
+{
+	uint64_t v[2] = { 0, 0 };
+	int ret;
+
+	if (c->cs_users == 0) {
+		*hits = c->cs_hits;
+		*bytes = c->cs_bytes;
+		return 0;
+	}
+	ret = ibv_read_counters(c->cs, v, RTE_DIM(v),
+				IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
+	if (ret != 0)
+		return ret;
+	*hits = v[VSTEER_CNT_PACKETS];
+	*bytes = v[VSTEER_CNT_BYTES];
+	return 0;
+}
+
+/* A verbs rule that binds the counters is about to go. */
+static void
+vsteer_count_verbs_unbinding(struct vsteer_count *c)
+{
+	int ret;
+
+	/* The last one: keep what the device will no longer answer. */
+	if (c->cs_users == 1) {
+		ret = vsteer_count_verbs_read(c, &c->cs_hits, &c->cs_bytes);
+		if (ret != 0)
+			FLOW_LOG(ERR,
+				 "ibv_read_counters before the last rule goes: %s (the counter keeps its earlier values)",
+				 strerror(ret));
+	}
+	c->cs_users--;
+}
+
 /* Raw totals of both kinds. Returns 0 or a positive errno, naming the
  * failing call in *what. */
 static int
@@ -397,17 +476,12 @@ vsteer_count_read(struct vsteer_priv *priv, const struct vsteer_count *c,
 	*hits = 0;
 	*bytes = 0;
 	if (c->cs != NULL) {
-		uint64_t v[2] = { 0, 0 };
-		int ret =
-			ibv_read_counters(c->cs, v, RTE_DIM(v),
-					  IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
+		int ret = vsteer_count_verbs_read(c, hits, bytes);
 
 		if (ret != 0) {
 			*what = "ibv_read_counters";
 			return ret;
 		}
-		*hits += v[VSTEER_CNT_PACKETS];
-		*bytes += v[VSTEER_CNT_BYTES];
 	}
 	if (c->devx != NULL) {
 		uint8_t in[VSTEER_PRM_QUERY_FC_IN_BYTES] = { 0 };
@@ -473,7 +547,7 @@ vsteer_dest_get(struct vsteer_flow_priv *fp,
 	struct vsteer_dest *d;
 
 	TAILQ_FOREACH(d, &fp->dests, next) {
-		if (d->queue_num == plan->queue_num &&
+		if (d->owner == NULL && d->queue_num == plan->queue_num &&
 		    d->queues[0] == plan->queues[0] && d->flags == flags &&
 		    d->rss_types == plan->rss_types &&
 		    d->rss_level == plan->rss_level &&
@@ -490,6 +564,7 @@ vsteer_dest_get(struct vsteer_flow_priv *fp,
 	d = malloc(sizeof(*d) + qbytes);
 	if (d == NULL)
 		return NULL;
+	d->owner = NULL;
 	d->refcnt = 1;
 	d->flags = flags;
 	d->rss_types = plan->rss_types;
@@ -752,7 +827,8 @@ vsteer_flow_rules(struct vsteer_flow *flow)
 	return (struct vsteer_frule *)vsteer_flow_body(flow);
 }
 
-/* Where the body's parts start, for n rules (with an own counter). */
+/* Where the body's parts start, for n rules (with an own counter, an age
+ * record). */
 static inline size_t
 vsteer_body_cnt_off(uint32_t n)
 {
@@ -760,16 +836,23 @@ vsteer_body_cnt_off(uint32_t n)
 }
 
 static inline size_t
-vsteer_body_ed_off(uint32_t n, bool own_cnt)
+vsteer_body_age_off(uint32_t n, bool own_cnt)
 {
 	return vsteer_body_cnt_off(n) +
 	       (own_cnt ? sizeof(struct vsteer_count) : 0);
 }
 
 static inline size_t
-vsteer_body_data_off(uint32_t n, bool own_cnt, uint32_t n_ed)
+vsteer_body_ed_off(uint32_t n, bool own_cnt, bool aging)
 {
-	return vsteer_body_ed_off(n, own_cnt) +
+	return vsteer_body_age_off(n, own_cnt) +
+	       (aging ? sizeof(struct vsteer_age) : 0);
+}
+
+static inline size_t
+vsteer_body_data_off(uint32_t n, bool own_cnt, bool aging, uint32_t n_ed)
+{
+	return vsteer_body_ed_off(n, own_cnt, aging) +
 	       n_ed * sizeof(struct vsteer_edobj *);
 }
 
@@ -779,14 +862,27 @@ vsteer_flow_edobjs(struct vsteer_flow *flow)
 	return (struct vsteer_edobj *
 			*)(void *)(vsteer_flow_body(flow) +
 				   vsteer_body_ed_off(flow->n_rules,
-						      flow->own_cnt));
+						      flow->own_cnt,
+						      flow->aging));
 }
 
 static inline uint8_t *
 vsteer_flow_data(struct vsteer_flow *flow)
 {
 	return vsteer_flow_body(flow) +
-	       vsteer_body_data_off(flow->n_rules, flow->own_cnt, flow->n_ed);
+	       vsteer_body_data_off(flow->n_rules, flow->own_cnt, flow->aging,
+				    flow->n_ed);
+}
+
+/* The age record of a flow with an AGE action, else NULL. */
+static inline struct vsteer_age *
+vsteer_flow_age(struct vsteer_flow *flow)
+{
+	if (!flow->aging)
+		return NULL;
+	return (struct vsteer_age *)(vsteer_flow_body(flow) +
+				     vsteer_body_age_off(flow->n_rules,
+							 flow->own_cnt));
 }
 
 /* The indirect COUNT action the flow counts in, or NULL. */
@@ -892,7 +988,7 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	if (flow == NULL)
 		goto nomem;
 	flow->handle = handle;
-	body = vsteer_body_data_off(n, plan->count, n_ed) + data;
+	body = vsteer_body_data_off(n, plan->count, plan->age, n_ed) + data;
 	if (body > sizeof(flow->body.inl)) {
 		flow->body.block = calloc(1, body);
 		if (flow->body.block == NULL) {
@@ -904,6 +1000,7 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	}
 	flow->n_rules = (uint8_t)n;
 	flow->own_cnt = plan->count;
+	flow->aging = plan->age;
 	flow->n_ed = n_ed & 3;
 	memcpy(vsteer_flow_edobjs(flow), eds, n_ed * sizeof(eds[0]));
 	eds[0] = eds[1] = NULL;
@@ -919,6 +1016,8 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		struct vsteer_frule *r = &rules[i];
 
 		r->hash_fields = plan->var[i].hash_fields;
+		r->fam = plan->var[i].fam;
+		r->l4p = plan->var[i].l4p;
 		r->off = (uint16_t)off;
 		if (plan->engine == VSTEER_FLOW_ENGINE_VERBS) {
 			r->size = plan->rules[i].size;
@@ -935,7 +1034,17 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		}
 		off += r->size;
 	}
-	if (plan->fate == VSTEER_FATE_QUEUE || plan->fate == VSTEER_FATE_RSS) {
+	if (fp->rss_handle != NULL) {
+		flow->dest = fp->rss_handle->dest;
+		flow->dest->refcnt++;
+		/* Tunnel rules need hash QPs with tunnel offloads: the
+		 * contexts made from now on. */
+		if (plan->tunnel && !(flow->dest->flags & VSTEER_RSS_TUNNEL)) {
+			flow->dest->flags |= VSTEER_RSS_TUNNEL;
+			vsteer_dest_unref_rss(dev, flow->dest);
+		}
+	} else if (plan->fate == VSTEER_FATE_QUEUE ||
+		   plan->fate == VSTEER_FATE_RSS) {
 		flow->dest = vsteer_dest_get(fp, plan);
 		if (flow->dest == NULL)
 			goto nomem;
@@ -1000,6 +1109,65 @@ vsteer_flow_check_handles(struct vsteer_flow_priv *fp,
 	return 0;
 }
 
+/*
+ * A rule naming an indirect RSS action is translated as the RSS action
+ * it is now: into fp->acts, the INDIRECT replaced by RSS with the
+ * action's queues, key and types, and the translator told that they may
+ * change (ctx->rss_shared). *acts: the actions to translate.
+ */
+static int
+vsteer_flow_indirect_rss(struct vsteer_flow_priv *fp,
+			 struct vsteer_xlate_ctx *ctx,
+			 const struct rte_flow_action actions[],
+			 const struct rte_flow_action **acts,
+			 struct rte_flow_error *error)
+{
+	const struct rte_flow_action_handle *h;
+	const struct vsteer_dest *d;
+	unsigned int i, n, at = 0;
+
+	*acts = actions;
+	fp->rss_handle = NULL;
+	for (n = 0;
+	     actions != NULL && actions[n].type != RTE_FLOW_ACTION_TYPE_END;
+	     n++) {
+		h = actions[n].conf;
+		if (actions[n].type != RTE_FLOW_ACTION_TYPE_INDIRECT ||
+		    h->kind != VSTEER_HANDLE_RSS)
+			continue;
+		if (fp->rss_handle != NULL)
+			return vsteer_flow_err(
+				error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
+				&actions[n],
+				"INDIRECT action: a second RSS (one fate per rule)");
+		fp->rss_handle = (struct rte_flow_action_handle *)(uintptr_t)h;
+		at = n;
+	}
+	if (fp->rss_handle == NULL)
+		return 0;
+	if (n + 1 > RTE_DIM(fp->acts))
+		return vsteer_flow_err(error, ENOTSUP,
+				       RTE_FLOW_ERROR_TYPE_ACTION_NUM, actions,
+				       "%u actions with an indirect RSS, at most %u",
+				       n, (unsigned int)RTE_DIM(fp->acts) - 1);
+	d = fp->rss_handle->dest;
+	memset(&fp->rss_conf, 0, sizeof(fp->rss_conf));
+	fp->rss_conf.func = RTE_ETH_HASH_FUNCTION_TOEPLITZ;
+	fp->rss_conf.level = d->rss_level;
+	fp->rss_conf.types = d->rss_types;
+	fp->rss_conf.key_len = VSTEER_RSS_KEY_LEN;
+	fp->rss_conf.key = d->key;
+	fp->rss_conf.queue_num = d->queue_num;
+	fp->rss_conf.queue = d->queues;
+	for (i = 0; i <= n; i++)
+		fp->acts[i] = actions[i];
+	fp->acts[at].type = RTE_FLOW_ACTION_TYPE_RSS;
+	fp->acts[at].conf = &fp->rss_conf;
+	ctx->rss_shared = true;
+	*acts = fp->acts;
+	return 0;
+}
+
 static int
 vsteer_flow_translate(struct vsteer_flow_priv *fp,
 		      const struct vsteer_xlate_ctx *ctx,
@@ -1007,13 +1175,26 @@ vsteer_flow_translate(struct vsteer_flow_priv *fp,
 		      const struct rte_flow_attr *attr,
 		      const struct rte_flow_item pattern[],
 		      const struct rte_flow_action actions[],
+		      const struct rte_flow_action *app_actions,
 		      struct rte_flow_error *error)
 {
+	int ret;
+
 	if (eng == VSTEER_FLOW_ENGINE_DV)
-		return vsteer_flow_dv_translate(ctx, attr, pattern, actions,
-						&fp->plan, &fp->base, error);
-	return vsteer_flow_verbs_translate(ctx, attr, pattern, actions,
-					   &fp->plan, error);
+		ret = vsteer_flow_dv_translate(ctx, attr, pattern, actions,
+					       &fp->plan, &fp->base, error);
+	else
+		ret = vsteer_flow_verbs_translate(ctx, attr, pattern, actions,
+						  &fp->plan, error);
+	/* The cause the application knows: its own action. */
+	if (ret < 0 && actions != app_actions && error != NULL &&
+	    (const struct rte_flow_action *)error->cause >= actions &&
+	    (const struct rte_flow_action *)error->cause <
+		    actions + RTE_DIM(fp->acts))
+		error->cause = app_actions +
+			       ((const struct rte_flow_action *)error->cause -
+				actions);
+	return ret;
 }
 
 /* Copy a translator's error into the caller's. */
@@ -1040,18 +1221,23 @@ vsteer_flow_prepare(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		    struct vsteer_xlate_ctx *ctx, struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
+	const struct rte_flow_action *acts;
 	struct vsteer_flow_limit vl;
 	struct rte_flow_error e, ve;
 	int ret;
 
+	fp->rss_handle = NULL;
 	ret = vsteer_flow_check_handles(fp, actions, error);
 	if (ret < 0)
 		return ret;
 	vsteer_xlate_ctx_init(dev, ctx);
+	ret = vsteer_flow_indirect_rss(fp, ctx, actions, &acts, error);
+	if (ret < 0)
+		return ret;
 	memset(&e, 0, sizeof(e));
 	if (!priv->flow_engine_auto) {
 		ret = vsteer_flow_translate(fp, ctx, priv->flow_engine, attr,
-					    pattern, actions, &e);
+					    pattern, acts, actions, &e);
 		if (ret < 0 && fp->plan.limit.set)
 			return vsteer_flow_err(
 				error, -ret, e.type, e.cause,
@@ -1066,7 +1252,7 @@ vsteer_flow_prepare(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	}
 	/* auto: verbs when the rule fits a verbs chain. */
 	ret = vsteer_flow_translate(fp, ctx, VSTEER_FLOW_ENGINE_VERBS, attr,
-				    pattern, actions, &e);
+				    pattern, acts, actions, &e);
 	if (ret == 0 || !fp->plan.limit.set)
 		return ret < 0 ? vsteer_flow_pass_err(error, &e, ret) : 0;
 	vl = fp->plan.limit;
@@ -1078,7 +1264,7 @@ vsteer_flow_prepare(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 			vl.subject, vl.what);
 	memset(&e, 0, sizeof(e));
 	ret = vsteer_flow_translate(fp, ctx, VSTEER_FLOW_ENGINE_DV, attr,
-				    pattern, actions, &e);
+				    pattern, acts, actions, &e);
 	if (ret == 0 || !fp->plan.limit.set)
 		return ret < 0 ? vsteer_flow_pass_err(error, &e, ret) : 0;
 	if (strcmp(vl.subject, fp->plan.limit.subject) == 0)
@@ -1106,6 +1292,9 @@ vsteer_flow_remove(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 		struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 
 		if (r->ibv != NULL) {
+			if (flow->engine == VSTEER_FLOW_ENGINE_VERBS &&
+			    r->count_off != 0)
+				vsteer_count_verbs_unbinding(flow->cnt);
 			ret = ibv_destroy_flow(r->ibv);
 			if (ret != 0)
 				FLOW_LOG(ERR, "port %u: ibv_destroy_flow: %s",
@@ -1387,6 +1576,8 @@ vsteer_flow_apply_verbs(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 				i + 1, flow->n_rules, rule.attr.priority,
 				strerror(ret), vsteer_flow_full(ret));
 		}
+		if (r->count_off != 0)
+			flow->cnt->cs_users++;
 		flow->applied = (uint8_t)(i + 1);
 	}
 	return 0;
@@ -1437,7 +1628,7 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
 	struct rte_flow_action_handle *h;
 	struct vsteer_xlate_ctx ctx;
-	struct vsteer_flow *flow;
+	struct vsteer_flow *flow, *last;
 	int ret;
 
 	if (fp == NULL) {
@@ -1465,7 +1656,18 @@ vsteer_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	h = vsteer_flow_indirect(flow);
 	if (h != NULL)
 		h->refcnt++;
+	if (fp->rss_handle != NULL)
+		fp->rss_handle->refcnt++;
+	last = TAILQ_LAST(&fp->flows, vsteer_flow_list);
+	flow->id = last != NULL ? last->id + 1 : 0;
 	TAILQ_INSERT_TAIL(&fp->flows, flow, next);
+	/* A context of NULL means the rte_flow pointer (rte_flow.h). */
+	if (flow->aging)
+		vsteer_age_add(dev, vsteer_flow_age(flow), fp->plan.age_timeout,
+			       fp->plan.age_context != NULL ?
+				       fp->plan.age_context :
+				       (void *)vsteer_flow_handle(flow),
+			       flow);
 	/* The arguments cost even when the message is not logged. */
 	if (rte_log_can_log(vsteer_logtype_flow, RTE_LOG_DEBUG))
 		FLOW_LOG(DEBUG, "port %u: flow %p created (%s, %u rule(s))",
@@ -1504,6 +1706,10 @@ vsteer_flow_destroy_one(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 
 	vsteer_flow_remove(dev, flow);
 	TAILQ_REMOVE(&fp->flows, flow, next);
+	if (flow->aging)
+		vsteer_age_del(priv, vsteer_flow_age(flow));
+	if (flow->dest != NULL && flow->dest->owner != NULL)
+		flow->dest->owner->refcnt--;
 	if (h != NULL)
 		h->refcnt--;
 	else if (flow->own_cnt)
@@ -1585,15 +1791,62 @@ vsteer_flow_query(struct rte_eth_dev *dev, struct rte_flow *handle,
 						       "flow has no COUNT action");
 			return vsteer_count_query(priv, flow->cnt, data, action,
 						  error);
+		case RTE_FLOW_ACTION_TYPE_AGE:
+			if (!flow->aging)
+				return vsteer_flow_err(error, EINVAL,
+						       RTE_FLOW_ERROR_TYPE_ACTION,
+						       action,
+						       "flow has no AGE action");
+			vsteer_age_query(vsteer_flow_age(flow), data);
+			return 0;
 		default:
 			return vsteer_flow_err(error, ENOTSUP,
 					       RTE_FLOW_ERROR_TYPE_ACTION,
 					       action,
-					       "only COUNT can be queried");
+					       "only COUNT and AGE can be queried");
 		}
 	}
 	return vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
 			       action, "no action to query");
+}
+
+bool
+vsteer_flow_age_hits(struct rte_eth_dev *dev, void *arg, uint64_t *hits)
+{
+	struct vsteer_flow *flow = arg;
+	const char *what = "";
+	uint64_t bytes;
+	int ret;
+
+	/* A flow not (wholly) on the device is hit by nothing; its counter
+	 * may not be bound to a device rule either. */
+	if (flow->cnt == NULL || flow->applied != flow->n_rules)
+		return false;
+	ret = vsteer_count_read(vsteer_priv(dev), flow->cnt, hits, &bytes,
+				&what);
+	if (ret != 0) {
+		FLOW_LOG(WARNING, "port %u: flow rule %u: %s: %s",
+			 dev->data->port_id, flow->id, what, strerror(ret));
+		return false;
+	}
+	return true;
+}
+
+static int
+vsteer_flow_get_aged_op(struct rte_eth_dev *dev, void **contexts,
+			uint32_t nb_contexts, struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	if (nb_contexts != 0 && contexts == NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				       "no array for %u contexts", nb_contexts);
+	vsteer_ctl_lock(priv);
+	ret = vsteer_age_get(priv, contexts, nb_contexts);
+	vsteer_ctl_unlock(priv);
+	return ret;
 }
 
 /* The counter and its reset base: under the lock like the rest. */
@@ -1669,8 +1922,19 @@ vsteer_flow_bytes(const struct vsteer_flow_priv *fp, struct vsteer_flow *flow)
 		n += vsteer_flow_rules(flow)[i].size;
 	if (flow->own_cnt)
 		n += sizeof(struct vsteer_count);
+	if (flow->aging)
+		n += sizeof(struct vsteer_age);
 	n += flow->n_ed * sizeof(struct vsteer_edobj *);
 	return fp->pool.entry_size + n;
+}
+
+const char *
+vsteer_flow_engine_desc(const struct vsteer_priv *priv)
+{
+	if (priv->flow_engine_auto)
+		return priv->dv_ok ? "auto (verbs, else mlx5dv)" :
+				     "auto (verbs)";
+	return priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs";
 }
 
 static void
@@ -1682,8 +1946,9 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 
 	if (d != NULL)
 		live = vsteer_dest_live_queues(dev, d, NULL);
-	fprintf(f, "flow %p: %s, priority %u, engine %s, %s, %zu bytes\n",
-		(void *)vsteer_flow_handle(flow),
+	fprintf(f,
+		"flow rule %u (handle %p): %s, priority %u, engine %s, %s, %zu bytes\n",
+		flow->id, (void *)vsteer_flow_handle(flow),
 		flow->egress ? "egress" : "ingress", flow->rte_priority,
 		flow->engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" : "verbs",
 		flow->applied ?
@@ -1700,8 +1965,9 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		if (live != 0 && live < d->queue_num)
 			fprintf(f, " (%u of them configured)", live);
 		if (flow->fate == VSTEER_FATE_RSS)
-			fprintf(f, " types 0x%" PRIx64 " level %u",
-				d->rss_types, d->rss_level);
+			fprintf(f, " types 0x%" PRIx64 " level %u%s",
+				d->rss_types, d->rss_level,
+				d->owner != NULL ? " (indirect RSS)" : "");
 	}
 	if (flow->tag == VSTEER_TAG_FLAG)
 		fprintf(f, ", flag (tag 0xffffff)");
@@ -1710,6 +1976,15 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	if (flow->cnt != NULL)
 		fprintf(f, ", count%s",
 			vsteer_flow_indirect(flow) ? " (indirect)" : "");
+	if (flow->aging) {
+		const struct vsteer_age *a = vsteer_flow_age(flow);
+
+		if (a->aged)
+			fprintf(f, ", age %u s: aged", a->timeout);
+		else
+			fprintf(f, ", age %u s: %u s without a hit", a->timeout,
+				a->idle);
+	}
 	fprintf(f, "\n");
 	for (i = 0; i < flow->n_ed; i++) {
 		const struct vsteer_edobj *o = vsteer_flow_edobjs(flow)[i];
@@ -1786,11 +2061,7 @@ vsteer_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *handle,
 	}
 	fprintf(file, "port %u: %s device %s, flow engine %s%s\n",
 		dev->data->port_id, priv->glue->name, priv->ibdev_name,
-		priv->flow_engine_auto ?
-			(priv->dv_ok ? "auto (verbs, else mlx5dv)" :
-				       "auto (verbs)") :
-		priv->flow_engine == VSTEER_FLOW_ENGINE_DV ? "mlx5dv" :
-							     "verbs",
+		vsteer_flow_engine_desc(priv),
 		priv->isolated ? ", isolated" : "");
 	/* What the port's rules hold, and that it shrinks as they go. */
 	fprintf(file, "%u flow rule(s), flow pool %zu bytes in %u slab(s)\n",
@@ -1829,7 +2100,54 @@ vsteer_flow_dev_dump_op(struct rte_eth_dev *dev, struct rte_flow *flow,
 	return ret;
 }
 
-/* --- indirect COUNT actions --- */
+/* --- indirect actions: COUNT, RSS --- */
+
+/* Check an RSS action as a rule's would be (queues, key, types, level):
+ * the plan in fp->plan. */
+static int
+vsteer_rss_conf_check(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+		      const struct rte_flow_action *action,
+		      struct rte_flow_error *error)
+{
+	const struct rte_flow_action acts[] = {
+		*action,
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct vsteer_xlate_ctx ctx;
+	int ret;
+
+	vsteer_xlate_ctx_init(dev, &ctx);
+	vsteer_flow_plan_init(&fp->plan, &ctx, VSTEER_FLOW_ENGINE_VERBS);
+	fp->plan.ingress = true;
+	ret = vsteer_flow_actions(&ctx, acts, &fp->plan, error);
+	/* The cause the application knows: its action. */
+	if (ret < 0 && error != NULL && error->cause == &acts[0])
+		error->cause = action;
+	return ret;
+}
+
+/* The destination of an indirect RSS action, from fp->plan. */
+static struct vsteer_dest *
+vsteer_rss_dest_new(struct vsteer_flow_priv *fp,
+		    struct rte_flow_action_handle *h)
+{
+	const struct vsteer_flow_plan *plan = &fp->plan;
+	struct vsteer_dest *d;
+
+	d = calloc(1, sizeof(*d) + RTE_MAX_QUEUES_PER_PORT * sizeof(uint16_t));
+	if (d == NULL)
+		return NULL;
+	d->owner = h;
+	d->refcnt = 1; /* the action's own */
+	d->flags = plan->rss_level >= 2 ? VSTEER_RSS_TUNNEL : 0;
+	d->rss_types = plan->rss_types;
+	d->rss_level = plan->rss_level;
+	d->queue_num = plan->queue_num;
+	memcpy(d->key, plan->rss_key, VSTEER_RSS_KEY_LEN);
+	memcpy(d->queues, plan->queues, plan->queue_num * sizeof(uint16_t));
+	TAILQ_INSERT_TAIL(&fp->dests, d, next);
+	return d;
+}
 
 static struct rte_flow_action_handle *
 vsteer_action_handle_create(struct rte_eth_dev *dev,
@@ -1840,15 +2158,19 @@ vsteer_action_handle_create(struct rte_eth_dev *dev,
 	struct vsteer_priv *priv = vsteer_priv(dev);
 	struct vsteer_flow_priv *fp = vsteer_fpriv(dev);
 	struct rte_flow_action_handle *h;
+	bool rss;
 
 	if (fp == NULL) {
 		vsteer_flow_err(error, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 				NULL, "no memory for flow state");
 		return NULL;
 	}
-	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT) {
+	rss = action != NULL && action->type == RTE_FLOW_ACTION_TYPE_RSS;
+	if (action == NULL ||
+	    (action->type != RTE_FLOW_ACTION_TYPE_COUNT && !rss)) {
 		vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
-				action, "only COUNT can be an indirect action");
+				action,
+				"only COUNT and RSS can be indirect actions");
 		return NULL;
 	}
 	if (conf != NULL && conf->transfer) {
@@ -1857,9 +2179,16 @@ vsteer_action_handle_create(struct rte_eth_dev *dev,
 				"transfer not supported: the port has no E-Switch");
 		return NULL;
 	}
+	if (rss && conf != NULL && conf->egress) {
+		vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS,
+				conf, "an RSS action is for ingress rules");
+		return NULL;
+	}
+	if (rss && vsteer_rss_conf_check(dev, fp, action, error) < 0)
+		return NULL;
 	/* Either kind of counter will do: each is made when a flow of its
 	 * engine first uses the handle. */
-	if (!priv->count_ok && !priv->devx_ok) {
+	if (!rss && !priv->count_ok && !priv->devx_ok) {
 		vsteer_flow_err(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
 				action, "the device has no flow counters");
 		return NULL;
@@ -1870,8 +2199,124 @@ vsteer_action_handle_create(struct rte_eth_dev *dev,
 				NULL, "no memory for the action");
 		return NULL;
 	}
+	if (rss) {
+		h->kind = VSTEER_HANDLE_RSS;
+		h->dest = vsteer_rss_dest_new(fp, h);
+		if (h->dest == NULL) {
+			rte_free(h);
+			vsteer_flow_err(error, ENOMEM,
+					RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+					"no memory for the action");
+			return NULL;
+		}
+	}
 	TAILQ_INSERT_TAIL(&fp->handles, h, next);
 	return h;
+}
+
+/* The action goes (no flow uses it). */
+static void
+vsteer_action_handle_free(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+			  struct rte_flow_action_handle *h)
+{
+	TAILQ_REMOVE(&fp->handles, h, next);
+	vsteer_count_release(vsteer_priv(dev), &h->cnt);
+	if (h->dest != NULL)
+		vsteer_dest_put(dev, fp, h->dest);
+	rte_free(h);
+}
+
+/* The flows of an indirect RSS action's destination back on the device
+ * with its hash fields for types (when the port runs). */
+static int
+vsteer_rss_dest_reapply(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+			struct vsteer_dest *d, struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	struct vsteer_flow *flow;
+	uint32_t i;
+	int ret;
+
+	vsteer_dest_unref_rss(dev, d);
+	TAILQ_FOREACH(flow, &fp->flows, next) {
+		if (flow->dest != d)
+			continue;
+		for (i = 0; i < flow->n_rules; i++) {
+			struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
+
+			r->hash_fields =
+				vsteer_flow_rss_fields(d->rss_types, r->fam,
+						       r->l4p,
+						       d->rss_level >= 2);
+		}
+		if (!priv->started)
+			continue;
+		vsteer_flow_remove(dev, flow);
+		if (vsteer_dest_live_queues(dev, d, NULL) == 0)
+			continue;
+		ret = vsteer_flow_apply(dev, flow, error);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * rte_flow_action_handle_update() of an indirect RSS action: new queues,
+ * key or types for every rule that uses it, which stay the same rules
+ * (their handles, counters, ages); their device rules are made again on
+ * the new hash QPs (a verbs rule cannot move to another QP), each type of
+ * the expansion with its new hash fields. The level cannot change (it
+ * picks which headers the rules' device rules match). On a failure, the
+ * action and its rules are put back as they were.
+ */
+static int
+vsteer_rss_handle_update(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
+			 struct rte_flow_action_handle *h,
+			 const struct rte_flow_action *action,
+			 struct rte_flow_error *error)
+{
+	struct vsteer_dest *d = h->dest;
+	uint16_t queues[RTE_MAX_QUEUES_PER_PORT];
+	uint8_t key[VSTEER_RSS_KEY_LEN];
+	uint32_t queue_num = d->queue_num;
+	uint64_t types = d->rss_types;
+	struct rte_flow_error ignored;
+	int ret;
+
+	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_RSS)
+		return vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, action,
+			"an indirect RSS action is updated with an RSS action");
+	ret = vsteer_rss_conf_check(dev, fp, action, error);
+	if (ret < 0)
+		return ret;
+	if (fp->plan.rss_level != d->rss_level)
+		return vsteer_flow_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION_CONF, action,
+			"RSS action: level %u, the action's rules were made for level %u (make another action)",
+			fp->plan.rss_level, d->rss_level);
+	memcpy(queues, d->queues, queue_num * sizeof(uint16_t));
+	memcpy(key, d->key, sizeof(key));
+	d->queue_num = fp->plan.queue_num;
+	memcpy(d->queues, fp->plan.queues,
+	       fp->plan.queue_num * sizeof(uint16_t));
+	memcpy(d->key, fp->plan.rss_key, VSTEER_RSS_KEY_LEN);
+	d->rss_types = fp->plan.rss_types;
+	ret = vsteer_rss_dest_reapply(dev, fp, d, error);
+	if (ret == 0)
+		return 0;
+	/* Back as it was: what worked before works again. */
+	d->queue_num = queue_num;
+	memcpy(d->queues, queues, queue_num * sizeof(uint16_t));
+	memcpy(d->key, key, sizeof(key));
+	d->rss_types = types;
+	if (vsteer_rss_dest_reapply(dev, fp, d, &ignored) != 0)
+		FLOW_LOG(ERR,
+			 "port %u: indirect RSS: a rule could not be made again after a failed update: %s",
+			 dev->data->port_id,
+			 ignored.message ? ignored.message : "");
+	return ret;
 }
 
 static struct rte_flow_action_handle *
@@ -1910,12 +2355,13 @@ vsteer_action_handle_destroy(struct rte_eth_dev *dev,
 	} else if (handle->refcnt > 0) {
 		ret = vsteer_flow_err(error, EBUSY, RTE_FLOW_ERROR_TYPE_HANDLE,
 				      handle,
-				      "indirect COUNT still used by %u flow(s)",
+				      "indirect %s still used by %u flow(s)",
+				      handle->kind == VSTEER_HANDLE_RSS ?
+					      "RSS" :
+					      "COUNT",
 				      handle->refcnt);
 	} else {
-		TAILQ_REMOVE(&fp->handles, handle, next);
-		vsteer_count_release(priv, &handle->cnt);
-		rte_free(handle);
+		vsteer_action_handle_free(dev, fp, handle);
 	}
 	vsteer_ctl_unlock(priv);
 	return ret;
@@ -1934,10 +2380,37 @@ vsteer_action_handle_query(struct rte_eth_dev *dev,
 	if (!vsteer_handle_known(priv->flow_priv, handle)) {
 		ret = vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
 				      handle, "no such indirect action");
+	} else if (handle->kind == VSTEER_HANDLE_RSS) {
+		ret = vsteer_flow_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_HANDLE, handle,
+			"an indirect RSS action has nothing to query");
 	} else {
 		h = (struct rte_flow_action_handle *)(uintptr_t)handle;
 		ret = vsteer_count_query(priv, &h->cnt, data, handle, error);
 	}
+	vsteer_ctl_unlock(priv);
+	return ret;
+}
+
+static int
+vsteer_action_handle_update(struct rte_eth_dev *dev,
+			    struct rte_flow_action_handle *handle,
+			    const void *update, struct rte_flow_error *error)
+{
+	struct vsteer_priv *priv = vsteer_priv(dev);
+	int ret;
+
+	vsteer_ctl_lock(priv);
+	if (!vsteer_handle_known(priv->flow_priv, handle))
+		ret = vsteer_flow_err(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
+				      handle, "no such indirect action");
+	else if (handle->kind != VSTEER_HANDLE_RSS)
+		ret = vsteer_flow_err(error, ENOTSUP,
+				      RTE_FLOW_ERROR_TYPE_HANDLE, handle,
+				      "an indirect COUNT cannot be updated");
+	else
+		ret = vsteer_rss_handle_update(dev, priv->flow_priv, handle,
+					       update, error);
 	vsteer_ctl_unlock(priv);
 	return ret;
 }
@@ -1953,6 +2426,8 @@ const struct rte_flow_ops vsteer_flow_ops = {
 	.action_handle_create = vsteer_action_handle_create_op,
 	.action_handle_destroy = vsteer_action_handle_destroy,
 	.action_handle_query = vsteer_action_handle_query,
+	.action_handle_update = vsteer_action_handle_update,
+	.get_aged_flows = vsteer_flow_get_aged_op,
 };
 
 /* --- lifecycle hooks (vsteer.h) --- */
@@ -2030,11 +2505,8 @@ vsteer_flow_close(struct rte_eth_dev *dev)
 	if (fp == NULL)
 		return;
 	vsteer_flow_flush(dev);
-	while ((h = TAILQ_FIRST(&fp->handles)) != NULL) {
-		TAILQ_REMOVE(&fp->handles, h, next);
-		vsteer_count_release(priv, &h->cnt);
-		rte_free(h);
-	}
+	while ((h = TAILQ_FIRST(&fp->handles)) != NULL)
+		vsteer_action_handle_free(dev, fp, h);
 	vsteer_sink_destroy(priv, &fp->sink);
 	if (!TAILQ_EMPTY(&fp->tmpls) || !TAILQ_EMPTY(&fp->dests) ||
 	    !TAILQ_EMPTY(&fp->edobjs) || fp->pool.used != 0)
@@ -2134,6 +2606,29 @@ vsteer_flow_dev_dump_secondary(struct rte_eth_dev *dev, struct rte_flow *flow,
 	return vsteer_flow_secondary_err(error);
 }
 
+static int
+vsteer_action_handle_update_secondary(struct rte_eth_dev *dev,
+				      struct rte_flow_action_handle *handle,
+				      const void *update,
+				      struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(handle);
+	RTE_SET_USED(update);
+	return vsteer_flow_secondary_err(error);
+}
+
+static int
+vsteer_flow_get_aged_secondary(struct rte_eth_dev *dev, void **contexts,
+			       uint32_t nb_contexts,
+			       struct rte_flow_error *error)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(contexts);
+	RTE_SET_USED(nb_contexts);
+	return vsteer_flow_secondary_err(error);
+}
+
 static struct rte_flow_action_handle *
 vsteer_action_handle_create_secondary(
 	struct rte_eth_dev *dev, const struct rte_flow_indir_action_conf *conf,
@@ -2178,4 +2673,6 @@ const struct rte_flow_ops vsteer_flow_ops_secondary = {
 	.action_handle_create = vsteer_action_handle_create_secondary,
 	.action_handle_destroy = vsteer_action_handle_destroy_secondary,
 	.action_handle_query = vsteer_action_handle_query_secondary,
+	.action_handle_update = vsteer_action_handle_update_secondary,
+	.get_aged_flows = vsteer_flow_get_aged_secondary,
 };

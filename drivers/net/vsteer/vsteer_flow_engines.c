@@ -383,8 +383,13 @@ const struct vsteer_flow_row vsteer_flow_action_rows[] = {
 	       "ACTION_COUNT spec, an ibv_counters object",
 	       YES | VSTEER_SUP_IF_DEVX, "COUNTERS_DEVX, a DevX flow counter"),
 	ACTION(INDIRECT, YES | VSTEER_SUP_IF_COUNT,
-	       "a shared COUNT: its ibv_counters object",
-	       YES | VSTEER_SUP_IF_DEVX, "a shared COUNT: its DevX counter"),
+	       "a shared COUNT: its ibv_counters object (a shared RSS: as RSS)",
+	       YES | VSTEER_SUP_IF_DEVX,
+	       "a shared COUNT: its DevX counter (a shared RSS: as RSS)"),
+	ACTION(AGE, YES | VSTEER_SUP_IF_COUNT,
+	       "the flow's ACTION_COUNT counters, read every second",
+	       YES | VSTEER_SUP_IF_DEVX,
+	       "the flow's DevX counter, read every second"),
 	/* Header rewrites: one header modify list per rule
 	 * (mlx5dv_create_flow_action_modify_header()), on the receive table
 	 * for ingress rules, the transmit table for egress rules. */

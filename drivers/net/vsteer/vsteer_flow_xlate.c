@@ -70,6 +70,7 @@ const uint8_t vsteer_flow_rss_key_default[VSTEER_RSS_KEY_LEN] = {
 #define XL_RSS_L3 (XL_RSS_IPV4_L3 | XL_RSS_IPV6_L3)
 #define XL_RSS_L4 \
 	(XL_RSS_IPV4_TCP | XL_RSS_IPV4_UDP | XL_RSS_IPV6_TCP | XL_RSS_IPV6_UDP)
+#define XL_RSS_L3_L4 (XL_RSS_L3 | XL_RSS_L4)
 #define XL_RSS_MODS                                          \
 	(RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY | \
 	 RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)
@@ -326,6 +327,7 @@ struct xl_act_state {
 	const struct rte_flow_action *fate_act;
 	const struct rte_flow_action *tag_act;
 	const struct rte_flow_action *count_act;
+	const struct rte_flow_action *age_act;
 };
 
 typedef int(xl_action_fn)(const struct vsteer_xlate_ctx *ctx,
@@ -519,6 +521,8 @@ xl_act_rss(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
 	if (ret < 0)
 		return ret;
 	plan->rss_types = types;
+	plan->rss_expand_types =
+		ctx->rss_shared ? ctx->rss_hf_supported & XL_RSS_L3_L4 : types;
 	plan->rss_level = rss->level;
 	plan->rss_act = act;
 	return 0;
@@ -691,6 +695,64 @@ xl_act_edit(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
 	return vsteer_flow_edit_action(ctx, plan, act, error);
 }
 
+/*
+ * AGE: the flow ages on its own counter, as DPDK's mlx5 ages the rules of
+ * its root table (flow_dv_translate_create_counter()): the flow layer
+ * reads it every second and reports the flow once it saw no hit for more
+ * than timeout seconds. A COUNT action of the flow gives that counter,
+ * else one is made for AGE (the COUNT spec or DevX counter is the same);
+ * an indirect COUNT, shared, cannot say whether this flow was hit.
+ */
+static int
+xl_act_age(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
+	   struct xl_act_state *as, const struct rte_flow_action *act,
+	   struct rte_flow_error *error)
+{
+	const struct rte_flow_action_age *age = act->conf;
+
+	RTE_SET_USED(ctx);
+	if (age == NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "AGE action: no configuration");
+	if (as->age_act != NULL)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION, act,
+				       "AGE action: only one AGE per flow");
+	if (age->timeout == 0)
+		return vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"AGE action: timeout 0; give the seconds without a hit after which the flow is aged");
+	if (age->reserved != 0)
+		return vsteer_flow_err(error, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				       "AGE action: reserved bits must be 0");
+	as->age_act = act;
+	plan->age = true;
+	plan->age_timeout = age->timeout;
+	plan->age_context = age->context;
+	return 0;
+}
+
+/* After the actions: the counter AGE reads. */
+static int
+xl_age_counter(struct vsteer_flow_plan *plan, const struct xl_act_state *as,
+	       struct rte_flow_error *error)
+{
+	if (!plan->age)
+		return 0;
+	if (plan->count_handle != NULL)
+		return vsteer_flow_err(
+			error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, as->age_act,
+			"AGE action: a flow ages on a counter of its own, not with an indirect COUNT shared with others");
+	if (!plan->count) {
+		plan->count = true;
+		plan->count_id = 0;
+		xl_aspec(plan, VSTEER_ASPEC_COUNT, as->age_act);
+	}
+	return 0;
+}
+
 struct xl_action {
 	bool egress; /* allowed on egress rules */
 	xl_action_fn *fn;
@@ -731,6 +793,7 @@ static const struct xl_action xl_actions[] = {
 	XL_EDIT(VXLAN_ENCAP),
 	XL_EDIT(NVGRE_ENCAP),
 	XL_EDIT(RAW_ENCAP),
+	[RTE_FLOW_ACTION_TYPE_AGE] = { true, xl_act_age },
 };
 
 int
@@ -778,6 +841,9 @@ vsteer_flow_actions(const struct vsteer_xlate_ctx *ctx,
 		if (ret < 0)
 			return ret;
 	}
+	ret = xl_age_counter(plan, &as, error);
+	if (ret < 0)
+		return ret;
 	ret = vsteer_flow_edit_finish(ctx, plan, act, error);
 	if (ret < 0)
 		return ret;
@@ -991,8 +1057,8 @@ vsteer_flow_item_check(const struct vsteer_xlate_ctx *ctx,
  * RSS expansion.
  */
 
-static uint64_t
-xl_hash_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner)
+uint64_t
+vsteer_flow_rss_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner)
 {
 	uint64_t l3t, tcpt, udpt, l3f, h = 0;
 
@@ -1063,7 +1129,7 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 	/* The hashed stack is the tunnel's inner one: with level 2, or
 	 * after a decap (hashed as the outer headers then). */
 	bool deep = inner || (rss && plan->decap);
-	uint64_t t = plan->rss_types;
+	uint64_t t = plan->rss_expand_types;
 	unsigned int n = 0, i, j;
 	static const uint8_t fams[] = { 4, 6 };
 
@@ -1110,8 +1176,10 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 			v->sub = VSTEER_SUBPRIO_L3;
 		else
 			v->sub = VSTEER_SUBPRIO_L2;
-		v->hash_fields =
-			rss ? xl_hash_fields(t, v->fam, v->l4p, inner) : 0;
+		v->hash_fields = rss ? vsteer_flow_rss_fields(plan->rss_types,
+							      v->fam, v->l4p,
+							      inner) :
+				       0;
 	}
 	/* Most specific rules first (stable). */
 	for (i = 1; i < n; i++) {

@@ -32,6 +32,7 @@
 #define VSTEER_RSS_KEY_LEN 40
 #define VSTEER_MAX_EXPAND 8	  /* device rules per rte_flow */
 #define VSTEER_MAX_SPEC_BYTES 512 /* attr + specs of one verbs rule */
+#define VSTEER_MAX_ACTIONS 32	  /* actions of a rule, END included */
 
 enum vsteer_flow_engine {
 	VSTEER_FLOW_ENGINE_VERBS = 0, /* ibv_create_flow spec chains */
@@ -86,6 +87,11 @@ struct vsteer_xlate_ctx {
 	uint16_t max_modify_rx;
 	uint16_t max_modify_tx;
 	uint16_t max_encap;
+	/* The RSS action comes from an indirect action, whose queues and
+	 * types may change under the rule: expand for every type the device
+	 * hashes (vsteer_flow_variants()), so that a change of types only
+	 * changes each device rule's hash fields. */
+	bool rss_shared;
 };
 
 /*
@@ -330,6 +336,9 @@ struct vsteer_flow_plan {
 	uint8_t rss_key[VSTEER_RSS_KEY_LEN];
 	uint32_t rss_level; /* 0/1 outer, 2 inner */
 	uint64_t rss_types; /* RTE_ETH_RSS_* after defaults */
+	/* The types the expansion makes device rules for: rss_types, or
+	 * every type the device hashes for a shared RSS action. */
+	uint64_t rss_expand_types;
 	bool mark, flag;
 	uint32_t mark_id;
 	bool count; /* COUNT action: a counters object */
@@ -337,6 +346,11 @@ struct vsteer_flow_plan {
 	/* INDIRECT COUNT: the handle given by the application (count stays
 	 * false: the counters object belongs to the handle). */
 	const struct rte_flow_action_handle *count_handle;
+	/* AGE: seconds without a hit, the application's context (NULL: the
+	 * flow's handle). It sets count: the flow ages on its counter. */
+	bool age;
+	uint32_t age_timeout;
+	void *age_context;
 	uint32_t flags;	   /* IBV_FLOW_ATTR_FLAGS_* (verbs) */
 	uint8_t aspecs[3]; /* enum vsteer_aspec, action order */
 	uint8_t n_aspecs;
@@ -487,6 +501,12 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 		     const struct vsteer_flow_stack *hashed,
 		     bool hashed_is_last, bool tunnel,
 		     struct vsteer_flow_variant vs[VSTEER_MAX_EXPAND]);
+
+/* IBV_RX_HASH_* of a device rule of the expansion: the headers its
+ * pattern has (fam 0/4/6, l4p 0/TCP/UDP/ESP), the action's types; inner:
+ * RSS level 2. 0: not hashed (the first queue). */
+uint64_t
+vsteer_flow_rss_fields(uint64_t types, uint8_t fam, uint8_t l4p, bool inner);
 
 /* Number of rte_flow priority levels open to applications. */
 uint32_t vsteer_flow_user_levels(const struct vsteer_xlate_ctx *ctx);

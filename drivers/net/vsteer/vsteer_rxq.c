@@ -26,6 +26,7 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 
 #include "vsteer.h"
 
@@ -154,6 +155,12 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 			dev->data->port_id, idx);
 		return -ENOTSUP;
 	}
+	if ((offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) && !priv->ts_ok) {
+		DRV_LOG(ERR,
+			"port %u: Rx queue %u: the device has no completion timestamps",
+			dev->data->port_id, idx);
+		return -ENOTSUP;
+	}
 	if (rte_pktmbuf_data_room_size(mp) <= RTE_PKTMBUF_HEADROOM) {
 		DRV_LOG(ERR,
 			"port %u: Rx queue %u: mempool %s has no data room",
@@ -222,6 +229,20 @@ vsteer_rx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	}
 	rxq->csum = (offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) != 0;
 	rxq->strip = (offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
+	if (offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		/* The field and flag every driver and application share. */
+		ret = rte_mbuf_dyn_rx_timestamp_register(&rxq->ts_off,
+							 &rxq->ts_flag);
+		if (ret != 0) {
+			DRV_LOG(ERR,
+				"port %u: Rx queue %u: mbuf timestamp field: %s",
+				dev->data->port_id, idx,
+				rte_strerror(rte_errno));
+			rte_free(rxq);
+			return -rte_errno;
+		}
+		rxq->ts = 1;
+	}
 	rxq->ptype = !priv->ptypes_off;
 	rxq->deferred = conf->rx_deferred_start != 0;
 	rxq->elts = rte_zmalloc_socket("vsteer_rxq_elts",
@@ -284,11 +305,24 @@ vsteer_rxq_free_elts(struct vsteer_rxq *rxq)
 	}
 }
 
+/* Post WQEs 0..wqe_n - 1 with the buffers they hold, as one list. */
+static int
+vsteer_rxq_post_all(struct vsteer_rxq *rxq)
+{
+	struct ibv_recv_wr *bad = NULL;
+	uint32_t i;
+
+	for (i = 0; i < rxq->wqe_n; i++) {
+		rxq->wrs[i].wr_id = i;
+		rxq->wrs[i].next = i + 1 < rxq->wqe_n ? &rxq->wrs[i + 1] : NULL;
+	}
+	return ibv_post_wq_recv(rxq->wq, &rxq->wrs[0], &bad);
+}
+
 /* Post every ring slot with fresh mbufs and let the burst read the CQ. */
 static int
 vsteer_rxq_run(struct vsteer_rxq *rxq)
 {
-	struct ibv_recv_wr *bad = NULL;
 	uint32_t i, n = rxq->wqe_n * rxq->sges_n;
 	int ret;
 
@@ -307,10 +341,8 @@ vsteer_rxq_run(struct vsteer_rxq *rxq)
 			       rxq->port_id, rxq->queue_id);
 			goto err;
 		}
-		if (i > 0)
-			rxq->wrs[i - 1].next = &rxq->wrs[i];
 	}
-	ret = ibv_post_wq_recv(rxq->wq, &rxq->wrs[0], &bad);
+	ret = vsteer_rxq_post_all(rxq);
 	if (ret != 0) {
 		RX_LOG(ERR, "port %u: Rx queue %u: post %u WQEs: %s",
 		       rxq->port_id, rxq->queue_id, rxq->wqe_n, strerror(ret));
@@ -318,6 +350,7 @@ vsteer_rxq_run(struct vsteer_rxq *rxq)
 		goto err;
 	}
 	rxq->unposted = 0;
+	rxq->stopped = 0;
 	rxq->ahead_head = 0;
 	rxq->ahead_n = 0;
 	__atomic_store_n(&rxq->cq, rxq->cq_obj, __ATOMIC_RELEASE);
@@ -354,6 +387,37 @@ vsteer_rxq_cq_drain(struct vsteer_rxq *rxq)
 	while (ibv_next_poll(rxq->cq_obj) == 0);
 	ibv_end_poll(rxq->cq_obj);
 	return n;
+}
+
+/*
+ * As mlx5e and DPDK's mlx5 (mlx5_rx_err_handle()) do with an RQ in error:
+ * RESET, then RDY (libmlx5 then cleans the CQ of the WQ's completions and
+ * starts its ring over, mlx5_modify_wq()), then every WQE posted again.
+ * Posting before RDY would be lost to that restart. The completions still
+ * in the CQ are flushes of WQEs posted again here.
+ */
+int
+vsteer_rxq_recover(struct vsteer_rxq *rxq)
+{
+	int ret;
+
+	vsteer_rxq_cq_drain(rxq);
+	rxq->ahead_n = 0;
+	rxq->ahead_head = 0;
+	ret = vsteer_rxq_wq_state(rxq, IBV_WQS_RESET);
+	if (ret == 0)
+		ret = vsteer_rxq_wq_state(rxq, IBV_WQS_RDY);
+	if (ret == 0)
+		ret = vsteer_rxq_post_all(rxq);
+	if (ret != 0) {
+		RX_LOG(ERR, "port %u: Rx queue %u: reset after an error: %s",
+		       rxq->port_id, rxq->queue_id, strerror(ret));
+		return -ret;
+	}
+	rxq->unposted = 0;
+	rxq->stopped = 0;
+	rxq->stats.resets++;
+	return 0;
 }
 
 /*
@@ -415,6 +479,8 @@ vsteer_rxq_start(struct vsteer_rxq *rxq)
 	 * while the queue runs. */
 	if (priv->vlan_strip_ok)
 		cq_attr.wc_flags |= IBV_WC_EX_WITH_CVLAN;
+	if (rxq->ts)
+		cq_attr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	rxq->cq_obj = vsteer_cq_create(priv, &cq_attr);
 	if (rxq->cq_obj == NULL) {
 		ret = -(errno ? errno : ENOMEM);

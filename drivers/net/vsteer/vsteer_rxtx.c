@@ -11,8 +11,8 @@
  * (MARK/FLAG) and, on a queue that strips, the stripped VLAN TCI. Verbs
  * gives no packet type, so the burst parses it (rte_net_get_ptype(),
  * unless the application said it needs none), and no checksum verdict
- * beyond "IPv4, both good" (IBV_WC_IP_CSUM_OK): a frame without it is
- * checked in software to tell which one is bad. Completions are read in
+ * beyond "IPv4, both good" (IBV_WC_IP_CSUM_OK, which mlx5 never gives on
+ * a work queue): a frame without it is checked in software. Completions are read in
  * chunks; the replacement buffers of a chunk come from the pool in one
  * bulk get (one segment per WQE) and every WQE goes back to the WQ in one
  * post per burst.
@@ -30,8 +30,11 @@
 #include <rte_branch_prediction.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_net.h>
 #include <rte_prefetch.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "vsteer.h"
 
@@ -109,11 +112,60 @@ vsteer_rx_take(struct vsteer_rxq *rxq, uint32_t idx, uint32_t len)
 	return pkt;
 }
 
+/* An rte_ip*_udptcp_cksum_mbuf_verify() answer as a flag. */
+static inline uint64_t
+vsteer_rx_l4_verdict(int ok)
+{
+	return ok == 0 ? RTE_MBUF_F_RX_L4_CKSUM_GOOD :
+			 RTE_MBUF_F_RX_L4_CKSUM_BAD;
+}
+
+/* A UDP header at off with checksum 0 (within the first segment). */
+static inline bool
+vsteer_rx_udp_zero(const struct rte_mbuf *m, uint32_t off)
+{
+	return rte_pktmbuf_data_len(m) >= off + sizeof(struct rte_udp_hdr) &&
+	       rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, off)
+			       ->dgram_cksum == 0;
+}
+
+/* IPv6: no header checksum; TCP and UDP right after the fixed header (the
+ * pseudo-header of rte_ipv6_udptcp_cksum_mbuf_verify() takes the payload
+ * length and next header from it). UDP without a checksum is invalid over
+ * IPv6 (RFC 8200 8.1): BAD. */
+static uint64_t
+vsteer_rx_csum_sw6(struct rte_mbuf *m, uint32_t ptype,
+		   const struct rte_net_hdr_lens *hl)
+{
+	const uint64_t unk = RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN;
+	uint32_t l4 = ptype & RTE_PTYPE_L4_MASK, l4_off, plen;
+	const struct rte_ipv6_hdr *ip;
+
+	if ((ptype & RTE_PTYPE_L3_MASK) != RTE_PTYPE_L3_IPV6 ||
+	    (l4 != RTE_PTYPE_L4_TCP && l4 != RTE_PTYPE_L4_UDP) ||
+	    hl->l3_len != sizeof(*ip) ||
+	    hl->l2_len + hl->l3_len > rte_pktmbuf_data_len(m))
+		return unk | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+				     hl->l2_len);
+	l4_off = hl->l2_len + hl->l3_len;
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if (plen < (l4 == RTE_PTYPE_L4_UDP ? sizeof(struct rte_udp_hdr) :
+					     sizeof(struct rte_tcp_hdr)) ||
+	    l4_off + plen > m->pkt_len)
+		return unk | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
+	if (l4 == RTE_PTYPE_L4_UDP && vsteer_rx_udp_zero(m, l4_off))
+		return unk | RTE_MBUF_F_RX_L4_CKSUM_BAD;
+	return unk | vsteer_rx_l4_verdict(
+			     rte_ipv6_udptcp_cksum_mbuf_verify(m, ip, l4_off));
+}
+
 /*
- * The device did not vouch for the checksums (no IBV_WC_IP_CSUM_OK):
- * tell which are good, bad, or not known. Only IPv4 has a verdict to
- * give: its header always, TCP/UDP when not a fragment and the header is
- * good. A UDP checksum of 0 means none, as the device takes it.
+ * The device did not vouch for the checksums (no IBV_WC_IP_CSUM_OK, which
+ * a ConnectX never gives on a work queue): tell which are good, bad, or
+ * not known. IPv4: its header always, TCP/UDP when not a fragment and the
+ * header is good (a UDP checksum of 0 means none, as the device takes
+ * it). IPv6: TCP/UDP after the fixed header.
  */
 static uint64_t
 vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
@@ -123,6 +175,8 @@ vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
 	uint32_t l4 = ptype & RTE_PTYPE_L4_MASK, ip_len;
 	uint64_t ol;
 
+	if (RTE_ETH_IS_IPV6_HDR(ptype))
+		return vsteer_rx_csum_sw6(m, ptype, hl);
 	if (!RTE_ETH_IS_IPV4_HDR(ptype) ||
 	    hl->l2_len + hl->l3_len > rte_pktmbuf_data_len(m))
 		return RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN |
@@ -140,17 +194,13 @@ vsteer_rx_csum_sw(struct rte_mbuf *m, uint32_t ptype,
 	if (ip_len < hl->l3_len || hl->l2_len + ip_len > m->pkt_len)
 		return ol | RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN;
 	if (l4 == RTE_PTYPE_L4_UDP &&
-	    rte_pktmbuf_data_len(m) >= hl->l2_len + hl->l3_len + 8 &&
-	    rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *,
-				    hl->l2_len + hl->l3_len)
-			    ->dgram_cksum == 0)
+	    vsteer_rx_udp_zero(m, hl->l2_len + hl->l3_len))
 		return ol | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 	return ol |
-	       (rte_ipv4_udptcp_cksum_mbuf_verify(m, ip,
-						  hl->l2_len + hl->l3_len) ==
-				0 ?
-			RTE_MBUF_F_RX_L4_CKSUM_GOOD :
-			RTE_MBUF_F_RX_L4_CKSUM_BAD);
+	       vsteer_rx_l4_verdict(
+		       rte_ipv4_udptcp_cksum_mbuf_verify(m, ip,
+							 hl->l2_len +
+								 hl->l3_len));
 }
 
 /* What the completion says of a packet taken from the ring: offload flags,
@@ -191,6 +241,11 @@ vsteer_rx_finish(const struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 		ol |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
 		pkt->vlan_tci = c->cvlan;
 	}
+	if (rxq->ts) {
+		*RTE_MBUF_DYNFIELD(pkt, rxq->ts_off, rte_mbuf_timestamp_t *) =
+			c->ts;
+		ol |= rxq->ts_flag;
+	}
 	pkt->packet_type = ptype;
 	pkt->ol_flags = ol;
 }
@@ -203,6 +258,35 @@ vsteer_rx_requeue(struct vsteer_rxq *rxq, uint32_t idx,
 	rxq->wrs[idx].next = NULL;
 	**link = &rxq->wrs[idx];
 	*link = &rxq->wrs[idx].next;
+}
+
+/* What an error completion means for the queue. A ConnectX moves the RQ
+ * to error on a protection or operation error, and the WQEs behind it
+ * complete flushed: mlx5e and DPDK's mlx5 reset it on those three (Linux
+ * 6.1 cqe_syndrome_needs_recover(), mlx5_rx_err_handle()); a length error
+ * that stops the RQ shows as the flushes that follow it. */
+static inline uint8_t
+vsteer_rx_fail(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_WR_FLUSH_ERR:
+		return VSTEER_RX_FAIL_FLUSH;
+	case IBV_WC_LOC_PROT_ERR:
+	case IBV_WC_LOC_QP_OP_ERR:
+		return VSTEER_RX_FAIL_STOP;
+	default:
+		return VSTEER_RX_FAIL_FRAME;
+	}
+}
+
+/* An error completion: a lost frame counts, a stopped WQ is noted. */
+static inline void
+vsteer_rx_failed(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c)
+{
+	if (c->fail != VSTEER_RX_FAIL_FLUSH)
+		rxq->stats.errors++;
+	if (c->fail != VSTEER_RX_FAIL_FRAME)
+		rxq->stopped = 1;
 }
 
 /* One completion, one mbuf at a time (scatter queues, or a pool that ran
@@ -230,7 +314,7 @@ vsteer_rx_one(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 	} else {
 		/* LOC_LEN_ERR (frame larger than the buffers),
 		 * LOC_PROT_ERR, flush...: the buffers go back. */
-		rxq->stats.errors++;
+		vsteer_rx_failed(rxq, c);
 	}
 	vsteer_rx_requeue(rxq, c->idx, link);
 }
@@ -277,7 +361,7 @@ vsteer_rx_chunk(struct vsteer_rxq *rxq, const struct vsteer_rx_cqe *c,
 			continue;
 		}
 		if (unlikely(!e->ok)) {
-			rxq->stats.errors++;
+			vsteer_rx_failed(rxq, e);
 			vsteer_rx_requeue(rxq, e->idx, link);
 			continue;
 		}
@@ -321,10 +405,12 @@ vsteer_rx_read(const struct vsteer_rxq *rxq, struct ibv_cq_ex *cq,
 {
 	c->idx = (uint32_t)cq->wr_id;
 	c->ok = cq->status == IBV_WC_SUCCESS;
+	c->fail = likely(c->ok) ? 0 : vsteer_rx_fail(cq->status);
 	c->len = 0;
 	c->wc_flags = 0;
 	c->tag = 0;
 	c->cvlan = 0;
+	c->ts = 0;
 	if (likely(c->ok)) {
 		c->len = ibv_wc_read_byte_len(cq);
 		if (rxq->csum)
@@ -333,6 +419,8 @@ vsteer_rx_read(const struct vsteer_rxq *rxq, struct ibv_cq_ex *cq,
 			c->tag = ibv_wc_read_flow_tag(cq);
 		if (rxq->strip)
 			c->cvlan = ibv_wc_read_cvlan(cq);
+		if (rxq->ts)
+			c->ts = ibv_wc_read_completion_ts(cq);
 	}
 }
 
@@ -420,6 +508,11 @@ vsteer_rx_burst(void *dpdk_rxq, struct rte_mbuf **pkts, uint16_t pkts_n)
 	} while (got == want && polled < pkts_n);
 	rxq->stats.packets += n;
 	rxq->stats.bytes += bytes;
+	/* The device stopped the WQ: posting to it would only flush. */
+	if (unlikely(rxq->stopped)) {
+		vsteer_rxq_recover(rxq);
+		return n;
+	}
 	if (head != NULL) {
 		ret = ibv_post_wq_recv(rxq->wq, head, &bad);
 		if (unlikely(ret != 0)) {
@@ -587,6 +680,56 @@ vsteer_tx_seg_pool(struct rte_mbuf *seg)
 	return seg->pool;
 }
 
+/*
+ * A TCP segmentation (TSO) packet as one IBV_WR_TSO: its headers (L2 to
+ * L4, in its first segment) given apart, which libmlx5 copies into the
+ * WQE, the payload gathered from the rest, cut by the device into frames
+ * of tso_segsz bytes with their IPv4 and TCP checksums (IBV_SEND_IP_CSUM,
+ * as DPDK's mlx5 sets the checksum flags of a TSO WQE). Fills wr's TSO
+ * fields and the SGEs; returns their count (0: headers alone, one
+ * frame), -1 for a packet the device would refuse (dropped before it, as
+ * any other).
+ */
+static int
+vsteer_tx_tso(struct vsteer_txq *txq, struct rte_mbuf *m,
+	      struct ibv_send_wr *wr, struct ibv_sge *sg)
+{
+	struct vsteer_priv *priv = txq->priv;
+	uint32_t hdr = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
+	struct rte_mbuf *seg;
+	uint32_t k = 0, off = hdr;
+
+	if (unlikely(!txq->tso || hdr > VSTEER_TSO_HDR_MAX ||
+		     hdr < RTE_ETHER_HDR_LEN || m->tso_segsz == 0 ||
+		     hdr > rte_pktmbuf_data_len(m) ||
+		     (m->ol_flags & RTE_MBUF_F_TX_TUNNEL_MASK) ||
+		     hdr + m->tso_segsz > txq->max_frame ||
+		     m->pkt_len - hdr > priv->max_tso ||
+		     m->nb_segs > txq->max_sge))
+		return -1;
+	for (seg = m; seg != NULL; seg = seg->next) {
+		uint32_t len = seg->data_len - off;
+		uintptr_t addr = rte_pktmbuf_mtod_offset(seg, uintptr_t, off);
+
+		off = 0;
+		if (len == 0)
+			continue;
+		if (unlikely(vsteer_mr_lkey(priv, &txq->mr_hit, addr, len,
+					    vsteer_tx_seg_pool(seg),
+					    &sg[k].lkey) != 0))
+			return -1;
+		sg[k].addr = addr;
+		sg[k].length = len;
+		k++;
+	}
+	wr->opcode = IBV_WR_TSO;
+	wr->send_flags = IBV_SEND_IP_CSUM;
+	wr->tso.hdr = rte_pktmbuf_mtod(m, void *);
+	wr->tso.hdr_sz = (uint16_t)hdr;
+	wr->tso.mss = m->tso_segsz;
+	return (int)k;
+}
+
 uint16_t
 vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 {
@@ -623,6 +766,14 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 		if (i + 1 < pkts_n)
 			rte_prefetch0(pkts[i + 1]);
 		rte_prefetch0(RTE_PTR_ADD(m, RTE_CACHE_LINE_SIZE));
+		if (unlikely(m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
+			int r = vsteer_tx_tso(txq, m, wr, sg);
+
+			if (r < 0)
+				goto drop;
+			k = (uint32_t)r;
+			goto post;
+		}
 		/* What the port cannot send never reaches the device: a
 		 * failed WR would put the send queue in error. */
 		if (unlikely(m->pkt_len > txq->max_frame ||
@@ -665,14 +816,16 @@ vsteer_tx_burst(void *dpdk_txq, struct rte_mbuf **pkts, uint16_t pkts_n)
 			if (unlikely(k == 0))
 				goto drop;
 		}
-		wr->wr_id = txq->head;
-		wr->next = NULL;
-		wr->sg_list = sg;
-		wr->num_sge = (int)k;
+		wr->opcode = IBV_WR_SEND;
 		wr->send_flags = 0;
 		if (txq->csum && (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM |
 						 RTE_MBUF_F_TX_L4_MASK)) != 0)
 			wr->send_flags |= IBV_SEND_IP_CSUM;
+post:
+		wr->wr_id = txq->head;
+		wr->next = NULL;
+		wr->sg_list = sg;
+		wr->num_sge = (int)k;
 		/* Long bursts free their slots early on hardware. */
 		if (++since_signal == VSTEER_TX_COMP_THRESH) {
 			wr->send_flags |= IBV_SEND_SIGNALED;

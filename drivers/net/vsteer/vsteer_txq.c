@@ -50,6 +50,115 @@ vsteer_tx_queue_release(struct rte_eth_dev *dev, uint16_t idx)
 	dev->data->tx_queues[idx] = NULL;
 }
 
+/* A send QP as the Tx queues make them, with room in each WQE for
+ * tso_hdr bytes of TSO headers (0: no TSO), or NULL with errno set. */
+static struct ibv_qp *
+vsteer_send_qp_create(struct vsteer_priv *priv, struct ibv_cq_ex *cq,
+		      struct ibv_pd *pd, uint32_t wrs, uint32_t sges,
+		      uint32_t tso_hdr)
+{
+	struct ibv_qp_init_attr_ex qp_attr;
+
+	memset(&qp_attr, 0, sizeof(qp_attr));
+	qp_attr.qp_type = IBV_QPT_RAW_PACKET;
+	qp_attr.send_cq = ibv_cq_ex_to_cq(cq);
+	qp_attr.recv_cq = ibv_cq_ex_to_cq(cq);
+	qp_attr.cap.max_send_wr = wrs;
+	qp_attr.cap.max_send_sge = sges;
+	qp_attr.sq_sig_all = 0;
+	/* With PD alone, ibv_create_qp_ex() would call the exported
+	 * ibv_create_qp(), which only knows rdma-core's own providers; a
+	 * (zero) create_flags keeps the call on the context's ops. */
+	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	qp_attr.create_flags = 0;
+	/* TSO headers are copied into the send WQE: room for them, which
+	 * makes every WQE larger (libmlx5's mlx5_calc_send_wqe()). */
+	if (tso_hdr != 0) {
+		qp_attr.comp_mask |= IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+		qp_attr.max_tso_header = tso_hdr;
+	}
+	qp_attr.pd = pd;
+	return ibv_create_qp_ex(priv->ctx, &qp_attr);
+}
+
+/* The largest power of two of WRs up to top, at least VSTEER_DESC_MIN,
+ * that a send QP of sges SGEs takes; 0 when none (errno set). */
+static uint32_t
+vsteer_send_qp_wr_max(struct vsteer_priv *priv, struct ibv_cq_ex *cq,
+		      uint32_t top, uint32_t sges, uint32_t tso_hdr)
+{
+	struct ibv_qp *qp;
+	uint32_t w;
+
+	for (w = top; w >= VSTEER_DESC_MIN; w >>= 1) {
+		errno = 0;
+		qp = vsteer_send_qp_create(priv, cq, priv->pd, w, sges,
+					   tso_hdr);
+		if (qp != NULL) {
+			priv->glue->destroy_qp(qp);
+			return w;
+		}
+		/* Only a size the device refuses is worth a smaller try. */
+		if (errno != EINVAL && errno != ENOMEM)
+			return 0;
+	}
+	errno = EINVAL;
+	return 0;
+}
+
+int
+vsteer_tx_probe(struct vsteer_priv *priv)
+{
+	struct ibv_cq_init_attr_ex cq_attr;
+	uint32_t top, sges;
+	struct ibv_cq_ex *cq;
+	int ret = 0;
+
+	memset(&cq_attr, 0, sizeof(cq_attr));
+	cq_attr.cqe = 1;
+	cq = ibv_create_cq_ex(priv->ctx, &cq_attr);
+	if (cq == NULL)
+		return -(errno ? errno : ENOMEM);
+	top = rte_align32prevpow2(RTE_MIN(priv->max_wr, (uint32_t)32768));
+	priv->tx_wr_max = vsteer_send_qp_wr_max(priv, cq, top, 1, 0);
+	if (priv->tx_wr_max == 0) {
+		ret = -(errno ? errno : EINVAL);
+		goto out;
+	}
+	/* Multi-segment queues: the most SGEs up to VSTEER_TX_MAX_SGE that
+	 * some ring takes, and the largest ring with them. */
+	sges = RTE_MIN(priv->max_sge, (uint32_t)VSTEER_TX_MAX_SGE);
+	for (; sges > 1; sges >>= 1) {
+		priv->tx_wr_max_sges = vsteer_send_qp_wr_max(priv, cq,
+							     priv->tx_wr_max,
+							     sges, 0);
+		if (priv->tx_wr_max_sges != 0)
+			break;
+	}
+	if (sges <= 1) {
+		sges = 1;
+		priv->tx_wr_max_sges = priv->tx_wr_max;
+	}
+	priv->tx_sge_max = sges;
+	/* TSO queues: the same with room for the headers in every WQE. A
+	 * device that takes none loses the offload. */
+	priv->tx_wr_max_tso = 0;
+	priv->tx_wr_max_tso_sges = 0;
+	if (priv->tso_ok) {
+		priv->tx_wr_max_tso = vsteer_send_qp_wr_max(priv, cq,
+							    priv->tx_wr_max, 1,
+							    VSTEER_TSO_HDR_MAX);
+		priv->tx_wr_max_tso_sges =
+			vsteer_send_qp_wr_max(priv, cq, priv->tx_wr_max_tso,
+					      sges, VSTEER_TSO_HDR_MAX);
+		if (priv->tx_wr_max_tso == 0 || priv->tx_wr_max_tso_sges == 0)
+			priv->tso_ok = 0;
+	}
+out:
+	priv->glue->destroy_cq(ibv_cq_ex_to_cq(cq));
+	return ret;
+}
+
 int
 vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		      unsigned int socket, const struct rte_eth_txconf *conf)
@@ -58,7 +167,8 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	uint64_t offloads = conf->offloads |
 			    dev->data->dev_conf.txmode.offloads;
 	struct vsteer_txq *txq;
-	uint32_t elts_n, max_sge, i;
+	uint32_t elts_n, max_sge, wr_max, i;
+	bool tso;
 
 	if (priv->started) {
 		DRV_LOG(ERR,
@@ -67,15 +177,30 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 		return -EBUSY;
 	}
 	elts_n = rte_align32pow2(RTE_MAX(desc, (uint16_t)VSTEER_DESC_MIN));
-	if (elts_n > priv->max_wr) {
+	if (elts_n > priv->tx_wr_max) {
 		DRV_LOG(ERR,
 			"port %u: Tx queue %u: %u descriptors, the device takes %u",
-			dev->data->port_id, idx, desc, priv->max_wr);
+			dev->data->port_id, idx, desc, priv->tx_wr_max);
 		return -EINVAL;
 	}
+	tso = priv->tso_ok && (offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO);
 	max_sge = 1;
-	if (offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
-		max_sge = RTE_MIN(priv->max_sge, (uint32_t)VSTEER_TX_MAX_SGE);
+	wr_max = tso ? priv->tx_wr_max_tso : priv->tx_wr_max;
+	if (offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
+		max_sge = priv->tx_sge_max;
+		wr_max = tso ? priv->tx_wr_max_tso_sges : priv->tx_wr_max_sges;
+	}
+	/* The device sizes its send queue by the largest WQE (a ConnectX:
+	 * 64-byte blocks, 16 bytes per SGE, the TSO headers inside): fewer
+	 * WRs in flight than asked, rather than fewer segments per frame
+	 * or no TSO. */
+	if (elts_n > wr_max) {
+		DRV_LOG(INFO,
+			"port %u: Tx queue %u: %u descriptors of %u segments%s: the device's send queue holds %u",
+			dev->data->port_id, idx, desc, max_sge,
+			tso ? " with TSO headers" : "", wr_max);
+		elts_n = wr_max;
+	}
 	if (dev->data->tx_queues[idx] != NULL)
 		vsteer_tx_queue_release(dev, idx);
 	txq = rte_zmalloc_socket("vsteer_txq", sizeof(*txq),
@@ -95,7 +220,9 @@ vsteer_tx_queue_setup(struct rte_eth_dev *dev, uint16_t idx, uint16_t desc,
 	txq->csum = priv->tx_csum &&
 		    (offloads & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 				 RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
-				 RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) != 0;
+				 RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+				 RTE_ETH_TX_OFFLOAD_TCP_TSO)) != 0;
+	txq->tso = tso;
 	txq->elts = rte_zmalloc_socket("vsteer_txq_elts",
 				       elts_n * sizeof(*txq->elts),
 				       RTE_CACHE_LINE_SIZE, socket);
@@ -227,7 +354,6 @@ vsteer_txq_start(struct vsteer_txq *txq)
 {
 	struct vsteer_priv *priv = txq->priv;
 	struct ibv_cq_init_attr_ex cq_attr;
-	struct ibv_qp_init_attr_ex qp_attr;
 	int ret;
 
 	if (txq->cq_obj != NULL)
@@ -242,22 +368,10 @@ vsteer_txq_start(struct vsteer_txq *txq)
 		       strerror(-ret));
 		return ret;
 	}
-	memset(&qp_attr, 0, sizeof(qp_attr));
-	qp_attr.qp_type = IBV_QPT_RAW_PACKET;
-	qp_attr.send_cq = ibv_cq_ex_to_cq(txq->cq_obj);
-	qp_attr.recv_cq = ibv_cq_ex_to_cq(txq->cq_obj);
-	qp_attr.cap.max_send_wr = txq->elts_n;
-	qp_attr.cap.max_send_sge = txq->max_sge;
-	qp_attr.cap.max_recv_wr = 0;
-	qp_attr.cap.max_recv_sge = 0;
-	qp_attr.sq_sig_all = 0;
-	/* With PD alone, ibv_create_qp_ex() would call the exported
-	 * ibv_create_qp(), which only knows rdma-core's own providers; a
-	 * (zero) create_flags keeps the call on the context's ops. */
-	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	qp_attr.create_flags = 0;
-	qp_attr.pd = vsteer_qdomain_get(priv, &txq->dom);
-	txq->qp = ibv_create_qp_ex(priv->ctx, &qp_attr);
+	txq->qp = vsteer_send_qp_create(priv, txq->cq_obj,
+					vsteer_qdomain_get(priv, &txq->dom),
+					txq->elts_n, txq->max_sge,
+					txq->tso ? VSTEER_TSO_HDR_MAX : 0);
 	if (txq->qp == NULL) {
 		ret = -(errno ? errno : ENOMEM);
 		TX_LOG(ERR,
