@@ -42,9 +42,9 @@ trap 'rm -f "$out"' EXIT
 
 c_files=$(printf '%s\n' "$files" | grep -E '^(drivers|lib|app|test)/.*\.[ch]$' || true)
 text_files=$(printf '%s\n' "$files" |
-	grep -E '(\.([ch]|sh|py|build|txt|rst|md|ini|yml|yaml)|meson_options\.txt|/run|\.clang-format|\.gitignore)$' ||
+	grep -E '(\.([ch]|sh|py|build|txt|rst|md|ini|yml|yaml|map)|meson_options\.txt|/run|devtools/mlx5-model|\.clang-format|\.gitignore)$' ||
 	true)
-sh_files=$(printf '%s\n' "$files" | grep -E '(\.sh|^\.ci/run)$' || true)
+sh_files=$(printf '%s\n' "$files" | grep -E '(\.sh|^\.ci/run|^devtools/mlx5-model)$' || true)
 py_files=$(printf '%s\n' "$files" | grep -E '\.py$' || true)
 
 exists() {

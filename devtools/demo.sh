@@ -16,7 +16,12 @@
 # and the veth pair, removes everything it made when it ends, and exits
 # non-zero when a check fails. Nothing leaves the veth pair.
 #
-# usage: devtools/demo.sh
+# With --model, the port is a modelled ConnectX-5 (mlx5_0) on the same
+# veth end instead of softverbs: testpmd runs under devtools/mlx5-model,
+# and rdma-core's own libibverbs and libmlx5 drive the device
+# (doc/mlx5-model.md).
+#
+# usage: devtools/demo.sh [--model]
 # The build directory is $VSTEER_BUILD_DIR, default "build".
 set -eu
 
@@ -24,6 +29,15 @@ cd "$(dirname "$0")/.."
 BUILD=${VSTEER_BUILD_DIR:-build}
 PMD=$BUILD/drivers/net/vsteer/librte_net_vsteer.so
 PY=/usr/bin/python3
+MODEL=
+case ${1:-} in
+--model) MODEL=1 ;;
+"") ;;
+*)
+	echo "usage: devtools/demo.sh [--model]" >&2
+	exit 2
+	;;
+esac
 
 printf '=== setting up and building (%s)\n' "$BUILD"
 devtools/setup.sh
@@ -39,6 +53,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	SUDO="sudo env PATH=$PATH:/usr/sbin:/sbin"
 fi
 
+set -- --pmd "$PMD" --testpmd dpdk-testpmd
+if [ -n "$MODEL" ]; then
+	set -- "$@" --model "$(pwd)/devtools/mlx5-model" \
+		--model-lib "$BUILD/lib/mlx5model/libmlx5model.so"
+fi
 # -B: no root-owned __pycache__ in the source tree.
 # shellcheck disable=SC2086 # SUDO is a command and an argument, or nothing
-exec $SUDO "$PY" -B devtools/demo.py --pmd "$PMD" --testpmd dpdk-testpmd
+exec $SUDO "$PY" -B devtools/demo.py "$@"

@@ -13,7 +13,7 @@
 set -eu
 
 SDK_DIR=${1:-build-sdk}
-PKGS="libdpdk-dev dpdk dpdk-dev dpdk-doc libibverbs-dev ibverbs-providers \
+PKGS="libdpdk-dev dpdk dpdk-dev dpdk-doc libibverbs-dev ibverbs-providers ibverbs-utils \
 rdma-core meson ninja-build pkg-config gcc make clang python3 python3-scapy \
 python3-pyelftools iproute2 dpkg-dev xz-utils clang-format shellcheck \
 openvswitch-switch-dpdk libxdp-dev libbpf-dev"

@@ -12,7 +12,10 @@ fte_match_set_lyr_2_4, misc, misc2 (MPLS entries, metadata registers)
 and misc3 that vsteer uses, the match_criteria_enable bits, and the flow
 counter commands (opcodes, mailboxes, traffic counters), the
 QUERY_HCA_CAP command with the flow table capability bits read from it,
-and the header modify actions (layout, types, field ids)."""
+and the header modify actions (layout, types, field ids).
+With --model, lib/mlx5model/mm_prm.h likewise: the mailbox headers and
+the fields of the capability pages the mlx5 model answers QUERY_HCA_CAP
+with."""
 
 import argparse
 import os
@@ -229,6 +232,59 @@ NOT_IN_DPDK = ["IN_UID (general_obj_in_cmd_hdr has reserved_at_10)",
                "reserved_at_0; Linux's mlx5_ifc.h names it)"]
 NOT_IN_DPDK_OFF = {"IN_UID_OFF", "FT_NIC_MAX_ENCAP_HEADER_SIZE_OFF"}
 
+# lib/mlx5model/mm_prm.h (prefix MM_PRM_): our define -> DPDK path. The
+# capability fields are named as DPDK names them: GEN_<FIELD> is
+# cmd_hca_cap.<field>, ETH_<FIELD> per_protocol_networking_offload_caps,
+# FT_PROP_<FIELD> flow_table_prop_layout, FT_FIELDS2_<FIELD>
+# ft_fields_support_2.
+MODEL_FIELDS = [
+    ("IN_OPCODE", "general_obj_in_cmd_hdr.opcode"),
+    ("IN_OP_MOD", "query_hca_cap_in.op_mod"),
+    ("OUT_STATUS", "query_hca_cap_out.status"),
+    ("OUT_SYNDROME", "query_hca_cap_out.syndrome"),
+    ("QUERY_HCA_CAP_OUT_CAP", "query_hca_cap_out.capability"),
+    ("FT_RX", "flow_table_nic_cap.flow_table_properties_nic_receive"),
+    ("FT_FIELDS2_RX", "flow_table_nic_cap.ft_field_support_2_nic_receive"),
+    ("ALLOC_FC_IN_BULK_LOG_SIZE",
+     "alloc_flow_counter_in.flow_counter_bulk_log_size"),
+    ("ALLOC_TD_OUT_TD", "alloc_transport_domain_out.transport_domain"),
+    ("CREATE_TIS_OUT_TISN", "create_tis_out.tisn"),
+    ("QUERY_TIS_IN_TISN", "query_tis_in.tisn"),
+    ("QUERY_TIS_OUT_TD", "query_tis_out.tis_context.transport_domain"),
+]
+MODEL_PREFIXES = [
+    ("GEN_", "cmd_hca_cap"),
+    ("ETH_", "per_protocol_networking_offload_caps"),
+    ("FT_PROP_", "flow_table_prop_layout"),
+    ("FT_FIELDS2_", "ft_fields_support_2"),
+]
+MODEL_ENUMS = [
+    ("CMD_QUERY_HCA_CAP", "MLX5_CMD_OP_QUERY_HCA_CAP", 1),
+    ("CMD_QUERY_NIC_VPORT_CONTEXT", "MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT", 1),
+    ("CMD_ALLOC_FLOW_COUNTER", "MLX5_CMD_OP_ALLOC_FLOW_COUNTER", 1),
+    ("CMD_QUERY_FLOW_COUNTER", "MLX5_CMD_OP_QUERY_FLOW_COUNTER", 1),
+    ("CMD_ALLOC_TRANSPORT_DOMAIN", "MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN", 1),
+    ("CMD_CREATE_TIS", "MLX5_CMD_OP_CREATE_TIS", 1),
+    ("CMD_QUERY_TIS", "MLX5_CMD_OP_QUERY_TIS", 1),
+    ("CAP_GENERAL", "MLX5_GET_HCA_CAP_OP_MOD_GENERAL_DEVICE", 2),
+    ("CAP_ETHERNET_OFFLOADS",
+     "MLX5_GET_HCA_CAP_OP_MOD_ETHERNET_OFFLOAD_CAPS", 2),
+    ("CAP_NIC_FLOW_TABLE", "MLX5_GET_HCA_CAP_OP_MOD_NIC_FLOW_TABLE", 2),
+    ("CAP_ROCE", "MLX5_GET_HCA_CAP_OP_MOD_ROCE", 2),
+]
+MODEL_SIZES = [
+    ("CAP_PAGE_BYTES", "hca_cap_union", 8),
+    ("QUERY_HCA_CAP_OUT_BYTES", "query_hca_cap_out", 8),
+    ("QUERY_HCA_CAP_IN_BYTES", "query_hca_cap_in", 8),
+    ("QUERY_TIS_IN_BYTES", "query_tis_in", 8),
+    ("QUERY_TIS_OUT_BYTES", "query_tis_out", 8),
+]
+# Fields of Linux 6.1 include/linux/mlx5/mlx5_ifc.h that DPDK's header
+# does not name.
+MODEL_NOT_IN_DPDK = ["IN_UID", "IN_VHCA_TUNNEL_ID", "GEN_LOG_MAX_UCTX",
+                     "ETH_TUNNEL_STATELESS_MPLS_OVER_UDP",
+                     "ETH_TUNNEL_STATELESS_MPLS_OVER_GRE"]
+
 
 def strip_comments(text):
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
@@ -260,7 +316,7 @@ def preprocess(text):
 class Prm:
     """struct/union mlx5_ifc_<name>_bits layouts of mlx5_prm.h."""
 
-    def __init__(self, path):
+    def __init__(self, path, prefix="VSTEER_PRM_"):
         with open(path) as f:
             self.text = preprocess(strip_comments(f.read()))
         self.types = {}
@@ -403,13 +459,15 @@ class Prm:
 
 
 class Ours:
-    """The #defines of include/vsteer_prm.h, evaluated."""
+    """The #defines of include/vsteer_prm.h (or another header with its
+    own prefix), evaluated."""
 
-    def __init__(self, path):
+    def __init__(self, path, prefix="VSTEER_PRM_"):
         with open(path) as f:
             text = strip_comments(f.read()).replace("\\\n", " ")
+        self.prefix = prefix
         self.raw = {}
-        for m in re.finditer(r"^#define\s+VSTEER_PRM_(\w+)\s+(.+)$", text,
+        for m in re.finditer(r"^#define[ \t]+%s(\w+)[ \t]+(.+)$" % prefix, text,
                              re.M):
             self.raw[m.group(1)] = m.group(2).strip()
 
@@ -417,12 +475,12 @@ class Ours:
         return name in self.raw
 
     def value(self, name):
-        expr = re.sub(r"\bVSTEER_PRM_(\w+)",
+        expr = re.sub(r"\b%s(\w+)" % self.prefix,
                       lambda m: "(%d)" % self.value(m.group(1)),
                       self.raw[name])
         if not re.fullmatch(r"[\s\d()+\-*/xXa-fA-F]+", expr):
-            raise ValueError("VSTEER_PRM_%s: not a constant: %s"
-                             % (name, self.raw[name]))
+            raise ValueError("%s%s: not a constant: %s"
+                             % (self.prefix, name, self.raw[name]))
         return int(eval(expr.replace("/", "//")))  # noqa: S307
 
 
@@ -484,20 +542,76 @@ def check(prm, ours):
     return bad, checked
 
 
+def check_model(prm, ours):
+    """lib/mlx5model/mm_prm.h against DPDK's header."""
+    bad, checked = [], 0
+
+    def expect(what, got, want):
+        nonlocal checked
+        checked += 1
+        if got != want:
+            bad.append("%s: mm_prm.h 0x%x, DPDK mlx5_prm.h 0x%x"
+                       % (what, got, want))
+
+    rows = list(MODEL_FIELDS)
+    for name in sorted(ours.raw):
+        if not name.endswith("_OFF"):
+            continue
+        base = name[:-4]
+        if base in MODEL_NOT_IN_DPDK or any(r[0] == base for r in rows):
+            continue
+        for pfx, tname in MODEL_PREFIXES:
+            if base.startswith(pfx):
+                rows.append((base, tname + "." + base[len(pfx):].lower()))
+                break
+        else:
+            bad.append("MM_PRM_%s: no row in this test" % name)
+    for ours_name, path in rows:
+        tname, _, field = path.partition(".")
+        try:
+            off, bits = prm.field(tname, field)
+        except KeyError as exc:
+            bad.append("MM_PRM_%s: %s" % (ours_name, exc))
+            continue
+        expect("MM_PRM_%s_OFF" % ours_name, ours.value(ours_name + "_OFF"),
+               off)
+        if ours.has(ours_name + "_LEN"):
+            expect("MM_PRM_%s_LEN" % ours_name,
+                   ours.value(ours_name + "_LEN"), bits)
+    for ours_name, enum, scale in MODEL_ENUMS:
+        if enum not in prm.enums:
+            bad.append("%s: DPDK has no %s" % (ours_name, enum))
+            continue
+        expect("MM_PRM_" + ours_name, ours.value(ours_name) * scale,
+               prm.enums[enum])
+    for ours_name, tname, unit in MODEL_SIZES:
+        expect("MM_PRM_%s (mlx5_ifc_%s_bits)" % (ours_name, tname),
+               ours.value(ours_name), prm.size(tname) // unit)
+    return bad, checked
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--prm", required=True, help="DPDK's mlx5_prm.h")
     ap.add_argument("--ours", required=True, help="include/vsteer_prm.h")
+    ap.add_argument("--model", help="lib/mlx5model/mm_prm.h")
     args = ap.parse_args()
     if not os.path.isfile(args.prm):
         print("prm-offsets: %s not found: devtools/setup.sh fetches it "
               "from the source package of the installed DPDK" % args.prm)
         return 1
-    bad, checked = check(Prm(args.prm), Ours(args.ours))
+    prm = Prm(args.prm)
+    bad, checked = check(prm, Ours(args.ours))
+    if args.model:
+        mbad, mchecked = check_model(prm, Ours(args.model, "MM_PRM_"))
+        bad += mbad
+        checked += mchecked
     for line in bad:
         print("prm-offsets: " + line)
     print("prm-offsets: %d values checked, %d differ; not in DPDK's "
-          "header: %s" % (checked, len(bad), "; ".join(NOT_IN_DPDK)))
+          "header: %s" % (checked, len(bad), "; ".join(
+              NOT_IN_DPDK + (["MM_PRM_" + n for n in MODEL_NOT_IN_DPDK]
+                             if args.model else []))))
     return 1 if bad else 0
 
 

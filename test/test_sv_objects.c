@@ -1344,10 +1344,56 @@ test_device_opts(void)
 	VT_CHECK_EQ(softverbs_device_add("mem:objopt", &o, name, sizeof(name)),
 		    EINVAL, "lacks on the generic profile");
 	o.lacks = 0;
+	o.log_ind_tbl = 12;
+	VT_CHECK_EQ(softverbs_device_add("mem:objopt", &o, name, sizeof(name)),
+		    EINVAL, "4096-entry indirection tables");
+	o.log_ind_tbl = 0;
 	o.flow_prios = 4096;
 	VT_CHECK_EQ(softverbs_device_add("mem:objopt", &o, name, sizeof(name)),
 		    0, "4096 generic priorities");
 	VT_CHECK_EQ(softverbs_device_remove(name), 0, "remove");
+	return VT_OK;
+}
+
+/* A device made with 2048-entry indirection tables (a ConnectX-5's)
+ * reports them and takes one, and no larger. */
+static int
+test_ind_table_opt(void)
+{
+	struct sv_device_opts o = { .profile = SV_PROFILE_MLX5,
+				    .log_ind_tbl = 11 };
+	struct ibv_rwq_ind_table_init_attr ia;
+	struct ibv_device_attr_ex attr;
+	struct ibv_rwq_ind_table *ind;
+	struct ibv_wq *wq, **tbl;
+	struct ibv_cq_ex *cq;
+	struct tdev d;
+	uint32_t i;
+
+	VT_CHECK_EQ(tdev_open_opts(&d, "mem:objindopt", &o), 0, "open");
+	VT_CHECK_EQ(ibv_query_device_ex(d.ctx, NULL, &attr), 0, "query");
+	VT_CHECK_EQ(attr.rss_caps.max_rwq_indirection_table_size, 2048u,
+		    "max_rwq_indirection_table_size");
+	cq = mk_cq(&d, 16);
+	wq = cq != NULL ? mk_wq(&d, cq, 4, 1) : NULL;
+	tbl = calloc(4096, sizeof(*tbl));
+	VT_CHECK(wq != NULL && tbl != NULL, "wq");
+	for (i = 0; i < 4096; i++)
+		tbl[i] = wq;
+	memset(&ia, 0, sizeof(ia));
+	ia.ind_tbl = tbl;
+	ia.log_ind_tbl_size = 12;
+	VT_CHECK(ibv_create_rwq_ind_table(d.ctx, &ia) == NULL &&
+			 errno == EINVAL,
+		 "4096 entries");
+	ia.log_ind_tbl_size = 11;
+	ind = ibv_create_rwq_ind_table(d.ctx, &ia);
+	free(tbl);
+	VT_CHECK(ind != NULL, "2048 entries");
+	VT_CHECK_EQ(ibv_destroy_rwq_ind_table(ind), 0, "destroy table");
+	VT_CHECK_EQ(ibv_destroy_wq(wq), 0, "wq");
+	VT_CHECK_EQ(sv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "cq");
+	VT_CHECK_EQ(tdev_close(&d), 0, "close");
 	return VT_OK;
 }
 
@@ -3111,6 +3157,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_hash_qp_mlx5),
 	VT_CASE(test_hash_qp_tunnel),
 	VT_CASE(test_device_opts),
+	VT_CASE(test_ind_table_opt),
 	VT_CASE(test_qp_state_machine),
 	VT_CASE(test_send_wire),
 	VT_CASE(test_tso_send),

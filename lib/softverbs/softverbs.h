@@ -70,6 +70,12 @@ struct sv_device_opts {
 	uint32_t flow_prios;
 	uint32_t lacks; /* SV_DEV_NO_*, mlx5 profile only */
 	/*
+	 * Largest RSS indirection table, log2 of its entries: 0 takes
+	 * softverbs' own (9: 512 entries); at most 11 (2048 entries, what a
+	 * ConnectX-5 reports).
+	 */
+	uint32_t log_ind_tbl;
+	/*
 	 * The firmware's FLEX_PARSER_PROFILE_ENABLE, mlx5 profile only: 0
 	 * (the default firmware), or 1, whose parser finds the MPLS label
 	 * over GRE and over UDP (tunnel_stateless_mpls_over_gre / _udp,

@@ -73,7 +73,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		     char *name, size_t name_len)
 {
 	enum sv_profile profile = SV_PROFILE_GENERIC;
-	uint32_t prios = 0, lacks = 0, flex = 0, modify = 0;
+	uint32_t prios = 0, lacks = 0, log_ind = 0, flex = 0, modify = 0;
 	char devname[IBV_SYSFS_NAME_MAX];
 	struct sv_dev_node *node;
 	struct sv_device *dev;
@@ -90,6 +90,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		profile = opts->profile;
 		prios = opts->flow_prios;
 		lacks = opts->lacks;
+		log_ind = opts->log_ind_tbl;
 		flex = opts->flex_parser;
 		modify = opts->modify_actions;
 	}
@@ -100,8 +101,11 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	    (lacks & ~SV_DEV_LACKS_ALL) ||
 	    (lacks != 0 && profile != SV_PROFILE_MLX5) || flex > 1 ||
 	    (flex != 0 && profile != SV_PROFILE_MLX5) || modify > UINT8_MAX ||
-	    (modify != 0 && profile != SV_PROFILE_MLX5))
+	    (modify != 0 && profile != SV_PROFILE_MLX5) ||
+	    log_ind > SV_MAX_IND_LOG_OPT)
 		return EINVAL;
+	if (log_ind == 0)
+		log_ind = SV_MAX_IND_LOG;
 	if (prios == 0)
 		prios = profile == SV_PROFILE_MLX5 ? SV_MAX_PRIO_MLX5 + 1 :
 						     SV_MAX_PRIO + 1;
@@ -156,6 +160,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 						     SV_MODIFY_ACTIONS_DEFAULT;
 	dev->caps.max_encap_size = SV_ENCAP_SIZE_DEFAULT;
 	dev->lacks = lacks;
+	dev->log_ind_tbl = log_ind;
 	dev->port.dev = dev;
 	dev->port.port_num = 1;
 	dev->port.wire = w;
@@ -367,7 +372,8 @@ sv_query_device_ex(struct ibv_context *context,
 	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
 	a.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	a.rss_caps.max_rwq_indirection_tables = SV_MAX_QP;
-	a.rss_caps.max_rwq_indirection_table_size = 1u << SV_MAX_IND_LOG;
+	a.rss_caps.max_rwq_indirection_table_size =
+		1u << sv_ctx(context)->dev->log_ind_tbl;
 	a.rss_caps.rx_hash_fields_mask = SV_RX_HASH_FIELDS;
 	a.rss_caps.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
 	a.max_wq_type_rq = SV_MAX_WQ;

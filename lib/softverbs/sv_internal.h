@@ -78,7 +78,8 @@
 #define SV_MAX_MR 4096
 #define SV_MAX_PD 64
 #define SV_MAX_WQ 1024
-#define SV_MAX_IND_LOG 9 /* 512-entry indirection tables */
+#define SV_MAX_IND_LOG 9      /* 512-entry indirection tables */
+#define SV_MAX_IND_LOG_OPT 11 /* sv_device_opts.log_ind_tbl's ceiling */
 #define SV_RSS_KEY_LEN 40
 #define SV_MAX_PRIO_MLX5 15 /* kernel: priority > 15 -> ENOMEM */
 #define SV_MAX_PRIO 0xfff   /* generic profile */
@@ -105,6 +106,7 @@
 struct sv_context;
 struct sv_port;
 struct sv_qp;
+struct sv_wq;
 
 /* Largest Toeplitz input: two IPv6 addresses and two ports. */
 #define SV_TOEPLITZ_MAX_IN (16 + 16 + 2 + 2)
@@ -204,7 +206,8 @@ struct sv_device {
 	struct ibv_device ibdev; /* "soft:<if>", "xdp:<if>", "mem:<l>.<e>" */
 	TAILQ_ENTRY(sv_device) next;
 	struct sv_caps caps;
-	uint32_t lacks; /* SV_DEV_NO_* */
+	uint32_t lacks;	      /* SV_DEV_NO_* */
+	uint32_t log_ind_tbl; /* largest indirection table (log2) */
 	int open_count;
 	struct sv_port port; /* one physical port, number 1 */
 	/* Open contexts (async event queues) and link polling. */
@@ -461,6 +464,29 @@ struct sv_rwqe {
 	struct ibv_sge sge[]; /* max_sge */
 };
 
+/* A frame the steering core hands a receive WQ, and what it knows of it. */
+struct sv_rx_frame {
+	const uint8_t *data;
+	uint32_t len;
+	const struct sv_key *key;
+	const struct sv_pkt_info *info;
+	const struct sv_qp *qp; /* the hash QP that chose the WQ */
+	const struct sv_actions *act;
+};
+
+/*
+ * Another face of a receive WQ: its buffers and completions live outside
+ * softverbs (the mlx5 model keeps them in the rings libmlx5 writes). The
+ * steering core then calls deliver instead of sv_wq_deliver(), under the
+ * port's pump lock, and counts its answer as sv_wq_deliver()'s: 0,
+ * ENOBUFS (nothing posted) or EAGAIN (the WQ is not ready). The WQ's own
+ * ring stays empty.
+ */
+struct sv_wq_face {
+	int (*deliver)(struct sv_wq *wq, const struct sv_rx_frame *f);
+	void *priv;
+};
+
 /*
  * A receive work queue: a ring of posted WQEs with one producer side, the
  * application's ibv_post_wq_recv() (serialised by lock unless the WQ was
@@ -483,12 +509,33 @@ struct sv_wq {
 	 * wq.state (what software set last) says; until a reset it takes
 	 * no frame and flushes what is posted (pump lock). */
 	bool dev_err;
-	bool single;		 /* posts need no lock (thread domain) */
-	struct sv_buf buf;	 /* ring and SGEs */
-	pthread_spinlock_t lock; /* posts, state changes */
-	uint32_t tail;		 /* producer (post) */
-	atomic_int usecnt;	 /* indirection tables */
+	bool single;		       /* posts need no lock (thread domain) */
+	struct sv_buf buf;	       /* ring and SGEs */
+	pthread_spinlock_t lock;       /* posts, state changes */
+	uint32_t tail;		       /* producer (post) */
+	atomic_int usecnt;	       /* indirection tables */
+	const struct sv_wq_face *face; /* NULL: softverbs' own */
 };
+
+/* Copy frame into the buffers sge[0..n), leaving out the skip bytes at
+ * skip_at (a stripped VLAN tag): every buffer must lie in memory
+ * registered in the WQ's PD with local write access
+ * (IBV_WC_LOC_PROT_ERR) and hold the frame (IBV_WC_LOC_LEN_ERR). */
+enum ibv_wc_status sv_wq_scatter(struct sv_wq *wq, const struct ibv_sge *sge,
+				 uint32_t n, const uint8_t *frame, uint32_t len,
+				 uint32_t skip_at, uint32_t skip);
+/* The 802.1Q tag VLAN stripping takes out of a frame: true with its TCI
+ * when there is one; it is SV_WQ_STRIP_LEN bytes at SV_WQ_STRIP_AT. */
+#define SV_WQ_STRIP_AT 12u
+#define SV_WQ_STRIP_LEN 4u
+bool sv_wq_strip(const uint8_t *frame, uint32_t len, uint16_t *tci);
+
+/* Give a WQ another face (before it is made ready): see sv_wq_face. */
+static inline void
+sv_wq_set_face(struct ibv_wq *ibwq, const struct sv_wq_face *face)
+{
+	sv_container_of(ibwq, struct sv_wq, wq)->face = face;
+}
 
 /*
  * Deliver one frame into the next posted buffer of wq and complete it on

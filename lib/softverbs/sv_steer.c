@@ -404,7 +404,26 @@ struct sv_frame {
 	uint32_t len;
 	union sv_kwords kw;
 	unsigned int wc_flags;
+	struct sv_pkt_info info; /* for a WQ's other face */
 };
+
+/* A WQ with another face (sv_wq_face): it gets the frame with what the
+ * steering core knows of it. */
+static int
+sv_deliver_face(const struct sv_frame *f, const struct sv_qp *qp,
+		struct sv_wq *wq, const struct sv_actions *act)
+{
+	const struct sv_rx_frame rf = {
+		.data = f->data,
+		.len = f->len,
+		.key = &f->kw.key,
+		.info = &f->info,
+		.qp = qp,
+		.act = act,
+	};
+
+	return wq->face->deliver(wq, &rf);
+}
 
 /* Scatter the frame to a hash QP: the low bits of the Toeplitz hash pick
  * the indirection table entry, as hardware does. */
@@ -414,6 +433,8 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 {
 	const struct sv_ind *ind = qp->ind;
 	uint32_t hash, idx;
+	struct sv_wq *wq;
+	int rc;
 
 	if (qp->kind != SV_QP_HASH || ind == NULL)
 		return;
@@ -423,8 +444,11 @@ sv_deliver(struct sv_frame *f, const struct sv_qp *qp,
 		hash = sv_qp_rx_hash(qp, &f->kw.key);
 		idx = hash & ((UINT32_C(1) << ind->log_size) - 1);
 	}
-	switch (sv_wq_deliver(ind->wqs[idx], f->data, f->len, act,
-			      f->wc_flags)) {
+	wq = ind->wqs[idx];
+	rc = sv_likely(wq->face == NULL) ?
+		     sv_wq_deliver(wq, f->data, f->len, act, f->wc_flags) :
+		     sv_deliver_face(f, qp, wq, act);
+	switch (rc) {
 	case ENOBUFS:
 		atomic_fetch_add_explicit(&f->port->rx_no_buffer, 1,
 					  memory_order_relaxed);
@@ -558,15 +582,13 @@ static void
 sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 	       uint32_t len)
 {
-	struct sv_pkt_info info;
-
 	f->port = port;
 	f->data = data;
 	f->len = len;
 	/* sv_parse() zeroes the key and info; only the word padding after
 	 * the key is left to clear. */
 	f->kw.w[SV_KEY_WORDS - 1] = 0;
-	sv_parse(data, len, &f->kw.key, &info);
+	sv_parse(data, len, &f->kw.key, &f->info);
 	/* IP_CSUM_OK: IPv4 with both checksums good only. Every receive
 	 * queue here is a WQ, whose completions never carry it on mlx5:
 	 * libmlx5 reads the CQE's checksum bits for a QP's receive queue
@@ -574,8 +596,8 @@ sv_frame_parse(struct sv_frame *f, struct sv_port *port, const uint8_t *data,
 	 * handle_responder_lazy(): "cur_rsc->type == MLX5_RSC_TYPE_QP"). */
 	f->wc_flags = 0;
 	if (port->dev->caps.profile != SV_PROFILE_MLX5 &&
-	    (f->kw.key.outer.present & SV_P_IPV4) && info.l3_csum_ok &&
-	    info.l4_csum_ok)
+	    (f->kw.key.outer.present & SV_P_IPV4) && f->info.l3_csum_ok &&
+	    f->info.l4_csum_ok)
 		f->wc_flags |= IBV_WC_IP_CSUM_OK;
 }
 

@@ -17,8 +17,20 @@
 #include "sv_internal.h"
 
 #define SV_WQ_ETH_HLEN 14u
-#define SV_WQ_VLAN_HLEN 4u
 #define SV_WQ_ETH_P_8021Q 0x8100
+
+/* VLAN stripping takes the outer tag out when it is a customer (802.1Q)
+ * tag; the completion carries its TCI (the CQE's vlan_info, only valid
+ * for a stripped frame: mlx5_cq_read_wc_cvlan). */
+bool
+sv_wq_strip(const uint8_t *frame, uint32_t len, uint16_t *tci)
+{
+	if (len < SV_WQ_ETH_HLEN + SV_WQ_STRIP_LEN ||
+	    sv_rd16(frame + SV_WQ_STRIP_AT) != SV_WQ_ETH_P_8021Q)
+		return false;
+	*tci = sv_rd16(frame + SV_WQ_STRIP_AT + 2);
+	return true;
+}
 
 static inline struct sv_wq *
 sv_wq_of(struct ibv_wq *wq)
@@ -132,13 +144,14 @@ sv_wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 /* Every buffer must lie in memory registered in the WQ's PD with local
  * write access; a WC status, and the room the buffers give. */
 static inline enum ibv_wc_status
-sv_wq_check_sges(struct sv_wq *wq, const struct sv_rwqe *e, uint64_t *room)
+sv_wq_check_sges(struct sv_wq *wq, const struct ibv_sge *sge, uint32_t n,
+		 uint64_t *room)
 {
 	uint32_t i;
 
 	*room = 0;
-	for (i = 0; i < e->num_sge; i++) {
-		const struct ibv_sge *s = &e->sge[i];
+	for (i = 0; i < n; i++) {
+		const struct ibv_sge *s = &sge[i];
 		const struct sv_mr *mr;
 
 		if (s->length == 0)
@@ -152,24 +165,23 @@ sv_wq_check_sges(struct sv_wq *wq, const struct sv_rwqe *e, uint64_t *room)
 	return IBV_WC_SUCCESS;
 }
 
-/* Copy frame into the buffers of e, leaving out the skip bytes at skip_at
- * (a stripped VLAN tag); a WC status. */
-static enum ibv_wc_status
-sv_wq_scatter(struct sv_wq *wq, const struct sv_rwqe *e, const uint8_t *frame,
-	      uint32_t len, uint32_t skip_at, uint32_t skip)
+enum ibv_wc_status
+sv_wq_scatter(struct sv_wq *wq, const struct ibv_sge *sge, uint32_t n,
+	      const uint8_t *frame, uint32_t len, uint32_t skip_at,
+	      uint32_t skip)
 {
 	enum ibv_wc_status st;
 	uint64_t room;
 	uint32_t i, off, src;
 
-	st = sv_wq_check_sges(wq, e, &room);
+	st = sv_wq_check_sges(wq, sge, n, &room);
 	if (st != IBV_WC_SUCCESS)
 		return st;
 	len -= skip;
 	if (len > room)
 		return IBV_WC_LOC_LEN_ERR;
-	for (i = 0, off = 0; i < e->num_sge && off < len; i++) {
-		const struct ibv_sge *s = &e->sge[i];
+	for (i = 0, off = 0; i < n && off < len; i++) {
+		const struct ibv_sge *s = &sge[i];
 		uint32_t n = len - off < s->length ? len - off : s->length;
 		uint8_t *dst = (uint8_t *)(uintptr_t)s->addr;
 		uint32_t k;
@@ -219,15 +231,10 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 				   ->sge[0]
 				   .addr,
 			   1);
-	/* VLAN stripping takes the outer tag out when it is a customer
-	 * (802.1Q) tag; the completion carries its TCI (the CQE's vlan_info,
-	 * only valid for a stripped frame: mlx5_cq_read_wc_cvlan). */
 	if (sv_unlikely(wq->flags & IBV_WQ_FLAGS_CVLAN_STRIPPING) &&
-	    len >= SV_WQ_ETH_HLEN + SV_WQ_VLAN_HLEN &&
-	    sv_rd16(frame + 12) == SV_WQ_ETH_P_8021Q) {
-		skip_at = 12;
-		skip = SV_WQ_VLAN_HLEN;
-		cvlan = sv_rd16(frame + 14);
+	    sv_wq_strip(frame, len, &cvlan)) {
+		skip_at = SV_WQ_STRIP_AT;
+		skip = SV_WQ_STRIP_LEN;
 	}
 	/* The common case first: one buffer of the WQ's domain, nothing
 	 * left out. */
@@ -242,10 +249,12 @@ sv_wq_deliver(struct sv_wq *wq, const uint8_t *frame, uint32_t len,
 			memcpy((void *)(uintptr_t)e->sge[0].addr, frame, len);
 			status = IBV_WC_SUCCESS;
 		} else {
-			status = sv_wq_scatter(wq, e, frame, len, 0, 0);
+			status = sv_wq_scatter(wq, e->sge, e->num_sge, frame,
+					       len, 0, 0);
 		}
 	} else {
-		status = sv_wq_scatter(wq, e, frame, len, skip_at, skip);
+		status = sv_wq_scatter(wq, e->sge, e->num_sge, frame, len,
+				       skip_at, skip);
 	}
 	if (sv_likely(status == IBV_WC_SUCCESS)) {
 		len -= skip;
@@ -543,7 +552,8 @@ sv_create_rwq_ind_table(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->log_ind_tbl_size > SV_MAX_IND_LOG || attr->ind_tbl == NULL) {
+	if (attr->log_ind_tbl_size > ctx->dev->log_ind_tbl ||
+	    attr->ind_tbl == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}

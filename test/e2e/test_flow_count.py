@@ -12,6 +12,7 @@ the flow_engine devarg (verbs: ibv_counters; dv: DevX flow counters)."""
 import logging
 import os
 import select
+import signal
 import subprocess
 import time
 
@@ -26,7 +27,8 @@ class FlowQuery:
 
     def __init__(self, app, pmd, vdev):
         self.prefix = e2e.unique_prefix("fq")
-        self.argv = [app, "--no-huge", "-m", "512", "--no-pci",
+        self.argv = [*e2e.model_prefix(), app, "--no-huge", "-m", "512",
+                     "--no-pci",
                      "--lcores", "0@%d" % sorted(os.sched_getaffinity(0))[0],
                      "--file-prefix", self.prefix, "-d",
                      e2e.loadable_pmd(pmd), "--vdev", vdev,
@@ -105,7 +107,9 @@ class FlowQuery:
                 self.proc.stdin.flush()
                 self.proc.wait(timeout=20)
             except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
+                # The group: under the model the application is the
+                # wrapper's child.
+                os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         self.proc = None
         e2e.remove_runtime_dir(self.prefix)

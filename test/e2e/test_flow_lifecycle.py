@@ -177,7 +177,8 @@ def main(args):
         shared = (CLASSES["udp53"] + CLASSES["udp54"],
                   traffic.bytes["udp53"] + traffic.bytes["udp54"])
         check_indirect(tp, *shared, "indirect COUNT of two rules")
-        e2e.check_eq(tp.xstats()["rx_rule_drop_packets"], CLASSES["drop"],
+        e2e.check_eq(tp.xstats()["rx_rule_drop_packets"],
+                     e2e.soft_xstat(CLASSES["drop"]),
                      "xstat rx_rule_drop_packets")
 
         # 2. testpmd flushes at stop: nothing stale stays in the device,
@@ -236,7 +237,7 @@ def main(args):
         run_round(tp, net, traffic, ["tcp80", "udp53", "other", "drop"],
                   {"tcp80", "udp53"}, QUEUE_OF)
         e2e.check_eq(tp.xstats()["rx_unsteered_packets"] - base,
-                     CLASSES["other"] + CLASSES["drop"],
+                     e2e.soft_xstat(CLASSES["other"] + CLASSES["drop"]),
                      "frames no rule takes, counted as unsteered")
         # Leaving it on the running port brings the default flows back.
         out = tp.cmd("flow isolate 0 false")

@@ -127,7 +127,8 @@ def main(args):
                 continue
             if queue == "rss":
                 h = toeplitz_hash(key, ipv4_input(*fields))
-                queue = rss_action_queue(OVS_QUEUES, h, info["reta_size"])
+                queue = rss_action_queue(OVS_QUEUES, h,
+                                         e2e.rss_table_max(info))
                 spread[p.queue] += 1
             if p.queue != queue:
                 wrong.append("%s (%s): queue %d, want %d" % (p.src, cls,

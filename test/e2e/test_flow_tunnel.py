@@ -12,7 +12,9 @@ the flow_engine devarg. The ESP rule: mlx5 kernels refuse the verbs ESP
 spec (the driver's probe finds it), so flow_engine=verbs refuses it, while
 auto and dv take it on the matcher (misc.outer_esp_spi). MPLS over UDP
 needs the firmware's MPLS parser: the device is softverbs' model of
-firmware with FLEX_PARSER_PROFILE_ENABLE=1 (sv_flex_parser=1)."""
+firmware with FLEX_PARSER_PROFILE_ENABLE=1 (sv_flex_parser=1), or in the
+model mode a modelled ConnectX-5 with that firmware setting
+(devtools/mlx5-model --flex-parser 1)."""
 
 import collections
 import logging
@@ -101,9 +103,14 @@ def build(cls, i, twin, dst_mac):
 
 
 def main(args):
-    extra = "sv_flex_parser=1"
+    if e2e.model_mode():
+        e2e.model_options("--flex-parser", "1")
+        extra = []
+    else:
+        extra = ["sv_flex_parser=1"]
     if args.engine != "auto":
-        extra += ",flow_engine=" + args.engine
+        extra.append("flow_engine=" + args.engine)
+    extra = ",".join(extra)
     with e2e.VethNs() as net, \
             e2e.Testpmd(args.pmd, net.vdev(extra=extra), rxq=QUEUES,
                         txq=QUEUES, testpmd=args.testpmd,
@@ -149,7 +156,7 @@ def main(args):
             if want == "rss":
                 h = toeplitz_hash(key, ipv4_input(*fields))
                 want = rss_action_queue(INNER_RSS_QUEUES, h,
-                                        info["reta_size"])
+                                        e2e.rss_table_max(info))
                 spread[p.queue] += 1
             if p.queue != want:
                 wrong.append("%s (%s): queue %d, want %d" % (p.src, cls,

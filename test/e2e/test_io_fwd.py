@@ -58,6 +58,7 @@ def main(args):
         echoes = net.exchange(frames, expect=len(frames), timeout=10.0)
         stats = tp.wait_rx(len(frames))
         tp.cmd("stop")
+        tp.reap_tx(QUEUES)
         stats = tp.port_stats()
         xstats = tp.xstats()
         e2e.log("port stats %s" % stats)

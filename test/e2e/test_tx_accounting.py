@@ -27,6 +27,7 @@ def phase(tp, size, seconds):
     tp.cmd("start")
     time.sleep(seconds)
     tp.cmd("stop")
+    tp.reap_tx(1)
 
 
 def main(args):

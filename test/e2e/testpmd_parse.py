@@ -103,7 +103,9 @@ def port_info(text):
                          ("hash_key_size", r"Hash key size in bytes:\s*(\d+)"),
                          ("mtu", r"\nMTU:\s*(\d+)"),
                          ("max_rx_pktlen",
-                          r"Maximum configurable length of RX packet:\s*(\d+)")):
+                          r"Maximum configurable length of RX packet:\s*(\d+)"),
+                         ("max_txd",
+                          r"Max possible number of TXDs per queue:\s*(\d+)")):
         m = re.search(pattern, text)
         info[key] = int(m.group(1)) if m else None
     # Flow types the port can hash, listed after the heading until a line

@@ -23,6 +23,12 @@ AssertionError into a failure with testpmd's transcript printed
 (HardError into exit 99, for the tests meson expects to fail), and always
 cleans up: network namespace, veth pair, testpmd process and its EAL
 runtime directory.
+
+With --model WRAPPER (devtools/mlx5-model) and --model-lib, a test runs
+in the model mode: the port is a modelled ConnectX-5 (dev=mlx5_N) whose
+wire is the host end of the veth pair, and testpmd runs under the
+wrapper, so rdma-core's own libibverbs and libmlx5 drive the device
+instead of the interposed softverbs calls.
 """
 
 import argparse
@@ -50,6 +56,13 @@ PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
 PROMPT = parse.PROMPT
 
 _cleanups = []
+
+# The model mode (see above): the wrapper and its library, and the veth
+# host ends that get a modelled device each, mlx5_0 on the first.
+MODEL = None
+MODEL_LIB = None
+_model_links = []
+_model_opts = []
 
 
 def at_cleanup(fn):
@@ -229,6 +242,8 @@ class VethNs:
             time.sleep(0.05)
         log("veth %s <-> %s (netns %s), peer mac %s"
             % (self.host, self.peer, self.ns, self.peer_mac))
+        if MODEL:
+            _model_links.append(self.host)
         return self
 
     def __exit__(self, *exc):
@@ -290,9 +305,16 @@ class VethNs:
                                        % (self.peer, name)).stdout)
         return out
 
+    def device(self):
+        """The dev= devarg for the host end: softverbs on the interface,
+        or in the model mode the modelled device wired to it."""
+        if MODEL:
+            return "mlx5_%d" % _model_links.index(self.host)
+        return "soft:" + self.host
+
     def vdev(self, name="net_vsteer0", extra=""):
         """The --vdev argument for the PMD on the host end."""
-        args = "%s,dev=soft:%s" % (name, self.host)
+        args = "%s,dev=%s" % (name, self.device())
         return args + ("," + extra if extra else "")
 
     def exchange(self, frames, expect=None, timeout=3.0, gap=0.0,
@@ -326,6 +348,65 @@ def remove_runtime_dir(prefix):
 def unique_prefix(tag="e2e"):
     """A --file-prefix no other EAL process uses."""
     return "vsteer-%s-%s" % (tag, _unique())
+
+
+def model_prefix():
+    """The argv head that runs a DPDK application under the model (one
+    device per veth pair made so far), or nothing outside the model
+    mode."""
+    if not MODEL:
+        return []
+    argv = [MODEL, "--lib", MODEL_LIB, *_model_opts]
+    for link in _model_links:
+        argv += ["--link", link]
+    return argv + ["--"]
+
+
+_devinfo = {}
+
+
+def model_devinfo():
+    """What rdma-core's ibv_devinfo -v says of a modelled device (one of
+    its own, on an in-memory link: no traffic on the test's wire), as
+    name: value; asked once."""
+    if not _devinfo:
+        out = sh(MODEL, "--lib", MODEL_LIB, "--link", "mem:e2e-caps", "--",
+                 "ibv_devinfo", "-v", "-d", "mlx5_0").stdout
+        for m in re.finditer(r"^\s*(\w+):\s*(\S+)", out, re.M):
+            _devinfo.setdefault(m.group(1), m.group(2))
+        for key in ("fw_ver", "max_rwq_indirection_table_size",
+                    "hca_core_clock"):
+            if key not in _devinfo:
+                raise RuntimeError("ibv_devinfo shows no %s:\n%s"
+                                   % (key, out))
+    return _devinfo
+
+
+def rss_table_max(info):
+    """The device's largest indirection table, which the driver's RSS
+    action tables take when their queue count is no power of two: the
+    port's RETA size on softverbs; the modelled ConnectX-5's is larger
+    than any RETA."""
+    if not MODEL:
+        return info["reta_size"]
+    return int(model_devinfo()["max_rwq_indirection_table_size"])
+
+
+def device_clock_hz():
+    """The frequency of the device clock Rx timestamps count: softverbs'
+    1 GHz, or the modelled ConnectX-5's hca_core_clock."""
+    if not MODEL:
+        return 1e9
+    khz = re.match(r"(\d+)kHZ", model_devinfo()["hca_core_clock"])
+    if khz is None:
+        raise RuntimeError("ibv_devinfo: hca_core_clock %r"
+                           % model_devinfo()["hca_core_clock"])
+    return int(khz.group(1)) * 1e3
+
+
+def firmware():
+    """The firmware version the port reports."""
+    return model_devinfo()["fw_ver"] if MODEL else "softverbs-1"
 
 
 def lcores_arg():
@@ -535,15 +616,20 @@ class Testpmd:
 
     def __init__(self, pmd, vdev, rxq=1, txq=1, mbufs=8192, eal=(),
                  app=(), testpmd="dpdk-testpmd", start_timeout=60,
-                 nb_ports=1, huge_dir=None):
+                 nb_ports=1, huge_dir=None, pci=None):
         self.prefix = unique_prefix()
         mem = ["--huge-dir", huge_dir, "-m", "256"] if huge_dir else \
             ["--no-huge", "-m", "1024"]
-        self.argv = [testpmd, *mem, "--no-pci",
+        # pci: the port is that PCI function (-a, with its devargs)
+        # rather than a vdev.
+        self.argv = [*model_prefix(), testpmd, *mem,
+                     *(["-a", pci] if pci else ["--no-pci"]),
                      "--lcores", lcores_arg(), "--file-prefix", self.prefix]
         if pmd:
             self.argv += ["-d", loadable_pmd(pmd)]
-        self.argv += ["--vdev", vdev, *eal, "--", "-i",
+        if vdev:
+            self.argv += ["--vdev", vdev]
+        self.argv += [*eal, "--", "-i",
                       "--nb-ports=%d" % nb_ports,
                       "--rxq=%d" % rxq, "--txq=%d" % txq,
                       "--total-num-mbufs=%d" % mbufs, *app]
@@ -565,7 +651,23 @@ class Testpmd:
         os.close(slave)
         self.fd = master
         self._until_prompt(self.start_timeout, "start-up")
+        if MODEL:
+            self._check_model_maps()
         return self
+
+    def _check_model_maps(self):
+        """In the model mode the port must run on rdma-core's own
+        libmlx5 (the wrapper's child, testpmd, maps it) with the model
+        under it, not on anything interposed above libibverbs."""
+        with open("/proc/%d/task/%d/children" % (self.proc.pid,
+                                                 self.proc.pid)) as f:
+            kids = f.read().split()
+        check(len(kids) == 1, "the model wrapper runs %d processes", len(kids))
+        with open("/proc/%s/maps" % kids[0]) as f:
+            maps = f.read()
+        for lib in ("/libmlx5.so.1", "/libibverbs.so.1", "/libmlx5model.so"):
+            check(lib in maps, "testpmd under the model has no %s mapped",
+                  lib[1:])
 
     def __exit__(self, *exc):
         self.close()
@@ -718,6 +820,32 @@ class Testpmd:
         self.cmd("stop")
         return parse.rx_dump(self.transcript[start:])
 
+    def reap_tx(self, queues, port=0, timeout=5.0):
+        """Forwarding stopped, have the driver read the Tx completions of
+        the port's queues until the device holds none of their frames
+        (rte_eth_tx_descriptor_status(), testpmd's `show port txq desc
+        status`, reads them: the last free descriptor is DONE once none is
+        in flight). The driver counts a frame as sent when it reads its
+        completion, at the next burst: on an asynchronous device (the
+        model) the last burst's are still unread after `stop`; on
+        softverbs, a synchronous device, nothing is left to read."""
+        for q in range(queues):
+            out = self.cmd("show txq info %d %d" % (port, q))
+            m = re.search(r"Number of TXDs:\s*(\d+)", out)
+            check(m is not None, "txq %d info: %s", q, out)
+            last = int(m.group(1)) - 2
+            deadline = time.monotonic() + timeout
+            while True:
+                out = self.cmd("show port %d txq %d desc %d status"
+                               % (port, q, last))
+                if "Desc status = DONE" in out:
+                    break
+                check("Desc status" in out and
+                      time.monotonic() < deadline,
+                      "txq %d: frames still in the device after %gs: %s",
+                      q, timeout, out)
+                time.sleep(0.01)
+
     def wait_rx(self, packets, port=0, timeout=10.0):
         """Poll port stats until RX-packets reaches packets."""
         deadline = time.monotonic() + timeout
@@ -790,6 +918,37 @@ def engine_option(ap):
                     default="auto", help="flow_engine devarg of the port")
 
 
+def enter_model_mode(args):
+    """Enter the model mode when asked; its parts are built with the
+    tree, so a missing one is a failure."""
+    global MODEL, MODEL_LIB
+    if not args.model:
+        return
+    for path in (args.model, args.model_lib):
+        if not path or not os.path.isfile(path):
+            raise RuntimeError("model mode: %s not found" % path)
+    MODEL, MODEL_LIB = args.model, args.model_lib
+
+
+def model_mode():
+    """True when the test runs on the modelled device."""
+    return MODEL is not None
+
+
+def model_options(*opts):
+    """Options of devtools/mlx5-model for the modelled devices from now
+    on (the firmware's settings: --flex-parser 1)."""
+    _model_opts.extend(opts)
+
+
+def soft_xstat(n):
+    """What a device xstat that only softverbs counts (rx_wire_packets,
+    rx_rule_drop_packets, rx_unsteered_packets, ...) reads: n there, 0 on
+    an rdma-core device, which has no source for it (of the device
+    counters it has only hw_counters/out_of_buffer)."""
+    return 0 if MODEL else n
+
+
 def run(main, tools=("ip",), options=None, testpmd=True):
     """Parse the common arguments and run main(args) as a test, as root
     (testpmd's runtime directory, raw sockets, namespaces). options, when
@@ -800,11 +959,16 @@ def run(main, tools=("ip",), options=None, testpmd=True):
     ap.add_argument("--pmd", help="librte_net_vsteer.so to load with -d")
     ap.add_argument("--testpmd", default=os.environ.get("VSTEER_TESTPMD",
                                                          "dpdk-testpmd"))
+    ap.add_argument("--model", help="devtools/mlx5-model: run in the "
+                    "model mode")
+    ap.add_argument("--model-lib", help="the model library "
+                    "(libmlx5model.so)")
     if options is not None:
         options(ap)
     args = ap.parse_args()
     try:
         require_root()
+        enter_model_mode(args)
         require_tools(*((args.testpmd,) if testpmd else ()), *tools)
         require_pmd(args.pmd)
         main(args)
