@@ -8,9 +8,10 @@
 /*
  * The few ConnectX PRM layouts the mlx5dv matcher path needs: the
  * fte_match_param buffer of mlx5dv_create_flow_matcher(3) /
- * mlx5dv_create_flow(3), the DevX flow-counter commands, and the flow
- * table capabilities (QUERY_HCA_CAP) of the match fields some devices
- * lack.
+ * mlx5dv_create_flow(3), the DevX flow-counter commands, the flow table
+ * capabilities (QUERY_HCA_CAP) of the match fields some devices lack and
+ * of header rewrite and reformat, and the header modify actions of
+ * mlx5dv_create_flow_action_modify_header(3).
  *
  * Shared by the driver (which writes these buffers) and by softverbs (which
  * reads them), so both sides agree on one layout. No DPDK or verbs
@@ -292,6 +293,127 @@ vsteer_prm_match_min_size(uint8_t criteria)
 #define VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_LEN 0x1
 #define VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_OFF 0x15
 #define VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_LEN 0x1
+/* flow_table_nic_cap: the receive and transmit tables' properties; the
+ * size of the packet reformat header comes before them (Linux 6.1
+ * mlx5_ifc.h: DPDK's header leaves those bits reserved). */
+#define VSTEER_PRM_FT_NIC_MAX_ENCAP_HEADER_SIZE_OFF 0x36
+#define VSTEER_PRM_FT_NIC_MAX_ENCAP_HEADER_SIZE_LEN 0xa
+#define VSTEER_PRM_FT_NIC_RX_PROPS_OFF 0x200
+#define VSTEER_PRM_FT_NIC_TX_PROPS_OFF 0x800
+/* flow_table_prop_layout */
+#define VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_OFF 0x30
+#define VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_LEN 0x8
+
+/* --- Header modify actions (mlx5dv_create_flow_action_modify_header) ---
+ * Each action is 64 bits, big-endian: set_action_in / add_action_in
+ * (type, field, offset, length, data) or copy_action_in (type, source
+ * field, offset, length, then destination field and offset). */
+#define VSTEER_PRM_MOD_ACTION_BYTES 8
+#define VSTEER_PRM_MOD_TYPE_OFF 0x00
+#define VSTEER_PRM_MOD_TYPE_LEN 0x4
+#define VSTEER_PRM_MOD_FIELD_OFF 0x04
+#define VSTEER_PRM_MOD_FIELD_LEN 0xc
+#define VSTEER_PRM_MOD_OFFSET_OFF 0x13
+#define VSTEER_PRM_MOD_OFFSET_LEN 0x5
+#define VSTEER_PRM_MOD_LENGTH_OFF 0x1b
+#define VSTEER_PRM_MOD_LENGTH_LEN 0x5
+#define VSTEER_PRM_MOD_DATA_OFF 0x20
+#define VSTEER_PRM_MOD_DATA_LEN 0x20
+#define VSTEER_PRM_MOD_DST_FIELD_OFF 0x24
+#define VSTEER_PRM_MOD_DST_FIELD_LEN 0xc
+#define VSTEER_PRM_MOD_DST_OFFSET_OFF 0x33
+#define VSTEER_PRM_MOD_DST_OFFSET_LEN 0x5
+/* Action types. */
+#define VSTEER_PRM_MOD_SET 0x1
+#define VSTEER_PRM_MOD_ADD 0x2
+#define VSTEER_PRM_MOD_COPY 0x3
+/* Fields: the outer (or only) headers. */
+#define VSTEER_PRM_MODI_OUT_SMAC_47_16 0x01
+#define VSTEER_PRM_MODI_OUT_SMAC_15_0 0x02
+#define VSTEER_PRM_MODI_OUT_ETHERTYPE 0x03
+#define VSTEER_PRM_MODI_OUT_DMAC_47_16 0x04
+#define VSTEER_PRM_MODI_OUT_DMAC_15_0 0x05
+#define VSTEER_PRM_MODI_OUT_IP_DSCP 0x06
+#define VSTEER_PRM_MODI_OUT_TCP_FLAGS 0x07
+#define VSTEER_PRM_MODI_OUT_TCP_SPORT 0x08
+#define VSTEER_PRM_MODI_OUT_TCP_DPORT 0x09
+#define VSTEER_PRM_MODI_OUT_IPV4_TTL 0x0a
+#define VSTEER_PRM_MODI_OUT_UDP_SPORT 0x0b
+#define VSTEER_PRM_MODI_OUT_UDP_DPORT 0x0c
+#define VSTEER_PRM_MODI_OUT_SIPV6_127_96 0x0d
+#define VSTEER_PRM_MODI_OUT_SIPV6_95_64 0x0e
+#define VSTEER_PRM_MODI_OUT_SIPV6_63_32 0x0f
+#define VSTEER_PRM_MODI_OUT_SIPV6_31_0 0x10
+#define VSTEER_PRM_MODI_OUT_DIPV6_127_96 0x11
+#define VSTEER_PRM_MODI_OUT_DIPV6_95_64 0x12
+#define VSTEER_PRM_MODI_OUT_DIPV6_63_32 0x13
+#define VSTEER_PRM_MODI_OUT_DIPV6_31_0 0x14
+#define VSTEER_PRM_MODI_OUT_SIPV4 0x15
+#define VSTEER_PRM_MODI_OUT_DIPV4 0x16
+#define VSTEER_PRM_MODI_OUT_FIRST_VID 0x17
+#define VSTEER_PRM_MODI_IN_SMAC_47_16 0x31 /* inner: 0x31 .. 0x46 */
+#define VSTEER_PRM_MODI_IN_DIPV4 0x46
+#define VSTEER_PRM_MODI_OUT_IPV6_HOPLIMIT 0x47
+#define VSTEER_PRM_MODI_META_DATA_REG_A 0x49
+#define VSTEER_PRM_MODI_META_DATA_REG_B 0x50
+#define VSTEER_PRM_MODI_META_REG_C_0 0x51
+#define VSTEER_PRM_MODI_META_REG_C_7 0x58
+#define VSTEER_PRM_MODI_OUT_TCP_SEQ_NUM 0x59
+#define VSTEER_PRM_MODI_OUT_TCP_ACK_NUM 0x5b
+#define VSTEER_PRM_MODI_OUT_IP_ECN 0x73
+
+/*
+ * What a header field of the modify actions is: its width in bits (rdma-
+ * core's dr_ste_v0_action_modify_field_arr), the L3 family and the L4
+ * protocol it belongs to (one list takes one of each, "HW limitation",
+ * dr_action_modify_sw_to_hw()), and whether ADD takes it (TTL, hop limit,
+ * TCP sequence and acknowledgment numbers,
+ * dr_action_modify_check_field_limitation_add()). Width 0: no header field
+ * of the outer headers.
+ */
+struct vsteer_prm_modi_field {
+	uint8_t width;
+	uint8_t fam; /* 4, 6, or 0: either */
+	uint8_t l4;  /* 6 (TCP), 17 (UDP), or 0 */
+	uint8_t add;
+};
+
+static inline struct vsteer_prm_modi_field
+vsteer_prm_modi_field(uint32_t id)
+{
+	static const struct vsteer_prm_modi_field f[] = {
+		[VSTEER_PRM_MODI_OUT_SMAC_47_16] = { 32, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SMAC_15_0] = { 16, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_ETHERTYPE] = { 16, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DMAC_47_16] = { 32, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DMAC_15_0] = { 16, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_IP_DSCP] = { 6, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_TCP_FLAGS] = { 9, 0, 6, 0 },
+		[VSTEER_PRM_MODI_OUT_TCP_SPORT] = { 16, 0, 6, 0 },
+		[VSTEER_PRM_MODI_OUT_TCP_DPORT] = { 16, 0, 6, 0 },
+		[VSTEER_PRM_MODI_OUT_IPV4_TTL] = { 8, 4, 0, 1 },
+		[VSTEER_PRM_MODI_OUT_UDP_SPORT] = { 16, 0, 17, 0 },
+		[VSTEER_PRM_MODI_OUT_UDP_DPORT] = { 16, 0, 17, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_127_96] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_95_64] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_63_32] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV6_31_0] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_127_96] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_95_64] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_63_32] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV6_31_0] = { 32, 6, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_SIPV4] = { 32, 4, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_DIPV4] = { 32, 4, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_FIRST_VID] = { 12, 0, 0, 0 },
+		[VSTEER_PRM_MODI_OUT_IPV6_HOPLIMIT] = { 8, 6, 0, 1 },
+		[VSTEER_PRM_MODI_OUT_TCP_SEQ_NUM] = { 32, 0, 6, 1 },
+		[VSTEER_PRM_MODI_OUT_TCP_ACK_NUM] = { 32, 0, 6, 1 },
+		[VSTEER_PRM_MODI_OUT_IP_ECN] = { 2, 0, 0, 0 },
+	};
+	static const struct vsteer_prm_modi_field none = { 0, 0, 0, 0 };
+
+	return id < sizeof(f) / sizeof(f[0]) ? f[id] : none;
+}
 
 /* --- Accessors (MLX5_SET / MLX5_GET semantics) --- */
 

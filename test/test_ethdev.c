@@ -404,6 +404,12 @@ test_bad_devargs(void)
 		  "sv_tunnel_offloads=2: expected 0 or 1" },
 		{ "dev=nosuch,sv_verbs_egress=0",
 		  "sv_verbs_egress= applies to softverbs devices" },
+		{ "dev=mem:x,sv_modify_actions=0",
+		  "sv_modify_actions=0: expected a number of header modify actions from 1 to 255" },
+		{ "dev=mem:x,sv_modify_actions=256",
+		  "sv_modify_actions=256: expected a number" },
+		{ "dev=mem:x,profile=generic,sv_modify_actions=8",
+		  "sv_modify_actions= models an mlx5 device" },
 		{ "port=1", "dev= is required" },
 	};
 	char log[4096];
@@ -2517,8 +2523,9 @@ test_eight_priorities(void)
 	return VT_OK;
 }
 
-/* Egress rules where the device takes them (probed), refused with the
- * attribute named where it does not. */
+/* Egress rules where the device takes them (probed: verbs; matchers on
+ * the transmit table), refused with the attribute named where it does
+ * not. */
 static int
 test_egress_probe(void)
 {
@@ -2560,19 +2567,93 @@ test_egress_probe(void)
 	VT_CHECK_EQ(rte_flow_destroy(p0, fl, &err), 0, "destroy");
 	VT_CHECK_EQ(delivered(&mac1), 1, "sent once the rule is gone");
 
+	/* Without verbs egress the transmit table's matchers take it
+	 * (flow_engine=auto), as long as they can count. */
 	VT_CHECK_EQ(vt_pair_open(&pp, "noegr", 0, 0, SV_DEV_NO_VERBS_EGRESS, 0),
 		    0, "probe");
 	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
 	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(pp.a, &out, pat, act, &err), 0,
+		    "egress on the matcher: %s",
+		    err.message ? err.message : "(none)");
+	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
+	VT_CHECK_EQ(vt_pair_open(&pp, "noegr2", 0, 0,
+				 SV_DEV_NO_VERBS_EGRESS | SV_DEV_NO_DEVX, 0),
+		    0, "probe");
+	VT_CHECK_EQ(port_up(pp.a, 1, 0, 64, NULL, 0, 0), 0, "a");
+	memset(&err, 0, sizeof(err));
 	VT_CHECK_EQ(rte_flow_validate(pp.a, &out, pat, act, &err), -ENOTSUP,
-		    "egress on a kernel without verbs egress");
+		    "egress COUNT on a kernel without verbs egress nor DevX");
 	VT_CHECK_EQ(err.type, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, "type");
 	VT_CHECK(err.message != NULL &&
-			 strstr(err.message, "takes no egress rules"),
+			 strstr(err.message, "takes no egress rules") &&
+			 strstr(err.message, "no DevX flow counters"),
 		 "message: %s", err.message ? err.message : "(none)");
 	VT_CHECK_EQ(vt_pair_close(&pp), 0, "close");
 	return VT_OK;
 }
+
+#ifndef VT_RDMA_GLUE
+/*
+ * sv_modify_actions= models a device whose flow tables take n header
+ * modify actions in one modify header: the probe reads n back through
+ * QUERY_HCA_CAP, and a rule needing n + 1 is refused at validation with
+ * the table and the limit named (the default device: 16).
+ */
+static int
+test_modify_actions_devarg(void)
+{
+	const struct rte_flow_attr out = { .egress = 1 };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action_set_mac sm = { { 2, 0, 0, 0, 0, 1 } };
+	const struct rte_flow_action_set_ipv4 si = { RTE_BE32(0x0a000001) };
+	/* 2 + 1 modify actions, then 1 more */
+	struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_SET_MAC_SRC, .conf = &sm },
+		{ .type = RTE_FLOW_ACTION_TYPE_DEC_TTL },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+	char args[96];
+	uint16_t port;
+
+	snprintf(args, sizeof(args), "dev=mem:%s-mod,sv_modify_actions=3",
+		 link_a);
+	VT_CHECK_EQ(rte_vdev_init("net_vsteer_mod", args), 0, "probe");
+	VT_CHECK_EQ(rte_eth_dev_get_port_by_name("net_vsteer_mod", &port), 0,
+		    "port");
+	VT_CHECK(port_priv(port)->max_modify_rx == 3 &&
+			 port_priv(port)->max_modify_tx == 3,
+		 "limits read back: %u / %u", port_priv(port)->max_modify_rx,
+		 port_priv(port)->max_modify_tx);
+	VT_CHECK_EQ(port_up(port, 1, 0, 64, NULL, 0, 0), 0, "up");
+	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(port, &out, pat, act, &err), 0,
+		    "3 modify actions: %s",
+		    err.message ? err.message : "(none)");
+	act[2] = (struct rte_flow_action){
+		.type = RTE_FLOW_ACTION_TYPE_SET_IPV4_SRC, .conf = &si
+	};
+	memset(&err, 0, sizeof(err));
+	VT_CHECK_EQ(rte_flow_validate(port, &out, pat, act, &err), -ENOTSUP,
+		    "4 modify actions");
+	VT_CHECK(err.message != NULL &&
+			 strcmp(err.message,
+				"header rewrites: 4 header modify actions, the device's transmit table takes at most 3 (max_modify_header_actions)") ==
+				 0,
+		 "message: %s", err.message ? err.message : "(none)");
+	VT_CHECK_EQ(rte_eth_dev_stop(port), 0, "stop");
+	VT_CHECK_EQ(rte_eth_dev_close(port), 0, "close");
+	VT_CHECK_EQ(rte_vdev_uninit("net_vsteer_mod"), 0, "uninit");
+	VT_CHECK_EQ(priv_of(p0)->max_modify_rx, 16, "the default device");
+	return VT_OK;
+}
+#endif
 
 /* The first RSS context whose fields include want (NULL if none). */
 static struct vsteer_rss *
@@ -4070,6 +4151,9 @@ static const struct vt_case cases[] = {
 	VT_CASE(test_ctl_lock_checked),
 	VT_CASE(test_eight_priorities),
 	VT_CASE(test_egress_probe),
+#ifndef VT_RDMA_GLUE
+	VT_CASE(test_modify_actions_devarg),
+#endif
 	VT_CASE(test_tunnel_hash_qp),
 	VT_CASE(test_inner_rss_flow),
 	VT_CASE(test_mcast_user_rules),

@@ -5119,6 +5119,381 @@ threads_verbs(void)
 	return threads();
 }
 
+/* --- packet actions (matcher rules) --- */
+
+/* frame(), with the UDP or TCP checksum computed as a sender's stack does
+ * (frame() leaves it 0). */
+static struct rte_mbuf *
+frame_csum(const struct pkt *k)
+{
+	struct rte_mbuf *m = frame(k);
+	struct rte_ipv4_hdr *ip;
+	uint8_t *l4;
+
+	if (m == NULL)
+		return NULL;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+				     sizeof(struct rte_ether_hdr));
+	l4 = (uint8_t *)(ip + 1);
+	if (k->proto == IPPROTO_UDP)
+		((struct rte_udp_hdr *)l4)->dgram_cksum =
+			rte_ipv4_udptcp_cksum(ip, l4);
+	else if (k->proto == IPPROTO_TCP)
+		((struct rte_tcp_hdr *)l4)->cksum =
+			rte_ipv4_udptcp_cksum(ip, l4);
+	return m;
+}
+
+/* The IPv4 header checksum and the UDP checksum of the IPv4 packet at off
+ * of m are what DPDK computes over the whole header and datagram. */
+static bool
+ip_udp_csum_ok(struct rte_mbuf *m, uint32_t off)
+{
+	struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, off);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	uint16_t ck = udp->dgram_cksum, want;
+
+	if (rte_ipv4_cksum(ip) != 0)
+		return false;
+	udp->dgram_cksum = 0;
+	want = rte_ipv4_udptcp_cksum(ip, udp);
+	udp->dgram_cksum = ck;
+	return ck == want;
+}
+
+static const struct rte_flow_attr attr_out = { .egress = 1 };
+
+/*
+ * Ingress rewrite: matching frames reach the rule's queue with the new
+ * destination address, port, TTL and source MAC and valid checksums, and
+ * are counted at their length on the wire; the rule's actions are made
+ * again across a restart. verbs chains carry no flow action: refused
+ * there, with what auto routes on.
+ */
+static int
+edit_rewrite(void)
+{
+	const uint32_t dst = IP(10, 60, 0, 1), dst2 = IP(10, 60, 0, 2);
+	const struct rte_flow_item_ipv4 ip = { .hdr.dst_addr = RTE_BE32(dst) };
+	const struct rte_flow_item_udp u = { .hdr.dst_port = RTE_BE16(53) };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &ip,
+		  .mask = &ipv4_dst_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP,
+		  .spec = &u,
+		  .mask = &udp_dport_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action_set_ipv4 sd = { RTE_BE32(dst2) };
+	const struct rte_flow_action_set_tp tp = { RTE_BE16(5353) };
+	const struct rte_flow_action_set_mac sm = { { 0x02, 0x00, 0x5e, 0x00,
+						      0x53, 0x01 } };
+	const struct rte_flow_action_queue q2 = { .index = 2 };
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_SET_IPV4_DST, .conf = &sd },
+		{ .type = RTE_FLOW_ACTION_TYPE_SET_TP_DST, .conf = &tp },
+		{ .type = RTE_FLOW_ACTION_TYPE_DEC_TTL },
+		{ .type = RTE_FLOW_ACTION_TYPE_SET_MAC_SRC, .conf = &sm },
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q2 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_mbuf *r;
+	struct rte_flow *f;
+	unsigned int i, round;
+	struct pkt k;
+
+	if (cur == RUN_VERBS) {
+		memset(&err, 0, sizeof(err));
+		VT_CHECK(rte_flow_validate(pb, &attr_in, pat, act, &err) ==
+				 -ENOTSUP,
+			 "verbs took a rewrite");
+		VT_CHECK(err.cause == &act[0] &&
+				 strstr(err.message,
+					"SET_IPV4_DST action: verbs cannot take it (flow_engine=verbs)") !=
+					 NULL,
+			 "%s", err.message);
+		return VT_OK;
+	}
+	f = flow_new(pb, &attr_in, pat, act);
+	VT_CHECK(f != NULL, "rewrite flow");
+	VT_CHECK(flow_engine_is(f, "mlx5dv"), "engine");
+#ifdef VT_RDMA_GLUE
+	VT_CHECK(vt_rdma_calls.modify_header_create > 0,
+		 "through mlx5dv_create_flow_action_modify_header()");
+#endif
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 3; i++) {
+			k = udp(IP(10, 0, 0, 1), dst, (uint16_t)(100 + i), 53,
+				(uint16_t)(100 + i));
+			VT_CHECK_EQ(xfer(frame_csum(&k), &r), 2,
+				    "frame %u to queue 2", i);
+			VT_CHECK(r->pkt_len == k.len, "length");
+			VT_CHECK_EQ(rte_be_to_cpu_32(
+					    rte_pktmbuf_mtod_offset(r,
+								    struct rte_ipv4_hdr
+									    *,
+								    14)
+						    ->dst_addr),
+				    dst2, "destination address");
+			VT_CHECK_EQ(*rte_pktmbuf_mtod_offset(r, uint8_t *, 22),
+				    63, "TTL");
+			VT_CHECK_EQ(rte_be_to_cpu_16(
+					    *rte_pktmbuf_mtod_offset(r,
+								     rte_be16_t
+									     *,
+								     36)),
+				    5353, "destination port");
+			VT_CHECK(memcmp(rte_pktmbuf_mtod_offset(r, uint8_t *,
+								6),
+					sm.mac_addr, 6) == 0,
+				 "source MAC");
+			VT_CHECK(ip_udp_csum_ok(r, 14), "checksums");
+			rte_pktmbuf_free(r);
+		}
+		/* Not the rule's: untouched, by default RSS. */
+		k = udp(IP(10, 0, 0, 1), dst, 7, 54, 90);
+		VT_CHECK_EQ(xfer(frame_csum(&k), &r), default_queue(&k),
+			    "other port");
+		VT_CHECK_EQ(*rte_pktmbuf_mtod_offset(r, uint8_t *, 22), 64,
+			    "other frame's TTL");
+		rte_pktmbuf_free(r);
+		/* The actions are device objects: gone at stop, made again
+		 * at start. */
+		VT_CHECK_EQ(rte_eth_dev_stop(pb), 0, "stop");
+		VT_CHECK_EQ(rte_eth_dev_start(pb), 0, "start");
+	}
+	VT_CHECK_EQ(count_query(pb, f, 0, &qc), 0, "query");
+	VT_CHECK(qc.hits == 6 && qc.bytes == 2 * (100 + 101 + 102),
+		 "counted %" PRIu64 " frames, %" PRIu64 " bytes", qc.hits,
+		 qc.bytes);
+	return VT_OK;
+}
+
+static int
+edit_rewrite_verbs(void)
+{
+	return in_run(RUN_VERBS, edit_rewrite);
+}
+
+static int
+edit_rewrite_dv(void)
+{
+	return in_run(RUN_DV, edit_rewrite);
+}
+
+static int
+edit_rewrite_auto(void)
+{
+	return in_run(RUN_AUTO, edit_rewrite);
+}
+
+/* VXLAN decap: the queue gets the inner frame, byte for byte, marked,
+ * and the rule counts the frames as they came off the wire. */
+static int
+edit_decap(void)
+{
+	const struct rte_flow_item_vxlan vx = { .vni = { 0, 0, 100 } };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN,
+		  .spec = &vx,
+		  .mask = &rte_flow_item_vxlan_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action_mark mark = { .id = 77 };
+	const struct rte_flow_action_queue q1 = { .index = 1 };
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_VXLAN_DECAP },
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &mark },
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const uint16_t hdr = 14 + 20 + 8 + 8; /* outer headers */
+	struct rte_flow_query_count qc;
+	struct rte_mbuf *m, *r;
+	struct rte_flow *f;
+	uint8_t sent[256];
+	unsigned int i;
+
+	f = flow_new(pb, &attr_in, pat, act);
+	VT_CHECK(f != NULL, "decap flow");
+	for (i = 0; i < 3; i++) {
+		m = vxlan_frame((uint16_t)(40000 + i), 100, IP(10, 5, 0, 1),
+				IP(10, 5, 0, 2), (uint16_t)(128 + i));
+		VT_CHECK(m != NULL, "frame");
+		memcpy(sent, rte_pktmbuf_mtod(m, uint8_t *), m->pkt_len);
+		VT_CHECK_EQ(xfer(m, &r), 1, "frame %u to queue 1", i);
+		VT_CHECK(r->pkt_len == 128u + i - hdr &&
+				 memcmp(rte_pktmbuf_mtod(r, uint8_t *),
+					sent + hdr, r->pkt_len) == 0,
+			 "the inner frame, byte for byte (%u bytes)",
+			 r->pkt_len);
+		VT_CHECK((r->ol_flags & RTE_MBUF_F_RX_FDIR_ID) &&
+				 r->hash.fdir.hi == 77,
+			 "marked");
+		rte_pktmbuf_free(r);
+	}
+	/* Another VNI: not the rule's, delivered whole. */
+	m = vxlan_frame(40000, 101, IP(10, 5, 0, 1), IP(10, 5, 0, 2), 128);
+	VT_CHECK(xfer(m, &r) >= 0, "other VNI");
+	VT_CHECK_EQ(r->pkt_len, 128, "whole");
+	rte_pktmbuf_free(r);
+	VT_CHECK_EQ(count_query(pb, f, 0, &qc), 0, "query");
+	VT_CHECK(qc.hits == 3 && qc.bytes == 128 + 129 + 130,
+		 "counted %" PRIu64 " frames, %" PRIu64 " bytes", qc.hits,
+		 qc.bytes);
+	return VT_OK;
+}
+
+static int
+edit_decap_dv(void)
+{
+	return in_run(RUN_DV, edit_decap);
+}
+
+static int
+edit_decap_auto(void)
+{
+	return in_run(RUN_AUTO, edit_decap);
+}
+
+/*
+ * Egress: what A sends to one address goes out rewritten and
+ * encapsulated in VXLAN (outer lengths and IPv4 checksum filled, UDP
+ * checksum 0), what it sends to another is dropped and counted.
+ */
+static int
+edit_egress(void)
+{
+	const uint32_t enc = IP(10, 70, 0, 1), blk = IP(10, 70, 0, 2);
+	const struct rte_flow_item_ipv4 ipe = { .hdr.dst_addr = RTE_BE32(enc) };
+	const struct rte_flow_item_ipv4 ipb = { .hdr.dst_addr = RTE_BE32(blk) };
+	struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		  .spec = &ipe,
+		  .mask = &ipv4_dst_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_item_eth oeth = { .hdr.ether_type = 0 };
+	const struct rte_flow_item_ipv4 oip = {
+		.hdr.src_addr = RTE_BE32(IP(10, 9, 0, 1)),
+		.hdr.dst_addr = RTE_BE32(IP(10, 9, 0, 2)),
+	};
+	const struct rte_flow_item_udp oudp = { .hdr.src_port =
+							RTE_BE16(4000) };
+	const struct rte_flow_item_vxlan ovx = { .vni = { 0, 0, 55 } };
+	struct rte_flow_item def[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &oeth },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &oip },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &oudp },
+		{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &ovx },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action_vxlan_encap ve = { .definition = def };
+	const struct rte_flow_action_set_tp sp = { RTE_BE16(7777) };
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_SET_TP_SRC, .conf = &sp },
+		{ .type = RTE_FLOW_ACTION_TYPE_VXLAN_ENCAP, .conf = &ve },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const uint16_t push = 14 + 20 + 8 + 8;
+	struct rte_flow_query_count qc;
+	struct rte_flow *fe, *fd;
+	struct rte_mbuf *m, *r;
+	struct rte_ipv4_hdr *oh;
+	uint8_t sent[256], *p;
+	unsigned int i;
+	struct pkt k;
+
+	oeth.hdr.dst_addr = mac_b;
+	oeth.hdr.src_addr = mac_a;
+	fe = flow_new(pa, &attr_out, pat, act);
+	pat[1].spec = &ipb;
+	fd = flow_new(pa, &attr_out, pat, drop);
+	VT_CHECK(fe != NULL && fd != NULL, "egress flows");
+	for (i = 0; i < 3; i++) {
+		k = udp(IP(10, 0, 0, 1), enc, (uint16_t)(1000 + i), 99,
+			(uint16_t)(80 + i));
+		m = frame_csum(&k);
+		VT_CHECK(m != NULL, "frame");
+		memcpy(sent, rte_pktmbuf_mtod(m, uint8_t *), m->pkt_len);
+		VT_CHECK(xfer(m, &r) >= 0, "encapsulated frame %u", i);
+		p = rte_pktmbuf_mtod(r, uint8_t *);
+		oh = (struct rte_ipv4_hdr *)(p + 14);
+		VT_CHECK_EQ(r->pkt_len, k.len + push, "length");
+		VT_CHECK(memcmp(p, &mac_b, 6) == 0 &&
+				 memcmp(p + 6, &mac_a, 6) == 0 &&
+				 p[12] == 0x08 && p[13] == 0x00,
+			 "outer Ethernet");
+		VT_CHECK(oh->version_ihl == 0x45 && oh->time_to_live == 64 &&
+				 oh->next_proto_id == IPPROTO_UDP &&
+				 rte_be_to_cpu_16(oh->total_length) ==
+					 r->pkt_len - 14 &&
+				 rte_ipv4_cksum(oh) == 0 &&
+				 oh->src_addr == oip.hdr.src_addr &&
+				 oh->dst_addr == oip.hdr.dst_addr,
+			 "outer IPv4: lengths and checksum filled");
+		VT_CHECK(rte_be_to_cpu_16(*(rte_be16_t *)(p + 34)) == 4000 &&
+				 rte_be_to_cpu_16(*(rte_be16_t *)(p + 36)) ==
+					 VXLAN_PORT &&
+				 rte_be_to_cpu_16(*(rte_be16_t *)(p + 38)) ==
+					 r->pkt_len - 34 &&
+				 *(rte_be16_t *)(p + 40) == 0,
+			 "outer UDP: port 4789, length, no checksum");
+		VT_CHECK(p[42] == 0x08 && p[46] == 0 && p[47] == 0 &&
+				 p[48] == 55,
+			 "VXLAN VNI 55");
+		VT_CHECK(memcmp(p + push, sent, 34) == 0 &&
+				 memcmp(p + push + 36, sent + 36, 4) == 0 &&
+				 memcmp(p + push + 42, sent + 42, k.len - 42) ==
+					 0 &&
+				 rte_be_to_cpu_16(*(rte_be16_t *)(p + push +
+								  34)) == 7777,
+			 "the frame inside, its source port rewritten");
+		VT_CHECK(ip_udp_csum_ok(r, push + 14), "inner checksums");
+		rte_pktmbuf_free(r);
+		k.dip = blk;
+		VT_CHECK_EQ(xfer(frame(&k), NULL), -1, "dropped frame %u", i);
+	}
+	VT_CHECK_EQ(count_query(pa, fd, 0, &qc), 0, "query");
+	VT_CHECK(qc.hits == 3 && qc.bytes == 80 + 81 + 82,
+		 "dropped %" PRIu64 " frames, %" PRIu64 " bytes", qc.hits,
+		 qc.bytes);
+#ifdef VT_RDMA_GLUE
+	VT_CHECK(vt_rdma_calls.packet_reformat_create > 0,
+		 "through mlx5dv_create_flow_action_packet_reformat()");
+#endif
+	return VT_OK;
+}
+
+static int
+edit_egress_dv(void)
+{
+	return in_run(RUN_DV, edit_egress);
+}
+
+static int
+edit_egress_auto(void)
+{
+	return in_run(RUN_AUTO, edit_egress);
+}
+
 static int
 threads_dv(void)
 {
@@ -5195,6 +5570,13 @@ static const struct vt_case cases[] = {
 	VT_CASE(leaks_dv),
 	VT_CASE(threads_dv),
 	VT_CASE(egress_generic),
+	VT_CASE(edit_rewrite_verbs),
+	VT_CASE(edit_rewrite_dv),
+	VT_CASE(edit_rewrite_auto),
+	VT_CASE(edit_decap_dv),
+	VT_CASE(edit_decap_auto),
+	VT_CASE(edit_egress_dv),
+	VT_CASE(edit_egress_auto),
 	VT_CASE(leaks_generic),
 	VT_CASE(auto_mix_auto),
 	VT_CASE(rss_expand_auto),

@@ -1044,7 +1044,7 @@ test_egress(void)
 	EXPECT_ERR(&c, &eg, eth_only, act_mark, ENOTSUP,
 		   RTE_FLOW_ERROR_TYPE_ACTION, &act_mark[1], "FLAG");
 	EXPECT_ERR(&c, &eg, eth_only, act_void, EINVAL,
-		   RTE_FLOW_ERROR_TYPE_ACTION, &act_void[1], "DROP or COUNT");
+		   RTE_FLOW_ERROR_TYPE_ACTION, &act_void[1], "DROP, COUNT");
 	return VT_OK;
 }
 

@@ -1807,6 +1807,8 @@ parser_case(struct vt_svenv *e, bool flex, bool ihl)
 	static uint8_t out[VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES];
 	struct mlx5dv_context dv;
 	struct mlx5dv_flow_matcher *m;
+	const struct sv_device *dev = sv_ctx(e->ctx[1])->dev;
+	struct vsteer_dv_ft_caps fc;
 	struct ibv_flow *fl;
 	bool outer = !ihl, inner = !ihl;
 	uint32_t mpls_bits =
@@ -1828,11 +1830,18 @@ parser_case(struct vt_svenv *e, bool flex, bool ihl)
 	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
 					       sizeof(out)),
 		    0, "QUERY_HCA_CAP");
-	VT_CHECK_EQ(vsteer_dv_cmd_query_ft_caps_parse(out, sizeof(out), &outer,
-						      &inner),
-		    0, "status");
+	VT_CHECK_EQ(vsteer_dv_cmd_query_ft_caps_parse(out, sizeof(out), &fc), 0,
+		    "status");
+	outer = fc.ihl_outer;
+	inner = fc.ihl_inner;
 	VT_CHECK(outer == ihl && inner == ihl, "IHL fields %d %d", outer,
 		 inner);
+	/* The driver's reading of the rewrite and reformat limits. */
+	VT_CHECK(fc.max_modify_rx == dev->caps.max_modify_actions &&
+			 fc.max_modify_tx == dev->caps.max_modify_actions &&
+			 fc.max_encap == dev->caps.max_encap_size,
+		 "limits %u %u %u", fc.max_modify_rx, fc.max_modify_tx,
+		 fc.max_encap);
 	VT_CHECK_EQ(sv_mlx5dv_devx_general_cmd(e->ctx[1], in, sizeof(in), out,
 					       64),
 		    EINVAL, "output too short");
@@ -1935,8 +1944,9 @@ test_flow_errors(void)
 	memset(a, 0, sizeof(a));
 	a[0].type = MLX5DV_FLOW_ACTION_IBV_COUNTER;
 	FLOW_FAILS(m, 1, EOPNOTSUPP, "IBV_COUNTER (rdma-core 44)");
+	/* Flow actions are test_sv_actions'; one with none is no object. */
 	a[0].type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION;
-	FLOW_FAILS(m, 1, EOPNOTSUPP, "IBV_FLOW_ACTION");
+	FLOW_FAILS(m, 1, EINVAL, "IBV_FLOW_ACTION without an action");
 	a[0].type = MLX5DV_FLOW_ACTION_TAG;
 	a[0].tag_value = 1;
 	FLOW_FAILS(m, 1, EINVAL, "no destination");

@@ -36,10 +36,13 @@ struct vt_rdma_calls {
 	unsigned int devx_general_cmd; /* mlx5dv_devx_general_cmd() */
 	unsigned int devx_obj_create;  /* mlx5dv_devx_obj_create() */
 	unsigned int matcher_create;   /* mlx5dv_create_flow_matcher() */
-	unsigned int reg_mr;	       /* ibv_reg_mr*() */
-	unsigned int comp_channel;     /* ibv_create_comp_channel() */
-	unsigned int get_cq_event;     /* ibv_get_cq_event() */
-	unsigned int get_async_event;  /* ibv_get_async_event() */
+	/* mlx5dv_create_flow_action_modify_header(), _packet_reformat() */
+	unsigned int modify_header_create;
+	unsigned int packet_reformat_create;
+	unsigned int reg_mr;	      /* ibv_reg_mr*() */
+	unsigned int comp_channel;    /* ibv_create_comp_channel() */
+	unsigned int get_cq_event;    /* ibv_get_cq_event() */
+	unsigned int get_async_event; /* ibv_get_async_event() */
 };
 extern struct vt_rdma_calls vt_rdma_calls;
 

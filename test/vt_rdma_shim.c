@@ -275,6 +275,28 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 				     actions);
 }
 
+struct ibv_flow_action *
+mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx,
+					size_t actions_sz, uint64_t actions[],
+					enum mlx5dv_flow_table_type ft_type)
+{
+	vt_rdma_calls.modify_header_create++;
+	return sv_mlx5dv_create_flow_action_modify_header(ctx, actions_sz,
+							  actions, ft_type);
+}
+
+struct ibv_flow_action *
+mlx5dv_create_flow_action_packet_reformat(
+	struct ibv_context *ctx, size_t data_sz, void *data,
+	enum mlx5dv_flow_action_packet_reformat_type reformat_type,
+	enum mlx5dv_flow_table_type ft_type)
+{
+	vt_rdma_calls.packet_reformat_create++;
+	return sv_mlx5dv_create_flow_action_packet_reformat(ctx, data_sz, data,
+							    reformat_type,
+							    ft_type);
+}
+
 struct mlx5dv_devx_obj *
 mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
 		       size_t inlen, void *out, size_t outlen)

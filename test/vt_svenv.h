@@ -117,16 +117,16 @@ vt_svenv_post_rx(struct vt_rxq *q, uint64_t idx)
 	return ibv_post_wq_recv(q->wq, &wr, &bad);
 }
 
-/* A Toeplitz hash QP on end 1 over ind, hashing fields. */
+/* A Toeplitz hash QP on an end over ind, hashing fields. */
 static inline struct ibv_qp *
-vt_svenv_hash_qp(struct vt_svenv *e, struct ibv_rwq_ind_table *ind,
-		 uint64_t fields)
+vt_svenv_hash_qp_on(struct vt_svenv *e, int end, struct ibv_rwq_ind_table *ind,
+		    uint64_t fields)
 {
 	struct ibv_qp_init_attr_ex qa = {
 		.qp_type = IBV_QPT_RAW_PACKET,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
 			     IBV_QP_INIT_ATTR_IND_TABLE,
-		.pd = e->pd[1],
+		.pd = e->pd[end],
 		.rwq_ind_tbl = ind,
 		.rx_hash_conf = {
 			.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
@@ -136,12 +136,22 @@ vt_svenv_hash_qp(struct vt_svenv *e, struct ibv_rwq_ind_table *ind,
 		},
 	};
 
-	return ibv_create_qp_ex(e->ctx[1], &qa);
+	return ibv_create_qp_ex(e->ctx[end], &qa);
 }
 
-/* A receive queue on end 1 with nposted of its cfg->nbuf buffers posted. */
+/* ... on end 1. */
+static inline struct ibv_qp *
+vt_svenv_hash_qp(struct vt_svenv *e, struct ibv_rwq_ind_table *ind,
+		 uint64_t fields)
+{
+	return vt_svenv_hash_qp_on(e, 1, ind, fields);
+}
+
+/* A receive queue on an end with nposted of its cfg->nbuf buffers
+ * posted. */
 static inline int
-vt_svenv_rxq_up(struct vt_svenv *e, struct vt_rxq *q, unsigned int nposted)
+vt_svenv_rxq_up_on(struct vt_svenv *e, int end, struct vt_rxq *q,
+		   unsigned int nposted)
 {
 	size_t bytes = (size_t)e->cfg->nbuf * VT_SVENV_BUFSZ;
 	struct ibv_cq_init_attr_ex ca = {
@@ -152,7 +162,6 @@ vt_svenv_rxq_up(struct vt_svenv *e, struct vt_rxq *q, unsigned int nposted)
 		.wq_type = IBV_WQT_RQ,
 		.max_wr = e->cfg->nbuf,
 		.max_sge = 1,
-		.pd = e->pd[1],
 	};
 	struct ibv_wq_attr ma = {
 		.attr_mask = IBV_WQ_ATTR_STATE,
@@ -161,29 +170,53 @@ vt_svenv_rxq_up(struct vt_svenv *e, struct vt_rxq *q, unsigned int nposted)
 	struct ibv_rwq_ind_table_init_attr ia = { .log_ind_tbl_size = 0 };
 	unsigned int i;
 
-	q->cq = ibv_create_cq_ex(e->ctx[1], &ca);
+	memset(q, 0, sizeof(*q));
+	wa.pd = e->pd[end];
+	q->cq = ibv_create_cq_ex(e->ctx[end], &ca);
 	if (q->cq == NULL)
 		return -1;
 	wa.cq = ibv_cq_ex_to_cq(q->cq);
-	q->wq = ibv_create_wq(e->ctx[1], &wa);
+	q->wq = ibv_create_wq(e->ctx[end], &wa);
 	if (q->wq == NULL || ibv_modify_wq(q->wq, &ma) != 0)
 		return -1;
 	q->buf = aligned_alloc(64, bytes);
 	if (q->buf == NULL)
 		return -1;
 	memset(q->buf, 0, bytes);
-	q->mr = sv_reg_mr(e->pd[1], q->buf, bytes, IBV_ACCESS_LOCAL_WRITE);
+	q->mr = sv_reg_mr(e->pd[end], q->buf, bytes, IBV_ACCESS_LOCAL_WRITE);
 	if (q->mr == NULL)
 		return -1;
 	for (i = 0; i < nposted; i++)
 		if (vt_svenv_post_rx(q, i) != 0)
 			return -1;
 	ia.ind_tbl = &q->wq;
-	q->ind = ibv_create_rwq_ind_table(e->ctx[1], &ia);
+	q->ind = ibv_create_rwq_ind_table(e->ctx[end], &ia);
 	if (q->ind == NULL)
 		return -1;
-	q->hqp = vt_svenv_hash_qp(e, q->ind, 0);
+	q->hqp = vt_svenv_hash_qp_on(e, end, q->ind, 0);
 	return q->hqp == NULL ? -1 : 0;
+}
+
+/* ... on end 1. */
+static inline int
+vt_svenv_rxq_up(struct vt_svenv *e, struct vt_rxq *q, unsigned int nposted)
+{
+	return vt_svenv_rxq_up_on(e, 1, q, nposted);
+}
+
+/* Destroy a receive queue: 0, or a non-zero errno of some destroy. */
+static inline int
+vt_svenv_rxq_down(struct vt_rxq *q)
+{
+	int rc = 0;
+
+	rc |= sv_destroy_qp(q->hqp);
+	rc |= ibv_destroy_rwq_ind_table(q->ind);
+	rc |= ibv_destroy_wq(q->wq);
+	rc |= sv_destroy_cq(ibv_cq_ex_to_cq(q->cq));
+	rc |= sv_dereg_mr(q->mr);
+	free(q->buf);
+	return rc;
 }
 
 /* A raw packet send QP on an end, moved to RTS. */
@@ -272,16 +305,8 @@ vt_svenv_down(struct vt_svenv *e)
 	unsigned int i;
 	int rc = 0;
 
-	for (i = 0; i < e->cfg->nq; i++) {
-		struct vt_rxq *q = &e->q[i];
-
-		rc |= sv_destroy_qp(q->hqp);
-		rc |= ibv_destroy_rwq_ind_table(q->ind);
-		rc |= ibv_destroy_wq(q->wq);
-		rc |= sv_destroy_cq(ibv_cq_ex_to_cq(q->cq));
-		rc |= sv_dereg_mr(q->mr);
-		free(q->buf);
-	}
+	for (i = 0; i < e->cfg->nq; i++)
+		rc |= vt_svenv_rxq_down(&e->q[i]);
 	if (e->cfg->pump)
 		rc |= sv_destroy_cq(ibv_cq_ex_to_cq(e->pump));
 	for (i = 0; i < 2; i++) {

@@ -84,6 +84,14 @@ struct sv_device_opts {
 	 * modelled (EINVAL).
 	 */
 	uint32_t flex_parser;
+	/*
+	 * mlx5 profile only: the flow tables' max_modify_header_actions, the
+	 * header modify actions one mlx5dv_create_flow_action_modify_header()
+	 * may hold, 1 to 255 (the capability is 8 bits); 0 takes 16, what
+	 * DPDK's mlx5 assumes for the root tables (MLX5_ROOT_TBL_MODIFY_NUM),
+	 * as no source gives a ConnectX's value.
+	 */
+	uint32_t modify_actions;
 };
 
 /*
@@ -247,6 +255,25 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		      struct mlx5dv_flow_match_parameters *match_value,
 		      size_t num_actions,
 		      struct mlx5dv_flow_action_attr actions_attr[]);
+/*
+ * Flow actions for mlx5dv_create_flow() (MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION):
+ * a list of PRM header modify actions (set and add on the L2, L3 and L4
+ * fields) and a packet reformat (decap on the NIC receive table, encap on
+ * the transmit table), which the device then applies to the frames the
+ * flow takes (decap, rewrite with checksums updated, encap with the outer
+ * lengths and IPv4 checksum filled). Destroy them with
+ * ibv_destroy_flow_action() (EBUSY while a flow uses them). Errors as
+ * rdma-core 44 and the mlx5 kernel give them (sv_flow_action.c).
+ */
+struct ibv_flow_action *
+sv_mlx5dv_create_flow_action_modify_header(struct ibv_context *context,
+					   size_t actions_sz,
+					   uint64_t actions[],
+					   enum mlx5dv_flow_table_type ft_type);
+struct ibv_flow_action *sv_mlx5dv_create_flow_action_packet_reformat(
+	struct ibv_context *context, size_t data_sz, void *data,
+	enum mlx5dv_flow_action_packet_reformat_type reformat_type,
+	enum mlx5dv_flow_table_type ft_type);
 struct mlx5dv_devx_obj *
 sv_mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
 			  size_t inlen, void *out, size_t outlen);
@@ -256,8 +283,10 @@ int sv_mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj);
 /* General commands: QUERY_HCA_CAP of the NIC flow table capabilities
  * (op_mod MLX5_GET_HCA_CAP_OP_MOD_NIC_FLOW_TABLE, current or maximum),
  * which softverbs fills with the match fields it lacks or has (the IPv4
- * IHL bits of ft_field_support_2_nic_receive); other capability pages
- * and other commands are not modelled (EOPNOTSUPP). */
+ * IHL bits of ft_field_support_2_nic_receive) and the header rewrite and
+ * encap limits (max_modify_header_actions of the receive and transmit
+ * tables, max_encap_header_size); other capability pages and other
+ * commands are not modelled (EOPNOTSUPP). */
 int sv_mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in,
 			       size_t inlen, void *out, size_t outlen);
 

@@ -73,7 +73,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		     char *name, size_t name_len)
 {
 	enum sv_profile profile = SV_PROFILE_GENERIC;
-	uint32_t prios = 0, lacks = 0, log_ind = 0, flex = 0;
+	uint32_t prios = 0, lacks = 0, log_ind = 0, flex = 0, modify = 0;
 	char devname[IBV_SYSFS_NAME_MAX];
 	struct sv_dev_node *node;
 	struct sv_device *dev;
@@ -92,6 +92,7 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 		lacks = opts->lacks;
 		log_ind = opts->log_ind_tbl;
 		flex = opts->flex_parser;
+		modify = opts->modify_actions;
 	}
 	/* mlx5_ib has at most 16 bypass priorities; the lacks bits name
 	 * mlx5 features. */
@@ -99,7 +100,8 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 						  SV_MAX_PRIO + 1u) ||
 	    (lacks & ~SV_DEV_LACKS_ALL) ||
 	    (lacks != 0 && profile != SV_PROFILE_MLX5) || flex > 1 ||
-	    (flex != 0 && profile != SV_PROFILE_MLX5) ||
+	    (flex != 0 && profile != SV_PROFILE_MLX5) || modify > UINT8_MAX ||
+	    (modify != 0 && profile != SV_PROFILE_MLX5) ||
 	    log_ind > SV_MAX_IND_LOG_OPT)
 		return EINVAL;
 	if (log_ind == 0)
@@ -154,6 +156,9 @@ softverbs_device_add(const char *wire, const struct sv_device_opts *opts,
 	dev->caps.max_priority = prios - 1;
 	dev->caps.mpls_over_l4 = flex == 1;
 	dev->caps.ipv4_ihl = !(lacks & SV_DEV_NO_IPV4_IHL);
+	dev->caps.max_modify_actions = modify != 0 ? modify :
+						     SV_MODIFY_ACTIONS_DEFAULT;
+	dev->caps.max_encap_size = SV_ENCAP_SIZE_DEFAULT;
 	dev->lacks = lacks;
 	dev->log_ind_tbl = log_ind;
 	dev->port.dev = dev;
@@ -681,6 +686,7 @@ sv_open(struct ibv_device *device, bool devx)
 	v->create_qp_ex = sv_create_qp_ex;
 	v->ibv_create_flow = sv_create_flow;
 	v->ibv_destroy_flow = sv_destroy_flow;
+	v->destroy_flow_action = sv_destroy_flow_action;
 	v->create_counters = sv_create_counters;
 	v->destroy_counters = sv_destroy_counters;
 	v->attach_counters_point_flow = sv_attach_counters_point_flow;

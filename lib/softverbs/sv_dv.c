@@ -25,8 +25,9 @@
  *   flow     DEST_IBV_QP, DEST_DEVX, DROP and DEFAULT_MISS are mutually
  *            exclusive, a second COUNTERS_DEVX is refused (EOPNOTSUPP);
  *            a second TAG is EINVAL; IBV_COUNTER is not handled by
- *            rdma-core 44 (EOPNOTSUPP), nor are IBV_FLOW_ACTION and
- *            DEST_DEVX here (no flow actions, no TIR objects); priority
+ *            rdma-core 44 (EOPNOTSUPP), nor is DEST_DEVX here (no TIR
+ *            objects); IBV_FLOW_ACTION: a 9th is EOPNOTSUPP (libmlx5), a
+ *            3rd EINVAL (the kernel), see sv_dv_flow_actions(); priority
  *            above the device's highest is ENOMEM and is found here, at
  *            rule creation (raw_fs_rule_add); a value with bits outside
  *            the matcher mask is EINVAL (mlx5 core check_valid_spec); a
@@ -64,7 +65,14 @@
 #include <string.h>
 
 #include "sv_internal.h"
+#include "sv_pktedit.h"
 #include "vsteer_prm.h"
+
+/* Flow actions a rule takes: libmlx5 44 sends up to 8
+ * (CREATE_FLOW_MAX_FLOW_ACTIONS_SUPPORTED), the kernel's method declares
+ * the array with at most 2 (MLX5_IB_CREATE_FLOW_MAX_FLOW_ACTIONS). */
+#define SV_DV_LIBMLX5_FLOW_ACTIONS 8
+#define SV_DV_MAX_FLOW_ACTIONS 2
 
 struct sv_dv_matcher {
 	struct sv_context *ctx;
@@ -83,12 +91,14 @@ struct sv_dv_counter {
 	uint32_t id;
 };
 
-/* Its rule's QP (NULL: none) holds a use count. */
+/* Its rule's QP (NULL: none) and flow actions hold a use count. */
 struct sv_dv_flow {
 	struct ibv_flow flow;
 	struct sv_dv_matcher *matcher;
 	struct sv_dv_counter *counter; /* NULL: none */
-	struct sv_rule rule;	       /* last: its value words follow */
+	struct sv_flow_action *fa[SV_DV_MAX_FLOW_ACTIONS];
+	struct sv_edit *edit; /* what they do, NULL: nothing */
+	struct sv_rule rule;  /* last: its value words follow */
 };
 
 _Static_assert(offsetof(struct sv_dv_flow, rule) + sizeof(struct sv_rule) ==
@@ -357,6 +367,8 @@ struct sv_dv_acts {
 	bool has_tag;
 	uint32_t tag;
 	struct sv_dv_counter *counter;
+	unsigned int n_fa;
+	struct ibv_flow_action *fa[SV_DV_LIBMLX5_FLOW_ACTIONS];
 };
 
 static int
@@ -401,12 +413,93 @@ sv_dv_parse_actions(size_t n, const struct mlx5dv_flow_action_attr *a,
 				return EINVAL;
 			out->counter = sv_dv_counter(a[i].obj);
 			break;
-		case MLX5DV_FLOW_ACTION_IBV_COUNTER:
 		case MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION:
+			if (out->n_fa == SV_DV_LIBMLX5_FLOW_ACTIONS)
+				return EOPNOTSUPP;
+			if (a[i].action == NULL)
+				return EINVAL;
+			out->fa[out->n_fa++] = a[i].action;
+			break;
+		case MLX5DV_FLOW_ACTION_IBV_COUNTER:
 		default:
 			return EOPNOTSUPP;
 		}
 	}
+	return 0;
+}
+
+/*
+ * The flow actions of a rule (sv_flow_action.c), into fa[] (modify header
+ * first) and what they do, *edit (NULL: none). The uverbs array takes 1
+ * to 2 (uverbs_process_idrs_array(): EINVAL), objects of this device
+ * only (an id the context does not hold: EINVAL); parse_flow_flow_action()
+ * takes one action of each kind, header modify, decap (L2_TUNNEL_TO_L2)
+ * and packet reformat (the other types), EINVAL for a second. What the
+ * kernel passes on and the firmware refuses (EINVAL when it makes the
+ * FTE): an action made for another table than the matcher's (the FTE's
+ * modify header or reformat context must be of its table type; DECAP on
+ * the transmit table, whose action records none), and a decap with an L3
+ * decap in one FTE (nothing says the device does both; DPDK's mlx5 never
+ * asks).
+ */
+static int
+sv_dv_flow_actions(const struct sv_dv_acts *acts, const struct sv_dv_matcher *m,
+		   struct sv_flow_action *fa[SV_DV_MAX_FLOW_ACTIONS],
+		   struct sv_edit **edit)
+{
+	struct sv_flow_action *mod = NULL, *decap = NULL, *reformat = NULL;
+	uint8_t table = (m->flags & IBV_FLOW_ATTR_FLAGS_EGRESS) ?
+				MLX5DV_FLOW_TABLE_TYPE_NIC_TX :
+				MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
+	struct sv_flow_action **slot;
+	struct sv_edit *e;
+	unsigned int i;
+
+	*edit = NULL;
+	fa[0] = fa[1] = NULL;
+	if (acts->n_fa == 0)
+		return 0;
+	if (acts->n_fa > SV_DV_MAX_FLOW_ACTIONS)
+		return EINVAL;
+	for (i = 0; i < acts->n_fa; i++) {
+		struct sv_flow_action *a = sv_flow_action_of(acts->fa[i]);
+
+		if (a == NULL || a->ctx->dev != m->ctx->dev)
+			return EINVAL;
+		if (a->kind == SV_FA_MODIFY)
+			slot = &mod;
+		else if (a->reformat == SV_REFORMAT_DECAP_L2)
+			slot = &decap;
+		else
+			slot = &reformat;
+		if (*slot != NULL)
+			return EINVAL;
+		*slot = a;
+	}
+	for (i = 0; i < acts->n_fa; i++)
+		if (sv_flow_action_of(acts->fa[i])->ft_type != table)
+			return EINVAL;
+	if (decap != NULL && reformat != NULL)
+		return EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return ENOMEM;
+	if (reformat == NULL)
+		reformat = decap;
+	if (mod != NULL) {
+		e->mod = (const struct sv_mod_cmd *)(const void *)mod->buf;
+		e->n_mod = mod->n;
+		e->mod_obj = mod;
+	}
+	if (reformat != NULL) {
+		e->reformat = reformat->reformat;
+		e->data = reformat->buf;
+		e->data_len = reformat->n;
+		e->reformat_obj = reformat;
+	}
+	fa[0] = mod != NULL ? mod : reformat;
+	fa[1] = mod != NULL ? reformat : NULL;
+	*edit = e;
 	return 0;
 }
 
@@ -438,9 +531,12 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	struct sv_dv_matcher *m;
 	struct sv_device *dev;
 	struct sv_dv_flow *flow;
+	struct sv_flow_action *fa[SV_DV_MAX_FLOW_ACTIONS];
+	struct sv_edit *edit = NULL;
 	struct sv_dv_acts acts;
 	struct sv_key value;
 	struct sv_rule tmpl, *r;
+	unsigned int i;
 	bool egress;
 	int rc;
 
@@ -452,6 +548,9 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	rc = sv_dv_parse_actions(num_actions, actions_attr, &acts);
 	if (rc != 0)
 		return sv_dv_fail(rc);
+	/* The uverbs attribute array is checked before the handler runs. */
+	if (acts.n_fa > SV_DV_MAX_FLOW_ACTIONS)
+		return sv_dv_fail(EINVAL);
 	/* The kernel finds no flow table for the priority. */
 	if (m->priority > dev->caps.max_priority)
 		return sv_dv_fail(ENOMEM);
@@ -486,6 +585,9 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		return sv_dv_fail(EINVAL);
 	if (acts.counter != NULL && acts.counter->cnt.ctx->dev != dev)
 		return sv_dv_fail(EINVAL);
+	rc = sv_dv_flow_actions(&acts, m, fa, &edit);
+	if (rc != 0)
+		return sv_dv_fail(rc);
 
 	tmpl = (struct sv_rule){
 		.act = {
@@ -493,6 +595,7 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 			.has_tag = acts.has_tag,
 			.tag = acts.tag,
 			.counters = acts.counter ? &acts.counter->cnt : NULL,
+			.edit = edit,
 		},
 		.qp = acts.qp,
 		.priority = m->priority,
@@ -509,11 +612,18 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		rc = errno;
 		if (acts.counter != NULL)
 			sv_counters_unbind(&acts.counter->cnt);
+		free(edit);
 		return sv_dv_fail(rc);
 	}
 	flow = sv_container_of(r, struct sv_dv_flow, rule);
 	flow->matcher = m;
 	flow->counter = acts.counter;
+	flow->edit = edit;
+	for (i = 0; i < SV_DV_MAX_FLOW_ACTIONS; i++) {
+		flow->fa[i] = fa[i];
+		if (fa[i] != NULL)
+			atomic_fetch_add(&fa[i]->usecnt, 1);
+	}
 	if (acts.qp != NULL)
 		atomic_fetch_add(&acts.qp->usecnt, 1);
 	atomic_fetch_add(&m->usecnt, 1);
@@ -529,10 +639,13 @@ sv_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 int
 sv_dv_destroy_flow(struct ibv_flow *ibflow)
 {
+	struct sv_flow_action *fa[SV_DV_MAX_FLOW_ACTIONS];
 	struct sv_dv_counter *counter;
 	struct sv_dv_matcher *m;
 	struct sv_dv_flow *flow;
+	struct sv_edit *edit;
 	struct sv_qp *qp;
+	unsigned int i;
 
 	if (ibflow == NULL || !(ibflow->handle & SV_FLOW_HANDLE_DV))
 		return EINVAL;
@@ -540,8 +653,14 @@ sv_dv_destroy_flow(struct ibv_flow *ibflow)
 	m = flow->matcher;
 	counter = flow->counter;
 	qp = flow->rule.qp;
-	/* Frees the flow. */
+	edit = flow->edit;
+	memcpy(fa, flow->fa, sizeof(fa));
+	/* Frees the flow; no frame reads its edit after. */
 	sv_steer_del(&m->ctx->dev->port, &flow->rule);
+	free(edit);
+	for (i = 0; i < SV_DV_MAX_FLOW_ACTIONS; i++)
+		if (fa[i] != NULL)
+			atomic_fetch_sub(&fa[i]->usecnt, 1);
 	if (counter != NULL)
 		sv_counters_unbind(&counter->cnt);
 	if (qp != NULL)
@@ -717,7 +836,8 @@ sv_mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 }
 
 /* QUERY_HCA_CAP of the NIC flow table capabilities: the match fields
- * softverbs takes that some devices lack (the IPv4 IHL), the rest zero. */
+ * softverbs takes that some devices lack (the IPv4 IHL), the header
+ * rewrite and encap limits, the rest zero. */
 static int
 sv_dv_query_hca_cap(const struct sv_device *dev, const void *in, size_t inlen,
 		    void *out, size_t outlen)
@@ -735,6 +855,24 @@ sv_dv_query_hca_cap(const struct sv_device *dev, const void *in, size_t inlen,
 	sv_dv_out_ok(out, outlen);
 	f2 = VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
 	     VSTEER_PRM_FT_NIC_FIELD_SUPPORT_2_RX_OFF;
+	/* What the root tables rewrite and push (sv_flow_action.c). */
+	vsteer_prm_set(out,
+		       VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
+			       VSTEER_PRM_FT_NIC_MAX_ENCAP_HEADER_SIZE_OFF,
+		       VSTEER_PRM_FT_NIC_MAX_ENCAP_HEADER_SIZE_LEN,
+		       dev->caps.max_encap_size);
+	vsteer_prm_set(out,
+		       VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
+			       VSTEER_PRM_FT_NIC_RX_PROPS_OFF +
+			       VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_OFF,
+		       VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_LEN,
+		       dev->caps.max_modify_actions);
+	vsteer_prm_set(out,
+		       VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
+			       VSTEER_PRM_FT_NIC_TX_PROPS_OFF +
+			       VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_OFF,
+		       VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_LEN,
+		       dev->caps.max_modify_actions);
 	if (dev->caps.ipv4_ihl) {
 		vsteer_prm_set(out,
 			       f2 + VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_OFF,

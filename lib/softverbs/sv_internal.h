@@ -33,6 +33,8 @@
  *   sv_toeplitz.c Toeplitz hash and the rx_hash_fields input
  *   sv_dv.c       mlx5dv_open_device, mlx5dv matchers, flows and DevX
  *                 flow counters
+ *   sv_flow_action.c  mlx5dv flow actions: header modify, packet reformat
+ *   sv_pktedit.c  what those actions do to frames (sv_pktedit.h)
  *   sv_parse.c, sv_spec.c, sv_fte.c: see sv_key.h
  *   sv_wire_*.c   see sv_wire.h
  *   sv_offload.c  checksum fill and segmentation (sv_offload.h), for the
@@ -87,6 +89,13 @@
 #define SV_RX_BATCH 32	  /* frames pulled per pump and ready WQ */
 #define SV_RX_BATCH_WQS 4 /* ... up to this many WQs */
 #define SV_ASYNC_QLEN 64  /* async events queued per context */
+/* Flow table capabilities no source gives a ConnectX's value of:
+ * max_modify_header_actions (DPDK's mlx5 assumes 16 on the root tables,
+ * MLX5_ROOT_TBL_MODIFY_NUM) and max_encap_header_size (DPDK sends at most
+ * 132 bytes, MLX5_ENCAP_MAX_LEN; 128 holds every header it builds: VXLAN
+ * over IPv6 with a VLAN tag is 74). */
+#define SV_MODIFY_ACTIONS_DEFAULT 16
+#define SV_ENCAP_SIZE_DEFAULT 128
 /* IBV_RX_HASH_* fields a hash QP may select (rss_caps). */
 #define SV_RX_HASH_FIELDS                                                     \
 	(IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 | \
@@ -694,8 +703,18 @@ unsigned int sv_steer_walk(struct sv_port *port, bool egress,
 /* Pull up to SV_RX_BATCH frames from the wire and dispatch them; no-op if
  * another thread is pumping. Returns the number of frames taken. */
 unsigned int sv_port_pump(struct sv_port *port);
-/* Run a frame about to be sent through the egress rules: false = drop. */
-bool sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len);
+/* Run a frame about to be sent through the egress rules: false = drop. A
+ * rule's flow actions (rewrite, encap) write the frame to send into buf
+ * (cap bytes, sv_port_egress_room() of the frame's length), and *frame and
+ * *len then name it. */
+bool sv_port_egress(struct sv_port *port, const uint8_t **frame, uint32_t *len,
+		    uint8_t *buf, uint32_t cap);
+/* The room sv_port_egress() needs for a frame of len bytes. */
+static inline uint32_t
+sv_port_egress_room(const struct sv_port *port, uint32_t len)
+{
+	return len + port->dev->caps.max_encap_size;
+}
 /* No egress rule and no sniffer: sv_port_egress() would pass every frame
  * untouched (read once per send call). */
 bool sv_port_egress_idle(const struct sv_port *port);
@@ -706,6 +725,29 @@ int sv_destroy_flow(struct ibv_flow *flow);
  * and sv_destroy_flow() hands them to sv_dv_destroy_flow(). */
 #define SV_FLOW_HANDLE_DV (UINT32_C(1) << 31)
 int sv_dv_destroy_flow(struct ibv_flow *flow);
+
+/* mlx5dv flow actions (sv_flow_action.c): a header modify list or a
+ * packet reformat, used by mlx5dv flows (sv_dv.c). */
+enum sv_fa_kind {
+	SV_FA_MODIFY = 1,
+	SV_FA_REFORMAT,
+};
+struct sv_flow_action {
+	struct ibv_flow_action
+		action; /* its context: ibv_destroy_flow_action() */
+	uint32_t magic;
+	uint8_t kind;	  /* enum sv_fa_kind */
+	uint8_t ft_type;  /* MLX5DV_FLOW_TABLE_TYPE_NIC_RX / _NIC_TX */
+	uint8_t reformat; /* enum sv_reformat (sv_pktedit.h) */
+	struct sv_context *ctx;
+	atomic_int usecnt; /* flows: destroy -> EBUSY */
+	uint32_t n;	   /* modify: struct sv_mod_cmd in buf; reformat:
+			    * bytes of data in buf */
+	uint8_t buf[] __attribute__((aligned(8)));
+};
+/* The softverbs action behind a (softverbs) ibv_flow_action, or NULL. */
+struct sv_flow_action *sv_flow_action_of(struct ibv_flow_action *a);
+int sv_destroy_flow_action(struct ibv_flow_action *action);
 
 /* Counters (sv_counters.c). */
 #define SV_MAX_COUNTER_POINTS 16 /* attach points per object */

@@ -141,6 +141,7 @@ sv_match_hit(const struct sv_match *m, const struct sv_key *key)
 }
 
 struct sv_counters;
+struct sv_edit;
 
 /* What a rule does with a frame it matches (besides its QP destination). */
 struct sv_actions {
@@ -148,6 +149,9 @@ struct sv_actions {
 	bool has_tag;
 	uint32_t tag;		      /* < 2^24 */
 	struct sv_counters *counters; /* NULL when none */
+	/* Decap, header rewrite, encap (mlx5dv flow actions, sv_pktedit.h);
+	 * NULL when none. */
+	const struct sv_edit *edit;
 };
 
 /* What a device enforces when compiling rules (see enum sv_profile). */
@@ -159,6 +163,11 @@ struct sv_caps {
 	bool mpls_over_l4;
 	/* mlx5: the IPv4 IHL match field (outer and inner). */
 	bool ipv4_ihl;
+	/* mlx5: flow table capabilities of the NIC receive and transmit
+	 * tables: max_modify_header_actions (both) and the flow table's
+	 * max_encap_header_size. */
+	uint32_t max_modify_actions;
+	uint32_t max_encap_size;
 };
 
 /*

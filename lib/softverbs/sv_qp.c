@@ -883,14 +883,22 @@ sv_tso_emit(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct sv_tso_out *o = arg;
 
+	const uint8_t *f = o->scratch;
+	uint32_t flen = len;
+
 	memcpy(o->scratch, frame, len);
-	if (!o->egress || sv_port_egress(o->port, o->scratch, len)) {
+	o->scratch += len;
+	/* An egress rewrite or encap writes the frame after it. */
+	if (!o->egress ||
+	    sv_port_egress(o->port, &f, &flen, o->scratch,
+			   sv_port_egress_room(o->port, len))) {
+		if (f == o->scratch)
+			o->scratch += flen;
 		o->first[o->nfr] = o->nfr;
-		o->iov[o->nfr].iov_base = o->scratch;
-		o->iov[o->nfr].iov_len = len;
+		o->iov[o->nfr].iov_base = (void *)(uintptr_t)f;
+		o->iov[o->nfr].iov_len = flen;
 		o->nfr++;
 	}
-	o->scratch += len;
 }
 
 /*
@@ -976,6 +984,9 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	outstanding =
 		qp->sq_posted -
 		atomic_load_explicit(&qp->sq_retired, memory_order_acquire);
+	/* Egress rules may rewrite and encap a frame: it is sent from the
+	 * scratch then, with room for the header they push. */
+	egress = !sv_port_egress_idle(port);
 	for (w = wr; w != NULL; w = w->next) {
 		uint64_t len;
 
@@ -992,12 +1003,20 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			tso = true;
 			frames += k;
 			copy += (size_t)k * w->tso.hdr_sz + len;
+			if (sv_unlikely(egress))
+				copy += (size_t)k * (w->tso.hdr_sz +
+						     sv_port_egress_room(port,
+									 0)) +
+					len;
 			if (w->tso.hdr_sz + len > super)
 				super = w->tso.hdr_sz + len;
 		} else {
 			frames++;
 			if (sv_unlikely(sv_wr_copies(w)) && len <= max_frame)
 				copy += len;
+			if (sv_unlikely(egress))
+				copy += sv_port_egress_room(port,
+							    (uint32_t)len);
 		}
 		sq->wrs[n].len = len;
 		n++;
@@ -1017,7 +1036,6 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (sv_unlikely(qp->scq->ts))
 		ts = sv_clock_ticks();
 	qp->sq_posted += n;
-	egress = !sv_port_egress_idle(port);
 
 	/* Build the frames in order, and the completions they owe:
 	 * signalled WRs and every error, each covering the WRs posted
@@ -1053,13 +1071,18 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			st = sv_sq_build(qp, w, total, max_frame, &scratch,
 					 &frame);
 			if (sv_likely(st == IBV_WC_SUCCESS)) {
+				uint32_t flen = (uint32_t)total;
+
 				if (sv_likely(!egress) ||
-				    sv_port_egress(port, frame,
-						   (uint32_t)total)) {
+				    sv_port_egress(port, &frame, &flen, scratch,
+						   sv_port_egress_room(port,
+								       flen))) {
+					if (frame == scratch)
+						scratch += flen;
 					first[nfr] = nfr;
 					iov[nfr].iov_base =
 						(void *)(uintptr_t)frame;
-					iov[nfr].iov_len = total;
+					iov[nfr].iov_len = flen;
 					nfr++;
 				}
 			} else {

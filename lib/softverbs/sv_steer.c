@@ -62,7 +62,12 @@
 #include <string.h>
 
 #include "sv_internal.h"
+#include "sv_pktedit.h"
 #include "sv_table.h"
+
+/* A received frame an entry's flow actions change is delivered from here:
+ * the largest frame a wire gives, and room to spare. */
+#define SV_RX_EDIT_MAX 16384
 
 /* One direction of a port. */
 struct sv_dir {
@@ -503,6 +508,34 @@ sv_frame_multicast(const struct sv_frame *f)
 	return f->len >= 1 && (f->data[0] & 1);
 }
 
+static void sv_frame_parse(struct sv_frame *f, struct sv_port *port,
+			   const uint8_t *data, uint32_t len);
+
+/*
+ * The entry headed by r takes the frame, after the entry's flow actions
+ * (decap, rewrite) when it has some: its queues then get the frame as
+ * those actions left it, hashed and checked as it is now, since the
+ * steering actions run before the frame reaches the RSS and the receive
+ * queue (the TIR).
+ */
+static void
+sv_take_entry(struct sv_frame *f, const struct sv_rule *r)
+{
+	static __thread uint8_t buf[SV_RX_EDIT_MAX];
+	struct sv_frame g;
+	uint32_t n;
+
+	if (sv_likely(r->act.edit == NULL)) {
+		sv_deliver_entry(f, r);
+		return;
+	}
+	n = sv_edit_apply(r->act.edit, f->data, f->len, buf, sizeof(buf));
+	if (n == 0)
+		return;
+	sv_frame_parse(&g, f->port, buf, n);
+	sv_deliver_entry(&g, r);
+}
+
 static void
 sv_classify_rx(struct sv_frame *f, const struct sv_dir *d)
 {
@@ -523,7 +556,7 @@ sv_classify_rx(struct sv_frame *f, const struct sv_dir *d)
 						  memory_order_relaxed);
 			return;
 		}
-		sv_deliver_entry(f, r);
+		sv_take_entry(f, r);
 		if (!(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP))
 			return;
 	}
@@ -657,18 +690,20 @@ sv_port_egress_idle(const struct sv_port *port)
 }
 
 bool
-sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
+sv_port_egress(struct sv_port *port, const uint8_t **frame, uint32_t *len,
+	       uint8_t *buf, uint32_t cap)
 {
 	struct sv_steer *st = port->steer;
 	const struct sv_rule *r;
 	struct sv_walk w;
-	bool send = true, sniff;
+	bool send = true, sniff, edited = false;
 	struct sv_frame f;
+	uint32_t n;
 
 	/* Nothing to apply: skip parsing, the common case. */
 	if (sv_port_egress_idle(port))
 		return true;
-	sv_frame_parse(&f, port, frame, len);
+	sv_frame_parse(&f, port, *frame, *len);
 	sv_walk_init(&w);
 	/* Copies to sniffers are deliveries: the pump lock serialises them
 	 * with the pump (taken first, as the pump does). A sniffer made
@@ -679,14 +714,28 @@ sv_port_egress(struct sv_port *port, const uint8_t *frame, uint32_t len)
 		pthread_spin_lock(&port->pump_lock);
 	pthread_rwlock_rdlock(&port->rules_lock);
 	while ((r = sv_table_next(st->tx.normal, f.kw.w, &w)) != NULL) {
-		sv_count_entry(r, len);
+		sv_count_entry(r, *len);
 		if (r->act.drop) {
 			send = false;
 			break;
 		}
+		if (r->act.edit != NULL) {
+			/* Rewrite and encap before the wire (and the
+			 * sniffers, which see what goes on it). */
+			n = sv_edit_apply(r->act.edit, *frame, *len, buf, cap);
+			if (n == 0) {
+				send = false;
+				break;
+			}
+			*frame = buf;
+			*len = n;
+			edited = true;
+		}
 		if (!(r->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP))
 			break;
 	}
+	if (edited && send && sniff)
+		sv_frame_parse(&f, port, *frame, *len);
 	/* Sniffers see what goes on the wire. */
 	if (send && sniff && st->rx.nsniffers_ > 0)
 		sv_sniff(&f, &st->rx);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "sv_internal.h"
+#include "sv_pktedit.h"
 
 /* A key as 64-bit words, zero-padded: masks and hashes work word-wise,
  * and treat the key as opaque words. */
@@ -57,6 +58,20 @@ sv_rule_level(const struct sv_rule *r)
 static inline bool
 sv_same_fate(const struct sv_rule *a, const struct sv_rule *b);
 
+/* The same flow actions: none, or the same header modify and reformat
+ * objects (mlx5 core compares the FTE's modify_hdr and pkt_reformat
+ * pointers and the DECAP / MOD_HDR / PACKET_REFORMAT bits,
+ * check_conflicting_actions()). */
+static inline bool
+sv_same_edit(const struct sv_rule *a, const struct sv_rule *b)
+{
+	const struct sv_edit *x = a->act.edit, *y = b->act.edit;
+
+	if (x == NULL || y == NULL)
+		return x == y;
+	return x->mod_obj == y->mod_obj && x->reformat_obj == y->reformat_obj;
+}
+
 /*
  * May rule r join the entry headed by head, an identical match at its
  * level? A table made for the generic profile keeps one fate per entry
@@ -66,7 +81,8 @@ sv_same_fate(const struct sv_rule *a, const struct sv_rule *b);
  * and raw_fs_rule_add() do not set FLOW_ACT_NO_APPEND, so
  * try_add_to_existing_fg() finds the FTE and add_rule_fg() adds the rule
  * to it): check_conflicting_ftes() refuses DROP against a destination
- * (check_conflicting_actions()) and a tag other than the FTE's, which is
+ * or other flow actions (check_conflicting_actions()) and a tag other
+ * than the FTE's, which is
  * the tag of the rule that made it or 0; anything else joins, and a QP
  * not yet in the entry is one more destination (the frame is delivered
  * to each, tagged with the FTE's tag).
@@ -76,7 +92,7 @@ sv_entry_joinable(const struct sv_rule *head, const struct sv_rule *r, bool fte)
 {
 	if (!fte)
 		return sv_same_fate(head, r);
-	if (head->act.drop != r->act.drop)
+	if (head->act.drop != r->act.drop || !sv_same_edit(head, r))
 		return false;
 	return !r->act.has_tag ||
 	       (head->act.has_tag ? head->act.tag : 0) == r->act.tag;
@@ -90,7 +106,7 @@ sv_same_fate(const struct sv_rule *a, const struct sv_rule *b)
 	if (!a->act.drop && !(a->flags & IBV_FLOW_ATTR_FLAGS_EGRESS) &&
 	    a->qp != b->qp)
 		return false;
-	if (a->act.has_tag != b->act.has_tag)
+	if (a->act.has_tag != b->act.has_tag || !sv_same_edit(a, b))
 		return false;
 	return !a->act.has_tag || a->act.tag == b->act.tag;
 }

@@ -10,8 +10,10 @@ shows no rule. The limits hold exactly: priorities 0 to 3 are taken
 taken, 4 is not. Under flow_engine=auto (the default) a rule verbs cannot
 express but the matcher can is made on the matcher; a rule neither can
 express names what each engine lacks. Then what each forced engine alone
-refuses (flow_engine=verbs, flow_engine=dv), in its own words; and egress on a kernel that refused verbs egress
-rules (sv_verbs_egress=0)."""
+refuses (flow_engine=verbs, flow_engine=dv), in its own words; and egress
+on a kernel that refused verbs egress rules (sv_verbs_egress=0): the
+transmit table's matchers take them, unless they cannot count either
+(sv_devx=0)."""
 
 import re
 
@@ -64,7 +66,8 @@ COMMON = [
      "E-Switch", ENOTSUP),
     ("egress pattern eth / ipv4 / end actions queue index 1 / end",
      16, "specific action",
-     "QUEUE action: not supported on egress rules (only DROP and COUNT)",
+     "QUEUE action: not supported on egress rules (DROP, COUNT, header "
+     "rewrites and encap)",
      ENOTSUP),
     ("ingress pattern eth / ipv4 / end actions drop / mark id 3 / end",
      16, "specific action", "MARK action: cannot be combined with DROP",
@@ -88,12 +91,20 @@ COMMON = [
 ]
 
 # A kernel that refused verbs egress rules (softverbs sv_verbs_egress=0):
-# the driver's probe finds it, the rule is refused on the attribute.
+# the driver's probe finds it and the transmit table's matchers take
+# egress rules instead; where they cannot count either (no DevX:
+# sv_devx=0), a counted egress rule is refused on the attribute, with
+# what each engine lacks.
+NO_EGRESS_MATCHER = [
+    "egress pattern eth / ipv4 / end actions count / drop / end",
+    "egress pattern eth / ipv4 / udp dst is 9 / end actions set_tp_dst "
+    "port 10 / end",
+]
 NO_EGRESS = [
-    ("egress pattern eth / ipv4 / end actions drop / end",
+    ("egress pattern eth / ipv4 / end actions count / drop / end",
      6, "egress field", "attribute egress: verbs cannot take it: the device "
-     "takes no egress rules and the mlx5dv matcher cannot take it",
-     ENOTSUP),
+     "takes no egress rules; COUNT action: the mlx5dv matcher cannot take "
+     "it: the device offers no DevX flow counters", ENOTSUP),
 ]
 
 # Rules only the matcher expresses: made under auto, on a matcher.
@@ -131,10 +142,6 @@ DV_ONLY = [
      "actions queue index 1 / end", 11, "item specification range",
      "IPv4 item: src_addr: the mlx5dv matcher cannot match a range (last) "
      "(flow_engine=dv)", ENOTSUP),
-    ("egress pattern eth / ipv4 / end actions drop / end",
-     6, "egress field",
-     "attribute egress: the mlx5dv matcher cannot take it (flow_engine=dv)",
-     ENOTSUP),
 ]
 
 
@@ -162,9 +169,9 @@ def check_refused(tp, cases):
         e2e.log("refused (%s): %s" % (err.type_name, err.message))
 
 
-def check_matcher_only(tp):
+def check_matcher_only(tp, rules=MATCHER_ONLY):
     """What verbs cannot express goes to a matcher under auto."""
-    for rule in MATCHER_ONLY:
+    for rule in rules:
         out = tp.cmd("flow validate 0 " + rule)
         e2e.check("Flow rule validated" in out, "validate %s: %s", rule, out)
         rid = tp.flow_create("0 " + rule)
@@ -218,6 +225,11 @@ def main(args):
             e2e.log("a device without verbs egress rules: softverbs only")
             return
         with e2e.Testpmd(args.pmd, net.vdev(extra="sv_verbs_egress=0"),
+                         rxq=QUEUES, txq=QUEUES, testpmd=args.testpmd) as tp:
+            check_matcher_only(tp, NO_EGRESS_MATCHER)
+            e2e.check_eq(tp.quit(), 0, "testpmd exit status")
+        with e2e.Testpmd(args.pmd,
+                         net.vdev(extra="sv_verbs_egress=0,sv_devx=0"),
                          rxq=QUEUES, txq=QUEUES, testpmd=args.testpmd) as tp:
             check_refused(tp, NO_EGRESS)
             e2e.check_eq(tp.quit(), 0, "testpmd exit status")

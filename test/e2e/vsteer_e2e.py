@@ -912,6 +912,12 @@ def failed():
     return _failed
 
 
+def engine_option(ap):
+    """The --engine option of the rte_flow tests (run()'s options)."""
+    ap.add_argument("--engine", choices=["auto", "verbs", "dv"],
+                    default="auto", help="flow_engine devarg of the port")
+
+
 def enter_model_mode(args):
     """Enter the model mode when asked; its parts are built with the
     tree, so a missing one is a failure."""

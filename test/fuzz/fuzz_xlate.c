@@ -13,7 +13,8 @@
  *              more flags (dv_ok, devx_ok, verbs_esp_ok, and what the
  *              device lacks: the MPLS parser, the IPv4 IHL field),
  *              Rx queue count, port, max verbs priority and spec bytes
- *              (from small tables), supported RSS types
+ *              (from small tables), with a flag the header modify and
+ *              reformat limits (tables too), supported RSS types
  *   attributes ingress/egress/transfer bits, group, priority
  *   items      count, then per item: type (a table of the supported types,
  *              VOID, END and unsupported ones, or a raw 32-bit value),
@@ -23,7 +24,10 @@
  *   actions    count, then per action: type (same idea), flags, and the
  *              configuration (QUEUE index, MARK id, COUNT id, RSS function,
  *              level, types, key length and key, queue count and queues;
- *              queue counts are bounded)
+ *              queue counts are bounded; RAW_ENCAP / RAW_DECAP data and
+ *              size, VXLAN / NVGRE_ENCAP definitions decoded as items,
+ *              MODIFY_FIELD raw with a pointer that points; other
+ *              actions 64 raw bytes)
  * Every spec, mask, last and configuration lives in its own buffer of
  * exactly its struct's size, so a translator reading past one is caught.
  *
@@ -44,11 +48,13 @@
  *   for what the engine cannot express (plan->limit) is ENOTSUP and its
  *   message starts with the limit's subject.
  * DV translation (attributes, pattern and actions on its own):
- * - success: the plan as above (but no egress, no PASSTHRU, counters only
- *   with DevX); for the pattern and for each matcher entry of the plan
- *   (RSS expansion) the value has no bit outside the mask, criteria and
- *   match size follow from the mask, sv_fte_compile() accepts mask and
- *   value (both profiles), the value's key stays inside the mask's key,
+ * - success: the plan as above (but no PASSTHRU, counters only with
+ *   DevX; packet actions within the device's limits, decap on ingress
+ *   only, encap on egress only, none with DROP); for the pattern and
+ *   for each matcher entry of the plan (RSS expansion) the value has no
+ *   bit outside the mask, criteria and match size follow from the mask,
+ *   sv_fte_compile() accepts mask and value (both profiles), the value's
+ *   key stays inside the mask's key,
  *   and ip_version masks are 0 or 0xf; entries are most specific first,
  *   at priorities within the device's range; the matcher hash/equal are
  *   reflexive. Translating twice gives the same plan and matches.
@@ -72,7 +78,10 @@
 #include "vsteer_flow_verbs.h"
 #include "vsteer_prm.h"
 
-#define FZ_MAX_ALLOCS (FZ_MAX_ITEMS * 3 + FZ_MAX_ACTIONS * 3 + 4)
+/* An encap definition: items as a pattern's, at most this many. */
+#define FZ_MAX_DEF_ITEMS 6
+#define FZ_MAX_ALLOCS \
+	(FZ_MAX_ITEMS * 3 + FZ_MAX_ACTIONS * (3 + 1 + FZ_MAX_DEF_ITEMS * 3) + 4)
 #define FZ_RAW_CONF 64
 #define FZ_POISON 0xa5
 
@@ -140,6 +149,14 @@ fz_decode_ctx(struct fz_flow *f, struct fz_in *in)
 	c->port_num = fz_u8(in);
 	c->max_verbs_prio = FZ_PICK(in, fz_max_prios);
 	c->max_spec_bytes = FZ_PICK(in, fz_max_bytes);
+	c->max_modify_rx = 16;
+	c->max_modify_tx = 16;
+	c->max_encap = 128;
+	if (fl2 & FZ_CTX2_LIMITS) {
+		c->max_modify_rx = FZ_PICK(in, fz_max_modify);
+		c->max_modify_tx = FZ_PICK(in, fz_max_modify);
+		c->max_encap = FZ_PICK(in, fz_max_encap);
+	}
 	c->rss_hf_supported = (fl & FZ_CTX_RAW_TYPES) ? fz_u64(in) :
 							FZ_RSS_DEVICE;
 	c->rss_hf_default = RTE_ETH_RSS_IP & c->rss_hf_supported;
@@ -341,6 +358,69 @@ fz_decode_action(struct fz_flow *f, struct fz_in *in,
 	case RTE_FLOW_ACTION_TYPE_RSS:
 		conf = fz_decode_rss(f, in, fl);
 		break;
+	case RTE_FLOW_ACTION_TYPE_RAW_ENCAP:
+	case RTE_FLOW_ACTION_TYPE_RAW_DECAP: {
+		/* Sizes around the L3 reformat's 34 bytes and the limits. */
+		size_t n = (fl & 0x02) ? fz_u16(in) % 300 : fz_u8(in) % 64;
+		uint8_t *data = fz_alloc(f, n);
+
+		fz_bytes(in, data, n);
+		if (act->type == RTE_FLOW_ACTION_TYPE_RAW_DECAP) {
+			struct rte_flow_action_raw_decap *d =
+				fz_alloc(f, sizeof(*d));
+
+			d->data = (fl & 0x04) ? NULL : data;
+			d->size = n;
+			conf = d;
+		} else {
+			struct rte_flow_action_raw_encap *e =
+				fz_alloc(f, sizeof(*e));
+
+			e->data = (fl & 0x04) ? NULL : data;
+			e->preserve = (fl & 0x08) ? data : NULL;
+			e->size = n;
+			conf = e;
+		}
+		break;
+	}
+	case RTE_FLOW_ACTION_TYPE_VXLAN_ENCAP:
+	case RTE_FLOW_ACTION_TYPE_NVGRE_ENCAP: {
+		/* Both confs are a definition pointer. */
+		struct rte_flow_action_vxlan_encap *v = fz_alloc(f, sizeof(*v));
+		struct rte_flow_item *def =
+			fz_alloc(f, (FZ_MAX_DEF_ITEMS + 1) * sizeof(*def));
+		unsigned int i, n = fz_u8(in) % (FZ_MAX_DEF_ITEMS + 1);
+
+		for (i = 0; i < n; i++)
+			fz_decode_item(f, in, &def[i]);
+		def[n].type = RTE_FLOW_ITEM_TYPE_END;
+		v->definition = (fl & 0x02) ? NULL : def;
+		conf = v;
+		break;
+	}
+	case RTE_FLOW_ACTION_TYPE_MODIFY_FIELD: {
+		struct rte_flow_action_modify_field *m =
+			fz_alloc(f, sizeof(*m));
+		uint8_t *v = fz_alloc(f, sizeof(m->src.value));
+
+		fz_bytes(in, m, sizeof(*m));
+		/* Fields from the enum mostly, a pointer that points. */
+		m->operation = (enum rte_flow_modify_op)(m->operation % 4);
+		if (!(fl & 0x02)) {
+			m->dst.field =
+				(enum rte_flow_field_id)(m->dst.field % 40);
+			m->src.field =
+				(enum rte_flow_field_id)(m->src.field % 40);
+		}
+		if (m->src.field == RTE_FLOW_FIELD_POINTER) {
+			fz_bytes(in, v, sizeof(m->src.value));
+			m->src.pvalue = (fl & 0x04) ? NULL : v;
+		}
+		if ((fl & 0x08) && m->width > 128)
+			m->width %= 129;
+		conf = m;
+		break;
+	}
 	default: {
 		uint8_t *raw = fz_alloc(f, FZ_RAW_CONF);
 
@@ -599,8 +679,32 @@ fz_check_plan_common(const struct fz_flow *f,
 	FZ_CHECK(plan->ingress == f->attr.ingress &&
 			 plan->egress == f->attr.egress,
 		 "direction");
-	FZ_CHECK(!f->attr.egress || (ctx->egress_ok && !dv),
-		 "egress without egress_ok, or on the matcher");
+	FZ_CHECK(!f->attr.egress || dv || ctx->egress_ok,
+		 "verbs egress without egress_ok");
+	/* Packet actions: matcher rules only, within the device's limits,
+	 * decap on ingress, encap on egress, never with DROP. */
+	FZ_CHECK(dv || (plan->edit.n_mod == 0 &&
+			plan->edit.reformat == VSTEER_REFORMAT_NONE),
+		 "packet actions on verbs");
+	FZ_CHECK(plan->edit.n_mod <= (plan->egress ? ctx->max_modify_tx :
+						     ctx->max_modify_rx),
+		 "%u modify actions", plan->edit.n_mod);
+	FZ_CHECK(plan->edit.data_len <= ctx->max_encap &&
+			 plan->edit.data_len <= VSTEER_EDIT_MAX_DATA,
+		 "%u bytes of reformat data", plan->edit.data_len);
+	FZ_CHECK(plan->edit.reformat == VSTEER_REFORMAT_NONE ||
+			 (plan->egress ==
+			  (plan->edit.reformat == VSTEER_REFORMAT_ENCAP_L2 ||
+			   plan->edit.reformat == VSTEER_REFORMAT_ENCAP_L3)),
+		 "reformat %u on %s", plan->edit.reformat,
+		 plan->egress ? "egress" : "ingress");
+	FZ_CHECK(plan->fate != VSTEER_FATE_DROP ||
+			 (plan->edit.n_mod == 0 &&
+			  plan->edit.reformat == VSTEER_REFORMAT_NONE),
+		 "DROP with packet actions");
+	FZ_CHECK(plan->edit.reformat != VSTEER_REFORMAT_DECAP_L3 ||
+			 plan->edit.data_len == 14 || plan->edit.data_len == 18,
+		 "L3 decap with %u bytes of L2", plan->edit.data_len);
 	FZ_CHECK(plan->egress || plan->fate != VSTEER_FATE_NONE,
 		 "ingress flow without fate");
 	FZ_CHECK(!dv || plan->fate != VSTEER_FATE_PASSTHRU,
@@ -722,6 +826,16 @@ fz_plan_same(const struct vsteer_flow_plan *a, const struct vsteer_flow_plan *b)
 	    (a->queues != NULL &&
 	     memcmp(a->queues, b->queues,
 		    a->queue_num * sizeof(a->queues[0])) != 0))
+		return false;
+	/* Packet actions: the head, then what is used of the arrays. */
+	if (memcmp(&a->edit, &b->edit,
+		   offsetof(struct vsteer_flow_edit, mod)) != 0 ||
+	    memcmp(a->edit.mod, b->edit.mod,
+		   RTE_MIN(a->edit.n_mod, (uint16_t)VSTEER_EDIT_MAX_MOD) *
+			   sizeof(a->edit.mod[0])) != 0 ||
+	    memcmp(a->edit.data, b->edit.data,
+		   RTE_MIN(a->edit.data_len, (uint16_t)VSTEER_EDIT_MAX_DATA)) !=
+		    0)
 		return false;
 	for (r = 0; r < a->n_rules && r < VSTEER_MAX_EXPAND; r++) {
 		if (memcmp(&a->var[r], &b->var[r], sizeof(a->var[r])) != 0)

@@ -41,6 +41,9 @@
 /* Set: what the device lacks (so the corpus made before keeps them). */
 #define FZ_CTX2_NO_MPLS 0x08
 #define FZ_CTX2_NO_IHL 0x10
+/* Three table picks follow the context: the header modify actions of the
+ * receive and transmit tables, the reformat bytes (else 16, 16, 128). */
+#define FZ_CTX2_LIMITS 0x20
 #define FZ_CTX2_ALL (FZ_CTX2_DV_OK | FZ_CTX2_DEVX_OK | FZ_CTX2_VERBS_ESP)
 
 /* rte_flow.h documents a full default GRE key mask but defines none. */
@@ -70,10 +73,10 @@ static const struct fz_item_type fz_item_types[] = {
 	FZ_ITEM(MPLS, struct rte_flow_item_mpls, &rte_flow_item_mpls_mask),
 	FZ_ITEM(ESP, struct rte_flow_item_esp, &rte_flow_item_esp_mask),
 	{ RTE_FLOW_ITEM_TYPE_VOID, 0, NULL },
-	/* Supported by neither translator. */
 	FZ_ITEM(ICMP, struct rte_flow_item_icmp, &rte_flow_item_icmp_mask),
 	FZ_ITEM(SCTP, struct rte_flow_item_sctp, &rte_flow_item_sctp_mask),
 	FZ_ITEM(NVGRE, struct rte_flow_item_nvgre, &rte_flow_item_nvgre_mask),
+	/* Supported by neither translator: the rest. */
 	FZ_ITEM(GENEVE, struct rte_flow_item_geneve,
 		&rte_flow_item_geneve_mask),
 	FZ_ITEM(ICMP6, struct rte_flow_item_icmp6, &rte_flow_item_icmp6_mask),
@@ -98,7 +101,31 @@ static const enum rte_flow_action_type fz_action_types[] = {
 	RTE_FLOW_ACTION_TYPE_AGE,
 	RTE_FLOW_ACTION_TYPE_PORT_ID,
 	RTE_FLOW_ACTION_TYPE_END,
+	/* Packet actions (matcher engine); SET_MAC_SRC is above. */
+	RTE_FLOW_ACTION_TYPE_SET_MAC_DST,
+	RTE_FLOW_ACTION_TYPE_SET_IPV4_SRC,
+	RTE_FLOW_ACTION_TYPE_SET_IPV6_DST,
+	RTE_FLOW_ACTION_TYPE_SET_TP_SRC,
+	RTE_FLOW_ACTION_TYPE_SET_TTL,
+	RTE_FLOW_ACTION_TYPE_DEC_TTL,
+	RTE_FLOW_ACTION_TYPE_SET_IPV4_DSCP,
+	RTE_FLOW_ACTION_TYPE_SET_IPV6_DSCP,
+	RTE_FLOW_ACTION_TYPE_INC_TCP_SEQ,
+	RTE_FLOW_ACTION_TYPE_DEC_TCP_ACK,
+	RTE_FLOW_ACTION_TYPE_MODIFY_FIELD,
+	RTE_FLOW_ACTION_TYPE_VXLAN_DECAP,
+	RTE_FLOW_ACTION_TYPE_NVGRE_DECAP,
+	RTE_FLOW_ACTION_TYPE_RAW_DECAP,
+	RTE_FLOW_ACTION_TYPE_VXLAN_ENCAP,
+	RTE_FLOW_ACTION_TYPE_NVGRE_ENCAP,
+	RTE_FLOW_ACTION_TYPE_RAW_ENCAP,
+	RTE_FLOW_ACTION_TYPE_SET_IPV4_DST,
+	RTE_FLOW_ACTION_TYPE_SET_TP_DST,
 };
+
+/* Header modify actions and reformat bytes the device takes. */
+static const uint16_t fz_max_modify[] = { 16, 16, 2, 0, 255, 32 };
+static const uint16_t fz_max_encap[] = { 128, 128, 40, 0, 1023, 132 };
 
 static const uint32_t fz_max_prios[] = { 15, 15, 7, 2, 3, 0, 16, 65535 };
 static const uint16_t fz_max_bytes[] = { 0,   0,  512, 1000, 256,

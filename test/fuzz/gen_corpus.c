@@ -4,7 +4,8 @@
 
 /*
  * Writes the seed corpus of the fuzz harnesses:
- *	fuzz_gen_corpus <dir>      (dir/parse, dir/spec, dir/fte, dir/xlate)
+ *	fuzz_gen_corpus <dir>      (dir/parse, dir/spec, dir/fte, dir/xlate,
+ *	                            dir/edit)
  * Deterministic: the same build writes the same bytes.
  *
  *   parse  frames: plain L2/L3/L4 with valid checksums, VLAN and QinQ,
@@ -17,6 +18,9 @@
  *          extended filters, bad sizes, unknown types)
  *   fte    the DV translation (mask and value) of every seed flow the
  *          mlx5dv path takes, as fuzz_fte inputs, plus bad criteria/sizes
+ *   edit   flow actions (fuzz_edit format) on some of the parse frames:
+ *          rewrites of each header, decap of VXLAN, GRE and MPLS, L2 and
+ *          L3 encap, and actions that leave a frame alone
  *
  * Files of the same name are overwritten; regression inputs found by
  * fuzzing live beside them under other names (crash-*).
@@ -273,6 +277,175 @@ payload(struct out *o, size_t n)
 		put8(o, (uint8_t)('a' + i % 26));
 }
 
+/*
+ * Flow actions on frames (fuzz_edit format): a program, then the frame.
+ */
+
+enum {
+	ED_NONE,
+	ED_DECAP_L2,
+	ED_DECAP_L3,
+	ED_ENCAP_L2,
+	ED_ENCAP_L3
+};
+
+static void
+prog_mod(struct out *p, uint8_t field, bool add, uint8_t off, uint8_t len,
+	 uint32_t data)
+{
+	put8(p, field);
+	put8(p, add ? 1 : 0);
+	put8(p, off);
+	put8(p, len);
+	put32be(p, data);
+}
+
+/* Encap data: Ethernet, IPv4 (lengths and checksum left to the device)
+ * and, by kind, UDP to the VXLAN or MPLS port or NVGRE. */
+static void
+prog_encap_hdr(struct out *d, char kind)
+{
+	eth(d, 0x0800);
+	ipv4(d, kind == 'n' ? 47 : 17, 0, 0);
+	d->b[d->n - 20 + 2] = 0;
+	d->b[d->n - 20 + 3] = 0;
+	if (kind == 'n') {
+		put16be(d, 0x2000);
+		put16be(d, 0x6558);
+		put32be(d, 0x00007700);
+		return;
+	}
+	udp(d, 5000, kind == 'v' ? 4789 : 6635, 0);
+	if (kind == 'v') {
+		put32be(d, 0x08000000);
+		put32be(d, 0x00004d00);
+	} else {
+		put32be(d, (77u << 12) | 0x100 | 0x40);
+	}
+}
+
+static void
+edit_seed(const char *name, const struct out *prog, const struct out *frame)
+{
+	struct out o = *prog;
+
+	put(&o, frame->b, frame->n);
+	write_seed("edit", name, o.b, o.n);
+}
+
+/* The edit seeds of a parse frame, by its name. */
+static void
+seed_edits(const char *frame_name, const struct out *f)
+{
+	struct out p, d;
+	const char *k;
+
+	memset(&p, 0, sizeof(p));
+	memset(&d, 0, sizeof(d));
+	if (strcmp(frame_name, "eth_ipv4_tcp") == 0) {
+		put8(&p, ED_NONE);
+		put8(&p, 4);
+		prog_mod(&p, 0x15, false, 0, 0, 0xc0000201); /* SIPV4 */
+		prog_mod(&p, 0x09, false, 0, 16, 8080);	     /* TCP_DPORT */
+		prog_mod(&p, 0x0a, true, 0, 8, 0xff);	     /* TTL - 1 */
+		prog_mod(&p, 0x06, false, 0, 6, 0x2e);	     /* DSCP */
+		edit_seed("rw_ipv4_tcp", &p, f);
+		p.n = 0;
+		put8(&p, ED_NONE);
+		put8(&p, 1);
+		prog_mod(&p, 0x0b, false, 0, 16, 53); /* UDP_SPORT */
+		edit_seed("bad_rewrite_udp_on_tcp", &p, f);
+		p.n = 0;
+		put8(&p, ED_DECAP_L2);
+		put8(&p, 0);
+		edit_seed("bad_decap_plain_frame", &p, f);
+		for (k = "vn"; *k != '\0'; k++) {
+			p.n = 0;
+			d.n = 0;
+			put8(&p, ED_ENCAP_L2);
+			put8(&p, 0);
+			prog_encap_hdr(&d, *k);
+			put8(&p, (uint8_t)(d.n - 1));
+			put(&p, d.b, d.n);
+			edit_seed(*k == 'v' ? "encap_vxlan" : "encap_nvgre", &p,
+				  f);
+		}
+	} else if (strcmp(frame_name, "runt") == 0) {
+		/* No Ethernet header, no MAC address to rewrite. */
+		put8(&p, ED_NONE);
+		put8(&p, 2);
+		prog_mod(&p, 0x02, false, 0, 16, 0x1234);    /* SMAC_15_0 */
+		prog_mod(&p, 0x04, false, 0, 0, 0x0a0b0c0d); /* DMAC_47_16 */
+		edit_seed("bad_rewrite_mac_runt", &p, f);
+	} else if (strcmp(frame_name, "eth_ipv4_udp_padded") == 0) {
+		put8(&p, ED_NONE);
+		put8(&p, 2);
+		prog_mod(&p, 0x0c, false, 0, 16, 5353);	  /* UDP_DPORT */
+		prog_mod(&p, 0x05, false, 0, 16, 0x0203); /* DMAC_15_0 */
+		edit_seed("rw_ipv4_udp_padded", &p, f);
+	} else if (strcmp(frame_name, "eth_vlan_ipv6_udp") == 0) {
+		put8(&p, ED_NONE);
+		put8(&p, 3);
+		prog_mod(&p, 0x14, false, 0, 0, 0x99);	/* DIPV6_31_0 */
+		prog_mod(&p, 0x47, true, 0, 8, 0xff);	/* hop limit - 1 */
+		prog_mod(&p, 0x0c, false, 0, 16, 4444); /* UDP_DPORT */
+		edit_seed("rw_vlan_ipv6_udp", &p, f);
+		p.n = 0;
+		put8(&p, ED_ENCAP_L3);
+		put8(&p, 0);
+		prog_encap_hdr(&d, 'm');
+		put8(&p, (uint8_t)(d.n - 1));
+		put(&p, d.b, d.n);
+		edit_seed("encap_l3_mpls_udp", &p, f);
+	} else if (strcmp(frame_name, "eth_ipv6_ext_tcp") == 0) {
+		put8(&p, ED_NONE);
+		put8(&p, 3);
+		prog_mod(&p, 0x59, true, 0, 0, 1000);	    /* TCP_SEQ */
+		prog_mod(&p, 0x5b, true, 0, 0, 0xfffffc18); /* TCP_ACK */
+		prog_mod(&p, 0x07, false, 0, 9, 0x12);	    /* TCP_FLAGS */
+		edit_seed("rw_ipv6_tcp_seq", &p, f);
+	} else if (strcmp(frame_name, "eth_ipv4_frag") == 0) {
+		put8(&p, ED_NONE);
+		put8(&p, 1);
+		prog_mod(&p, 0x0c, false, 0, 16, 9); /* UDP_DPORT */
+		edit_seed("rw_first_fragment", &p, f);
+	} else if (strcmp(frame_name, "vxlan_ipv4_tcp") == 0) {
+		put8(&p, ED_DECAP_L2);
+		put8(&p, 0);
+		edit_seed("decap_vxlan", &p, f);
+		p.n = 0;
+		put8(&p, ED_DECAP_L2);
+		put8(&p, 2);
+		prog_mod(&p, 0x16, false, 0, 0, 0x0a000063); /* DIPV4 */
+		prog_mod(&p, 0x08, false, 0, 16, 7);	     /* TCP_SPORT */
+		edit_seed("decap_vxlan_rewrite", &p, f);
+	} else if (strcmp(frame_name, "gre_teb_ipv6_tcp") == 0) {
+		put8(&p, ED_DECAP_L2);
+		put8(&p, 0);
+		edit_seed("decap_gre_teb", &p, f);
+	} else if (strcmp(frame_name, "mpls_udp_ipv4") == 0 ||
+		   strcmp(frame_name, "gre_key_ipv4_udp") == 0) {
+		bool tag = frame_name[0] == 'g';
+
+		put8(&p, ED_DECAP_L3);
+		put8(&p, 0);
+		put8(&p, tag ? 1 : 0);
+		eth(&p, tag ? 0x8100 : 0x0800);
+		if (tag)
+			vlan(&p, 0x0064, 0x0800);
+		edit_seed(tag ? "decap_l3_gre_vlan" : "decap_l3_mpls_udp", &p,
+			  f);
+	}
+}
+
+/* A parse seed, and the edit seeds of its frame. */
+static void
+frame_seed(const char *name, const struct out *o)
+{
+	write_seed("parse", name, o->b, o->n);
+	seed_edits(name, o);
+}
+
 static void
 seed_frames(void)
 {
@@ -286,10 +459,12 @@ seed_frames(void)
 	l4 = tcp(&o, 1234, 80);
 	payload(&o, 6);
 	l4_csum(&o, l3, l4, 6, false);
-	write_seed("parse", "eth_ipv4_tcp", o.b, o.n);
+	frame_seed("eth_ipv4_tcp", &o);
 	/* the same, truncated inside TCP, and a runt */
 	write_seed("parse", "eth_ipv4_tcp_truncated", o.b, 40);
 	write_seed("parse", "runt", o.b, 10);
+	o.n = 10;
+	seed_edits("runt", &o);
 
 	/* eth / ipv4 / udp with Ethernet padding past the IP length */
 	memset(&o, 0, sizeof(o));
@@ -299,7 +474,7 @@ seed_frames(void)
 	payload(&o, 4);
 	l4_csum(&o, l3, l4, 17, false);
 	put_zero(&o, 60 - o.n);
-	write_seed("parse", "eth_ipv4_udp_padded", o.b, o.n);
+	frame_seed("eth_ipv4_udp_padded", &o);
 
 	/* eth / vlan / ipv6 / udp */
 	memset(&o, 0, sizeof(o));
@@ -309,7 +484,7 @@ seed_frames(void)
 	l4 = udp(&o, 4000, 4001, 8);
 	payload(&o, 8);
 	l4_csum(&o, l3, l4, 17, true);
-	write_seed("parse", "eth_vlan_ipv6_udp", o.b, o.n);
+	frame_seed("eth_vlan_ipv6_udp", &o);
 
 	/* QinQ / ipv4 / tcp */
 	memset(&o, 0, sizeof(o));
@@ -327,7 +502,7 @@ seed_frames(void)
 	ipv4(&o, 17, 16, 0x2000);
 	udp(&o, 1, 2, 8);
 	payload(&o, 8);
-	write_seed("parse", "eth_ipv4_frag", o.b, o.n);
+	frame_seed("eth_ipv4_frag", &o);
 
 	/* ipv6 / hop-by-hop / dst options / tcp */
 	memset(&o, 0, sizeof(o));
@@ -341,7 +516,7 @@ seed_frames(void)
 	put_zero(&o, 14);
 	l4 = tcp(&o, 443, 50000);
 	l4_csum(&o, l3, l4, 6, true);
-	write_seed("parse", "eth_ipv6_ext_tcp", o.b, o.n);
+	frame_seed("eth_ipv6_ext_tcp", &o);
 
 	/* ipv6 / fragment header / udp */
 	memset(&o, 0, sizeof(o));
@@ -365,7 +540,7 @@ seed_frames(void)
 	inner = ipv4(&o, 6, 20, 0);
 	l4 = tcp(&o, 1111, 2222);
 	l4_csum(&o, inner, l4, 6, false);
-	write_seed("parse", "vxlan_ipv4_tcp", o.b, o.n);
+	frame_seed("vxlan_ipv4_tcp", &o);
 
 	/* gre with key / ipv4 / udp */
 	memset(&o, 0, sizeof(o));
@@ -376,7 +551,7 @@ seed_frames(void)
 	put32be(&o, 0xdeadbeef);
 	inner = ipv4(&o, 17, 8, 0);
 	udp(&o, 10, 20, 0);
-	write_seed("parse", "gre_key_ipv4_udp", o.b, o.n);
+	frame_seed("gre_key_ipv4_udp", &o);
 
 	/* gre (checksum + sequence) / TEB / eth / ipv6 / tcp */
 	memset(&o, 0, sizeof(o));
@@ -390,7 +565,7 @@ seed_frames(void)
 	inner = ipv6(&o, 6, 20);
 	l4 = tcp(&o, 80, 8080);
 	l4_csum(&o, inner, l4, 6, true);
-	write_seed("parse", "gre_teb_ipv6_tcp", o.b, o.n);
+	frame_seed("gre_teb_ipv6_tcp", &o);
 
 	/* mpls over udp 6635: two labels / ipv4 / udp */
 	memset(&o, 0, sizeof(o));
@@ -401,7 +576,7 @@ seed_frames(void)
 	put32be(&o, (200u << 12) | 0x100 | 0x40);
 	inner = ipv4(&o, 17, 8, 0);
 	udp(&o, 1, 2, 0);
-	write_seed("parse", "mpls_udp_ipv4", o.b, o.n);
+	frame_seed("mpls_udp_ipv4", &o);
 
 	/* mpls over gre / ipv6 */
 	memset(&o, 0, sizeof(o));
@@ -662,6 +837,37 @@ static const struct rte_flow_item_gre gre_k_clear = {
 static const struct rte_flow_item_gre gre_k_mask = {
 	.c_rsvd0_ver = RTE_BE16(0x2000),
 };
+
+/* Packet actions. */
+static const struct rte_flow_action_set_ipv4 set_v4 = {
+	.ipv4_addr = RTE_BE32(0x0a0a0a0a),
+};
+static const struct rte_flow_action_set_tp set_port = {
+	.port = RTE_BE16(9999),
+};
+static const struct rte_flow_item_ipv4 encap_ip = {
+	.hdr = {
+		.src_addr = RTE_BE32(0xc6336401),
+		.dst_addr = RTE_BE32(0xc6336402),
+	},
+};
+static const struct rte_flow_item encap_def[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &eth_dst },
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &encap_ip },
+	{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp_dport },
+	{ .type = RTE_FLOW_ITEM_TYPE_VXLAN, .spec = &vxlan_vni },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+static const struct rte_flow_action_vxlan_encap vxlan_encap = {
+	.definition = (struct rte_flow_item *)(uintptr_t)encap_def,
+};
+static uint8_t raw_l2[14] = { 0x02, 0, 0, 0, 0, 1,    0x02,
+			      0,    0, 0, 0, 2, 0x08, 0x00 };
+static const struct rte_flow_action_raw_encap raw_encap_l2 = {
+	.data = raw_l2,
+	.size = sizeof(raw_l2),
+};
+static const struct rte_flow_action_raw_decap raw_decap50 = { .size = 50 };
 
 #define I(t, ...)                                           \
 	{                                                   \
@@ -1010,6 +1216,45 @@ static const struct seed_flow seed_flows[] = {
 	  { I(ETH), I(IPV4, .spec = &ipv4_proto6, .mask = &ipv4_proto_partial),
 	    I(TCP) },
 	  { A(QUEUE, &queue3) } },
+	/* Packet actions: a decap with a rewrite of the inner headers and a
+	 * mark; an egress rewrite and VXLAN encap; an L3 decap; encap on
+	 * ingress, refused. */
+	{ "dv_vxlan_decap_rewrite_mark",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4), I(UDP), I(VXLAN, .spec = &vxlan_vni), I(ETH),
+	    I(IPV4) },
+	  { A(VXLAN_DECAP, NULL), A(SET_IPV4_DST, &set_v4), A(MARK, &mark7),
+	    A(QUEUE, &queue3) } },
+	{ "dv_egress_rewrite_vxlan_encap",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  { .egress = 1 },
+	  { I(ETH), I(IPV4), I(UDP, .spec = &udp_dport) },
+	  { A(SET_TP_DST, &set_port), A(VXLAN_ENCAP, &vxlan_encap),
+	    A(COUNT, NULL) } },
+	{ "dv_raw_l3_decap",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4), I(UDP), I(MPLS) },
+	  { A(RAW_DECAP, &raw_decap50), A(RAW_ENCAP, &raw_encap_l2),
+	    A(QUEUE, &queue3) } },
+	{ "bad_encap_ingress",
+	  ALL_OK,
+	  0,
+	  8,
+	  0,
+	  INGRESS,
+	  { I(ETH), I(IPV4) },
+	  { A(VXLAN_ENCAP, &vxlan_encap), A(QUEUE, &queue3) } },
 	/* The driver's own flows on a device with a single verbs priority
 	 * (fewer than VSTEER_VERBS_PRIOS_MIN): refused, as by the probe. */
 	{ "bad_internal_prio_few_prios",
@@ -1105,6 +1350,39 @@ encode_rss(struct out *o, const struct rte_flow_action_rss *rss)
 	}
 }
 
+/* A count, then each item: selector, presence, spec, mask, last. */
+static void
+encode_items(struct out *o, const struct rte_flow_item *items)
+{
+	unsigned int i, n = count_items(items);
+
+	put8(o, (uint8_t)n);
+	for (i = 0; i < n; i++) {
+		const struct rte_flow_item *it = &items[i];
+		uint16_t size;
+		unsigned int sel = item_sel(it->type, &size);
+
+		put8(o, (uint8_t)sel);
+		/* spec, mask (raw bytes), last (raw bytes) */
+		put8(o, (uint8_t)((it->spec != NULL) | (it->mask != NULL) << 1 |
+				  (it->last != NULL) << 2));
+		if (it->spec != NULL)
+			put(o, it->spec, size);
+		if (it->mask != NULL)
+			put(o, it->mask, size);
+		if (it->last != NULL)
+			put(o, it->last, size);
+	}
+}
+
+/* A configuration the harness reads as 64 raw bytes. */
+static void
+encode_raw_conf(struct out *o, const void *conf, size_t size)
+{
+	put(o, conf, size);
+	put_zero(o, 64 - size);
+}
+
 /* The fuzz_xlate input that decodes to this flow. */
 static void
 encode_flow(struct out *o, const struct seed_flow *s)
@@ -1124,24 +1402,7 @@ encode_flow(struct out *o, const struct seed_flow *s)
 	if (a->group != 0)
 		put(o, &a->group, 4);
 	put8(o, (uint8_t)a->priority);
-	n = count_items(s->items);
-	put8(o, (uint8_t)n);
-	for (i = 0; i < n; i++) {
-		const struct rte_flow_item *it = &s->items[i];
-		uint16_t size;
-		unsigned int sel = item_sel(it->type, &size);
-
-		put8(o, (uint8_t)sel);
-		/* spec, mask (raw bytes), last (raw bytes) */
-		put8(o, (uint8_t)((it->spec != NULL) | (it->mask != NULL) << 1 |
-				  (it->last != NULL) << 2));
-		if (it->spec != NULL)
-			put(o, it->spec, size);
-		if (it->mask != NULL)
-			put(o, it->mask, size);
-		if (it->last != NULL)
-			put(o, it->last, size);
-	}
+	encode_items(o, s->items);
 	n = count_actions(s->actions);
 	put8(o, (uint8_t)n);
 	for (i = 0; i < n; i++) {
@@ -1188,11 +1449,51 @@ encode_flow(struct out *o, const struct seed_flow *s)
 		}
 		case RTE_FLOW_ACTION_TYPE_JUMP:
 			put8(o, fl);
-			if (ac->conf != NULL) {
-				put(o, ac->conf, sizeof(jump1));
-				put_zero(o, 64 - sizeof(jump1));
-			}
+			if (ac->conf != NULL)
+				encode_raw_conf(o, ac->conf, sizeof(jump1));
 			break;
+		case RTE_FLOW_ACTION_TYPE_SET_IPV4_DST:
+			put8(o, fl);
+			encode_raw_conf(o, ac->conf, sizeof(set_v4));
+			break;
+		case RTE_FLOW_ACTION_TYPE_SET_TP_DST:
+			put8(o, fl);
+			encode_raw_conf(o, ac->conf, sizeof(set_port));
+			break;
+		case RTE_FLOW_ACTION_TYPE_VXLAN_ENCAP: {
+			const struct rte_flow_action_vxlan_encap *v = ac->conf;
+
+			put8(o, fl);
+			encode_items(o, v->definition);
+			break;
+		}
+		case RTE_FLOW_ACTION_TYPE_RAW_ENCAP:
+		case RTE_FLOW_ACTION_TYPE_RAW_DECAP: {
+			/* Both begin with data, then size (encap: and
+			 * preserve, always NULL here). */
+			const uint8_t *data =
+				ac->type == RTE_FLOW_ACTION_TYPE_RAW_ENCAP ?
+					((const struct rte_flow_action_raw_encap
+						  *)ac->conf)
+						->data :
+					NULL;
+			size_t size =
+				ac->type == RTE_FLOW_ACTION_TYPE_RAW_ENCAP ?
+					((const struct rte_flow_action_raw_encap
+						  *)ac->conf)
+						->size :
+					((const struct rte_flow_action_raw_decap
+						  *)ac->conf)
+						->size;
+
+			put8(o, fl);
+			put8(o, (uint8_t)size); /* below 64 */
+			if (data != NULL)
+				put(o, data, size);
+			else
+				put_zero(o, size);
+			break;
+		}
 		default:
 			put8(o, fl);
 			break;
@@ -1248,6 +1549,10 @@ seed_flows_all(void)
 			.rss_hf_supported = FZ_RSS_DEVICE,
 			.rss_hf_default = RTE_ETH_RSS_IP,
 			.rss_key_default = key,
+			/* The harness's defaults without FZ_CTX2_LIMITS. */
+			.max_modify_rx = 16,
+			.max_modify_tx = 16,
+			.max_encap = 128,
 		};
 		struct rte_flow_error err;
 		static struct vsteer_dv_match base, m;

@@ -38,6 +38,10 @@
  *                   softverbs mlx5 devices only: the firmware's
  *                   FLEX_PARSER_PROFILE_ENABLE (default 0; 1 parses MPLS
  *                   over GRE and UDP).
+ * sv_modify_actions=<n>
+ *                   softverbs mlx5 devices only: the header modify actions
+ *                   the device's flow tables take in one modify header
+ *                   (max_modify_header_actions, 1 to 255, default 16).
  *
  * What the device can do is asked from the device, never from which glue
  * drives it: queries, and probes at start-up (vsteer_probe_caps()).
@@ -83,13 +87,26 @@ RTE_LOG_REGISTER_SUFFIX(vsteer_logtype_tx, tx, NOTICE);
 #define VSTEER_ARG_SV_EGRESS "sv_verbs_egress"
 #define VSTEER_ARG_SV_IHL "sv_ipv4_ihl"
 #define VSTEER_ARG_SV_FLEX "sv_flex_parser"
+#define VSTEER_ARG_SV_MODIFY "sv_modify_actions"
 
 static const char *const vsteer_valid_args[] = {
-	VSTEER_ARG_DEV,		VSTEER_ARG_PORT,      VSTEER_ARG_PROFILE,
-	VSTEER_ARG_FLOW_ENGINE, VSTEER_ARG_MAC,	      VSTEER_ARG_SV_FLOW_PRIOS,
-	VSTEER_ARG_SV_DEVX,	VSTEER_ARG_SV_TUNNEL, VSTEER_ARG_SV_EGRESS,
-	VSTEER_ARG_SV_IHL,	VSTEER_ARG_SV_FLEX,   NULL,
+	VSTEER_ARG_DEV,
+	VSTEER_ARG_PORT,
+	VSTEER_ARG_PROFILE,
+	VSTEER_ARG_FLOW_ENGINE,
+	VSTEER_ARG_MAC,
+	VSTEER_ARG_SV_FLOW_PRIOS,
+	VSTEER_ARG_SV_DEVX,
+	VSTEER_ARG_SV_TUNNEL,
+	VSTEER_ARG_SV_EGRESS,
+	VSTEER_ARG_SV_IHL,
+	VSTEER_ARG_SV_FLEX,
+	VSTEER_ARG_SV_MODIFY,
+	NULL,
 };
+
+/* max_modify_header_actions is an 8-bit capability. */
+#define VSTEER_SV_MODIFY_MAX 255
 
 /* mlx5_ib has at most 16 bypass priorities; the man page sets no limit
  * (softverbs: 4096). */
@@ -170,6 +187,26 @@ vsteer_arg_feature(const char *name, const char *key, const char *val,
 		a->sv_mlx5_key = VSTEER_ARG_SV_EGRESS;
 	}
 	a->soft_key = a->sv_mlx5_key;
+	return 0;
+}
+
+/* A count from 1 to max (sv_flow_prios=, sv_modify_actions=). */
+static int
+vsteer_arg_count(const char *name, const char *key, const char *val,
+		 const char *what, unsigned long max, uint32_t *out)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(val, &end, 10);
+	if (errno != 0 || *end != '\0' || val[0] == '-' || n < 1 || n > max) {
+		INIT_LOG(ERR,
+			 "%s: %s=%s: expected a number of %s from 1 to %lu",
+			 name, key, val, what, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)n;
 	return 0;
 }
 
@@ -272,20 +309,17 @@ vsteer_args_parse(const char *name, const char *params, struct vsteer_args *a)
 			}
 			a->soft_key = VSTEER_ARG_PROFILE;
 		} else if (strcmp(key, VSTEER_ARG_SV_FLOW_PRIOS) == 0) {
-			unsigned long n;
-
-			errno = 0;
-			n = strtoul(val, &end, 10);
-			if (errno != 0 || *end != '\0' || val[0] == '-' ||
-			    n < 1 || n > VSTEER_SV_PRIOS_GENERIC) {
-				INIT_LOG(ERR,
-					 "%s: %s=%s: expected a number of priorities from 1 to %u",
-					 name, key, val,
-					 VSTEER_SV_PRIOS_GENERIC);
-				ret = -EINVAL;
-			}
-			a->soft.flow_prios = (uint32_t)n;
+			ret = vsteer_arg_count(name, key, val, "priorities",
+					       VSTEER_SV_PRIOS_GENERIC,
+					       &a->soft.flow_prios);
 			a->soft_key = VSTEER_ARG_SV_FLOW_PRIOS;
+		} else if (strcmp(key, VSTEER_ARG_SV_MODIFY) == 0) {
+			ret = vsteer_arg_count(name, key, val,
+					       "header modify actions",
+					       VSTEER_SV_MODIFY_MAX,
+					       &a->soft.modify_actions);
+			a->sv_mlx5_key = VSTEER_ARG_SV_MODIFY;
+			a->soft_key = VSTEER_ARG_SV_MODIFY;
 		} else if (strcmp(key, VSTEER_ARG_SV_DEVX) == 0 ||
 			   strcmp(key, VSTEER_ARG_SV_TUNNEL) == 0 ||
 			   strcmp(key, VSTEER_ARG_SV_EGRESS) == 0 ||
@@ -688,8 +722,8 @@ static void
 vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
 {
 	uint8_t in[VSTEER_PRM_QUERY_HCA_CAP_IN_BYTES];
+	struct vsteer_dv_ft_caps caps;
 	struct mlx5dv_context dv;
-	bool outer = false, inner = false;
 	void *out;
 	int ret;
 
@@ -711,6 +745,13 @@ vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
 	}
 	priv->ihl_ok = 0;
 	priv->ihl_inner_ok = 0;
+	/* Without the query, what DPDK's mlx5 assumes for the root tables:
+	 * 16 modify actions (MLX5_ROOT_TBL_MODIFY_NUM), 132-byte headers
+	 * (MLX5_ENCAP_MAX_LEN); the device refuses more when the actions are
+	 * made. */
+	priv->max_modify_rx = VSTEER_MODIFY_ACTIONS_ASSUMED;
+	priv->max_modify_tx = VSTEER_MODIFY_ACTIONS_ASSUMED;
+	priv->max_encap = VSTEER_ENCAP_BYTES_ASSUMED;
 	if (!priv->devx_ok)
 		return;
 	/* 4 KiB of capability page: not on the stack. */
@@ -722,11 +763,13 @@ vsteer_probe_parser(const char *name, struct vsteer_priv *priv)
 					   VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
 	if (ret == 0)
 		ret = -vsteer_dv_cmd_query_ft_caps_parse(
-			out, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES, &outer,
-			&inner);
+			out, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES, &caps);
 	if (ret == 0) {
-		priv->ihl_ok = outer;
-		priv->ihl_inner_ok = inner;
+		priv->ihl_ok = caps.ihl_outer;
+		priv->ihl_inner_ok = caps.ihl_inner;
+		priv->max_modify_rx = caps.max_modify_rx;
+		priv->max_modify_tx = caps.max_modify_tx;
+		priv->max_encap = caps.max_encap;
 	} else {
 		INIT_LOG(INFO,
 			 "%s: %s: flow table capabilities (QUERY_HCA_CAP): %s",
@@ -867,13 +910,14 @@ vsteer_probe_caps(const char *name, struct vsteer_priv *priv)
 		return ret;
 	}
 	INIT_LOG(DEBUG,
-		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d, send queues of %u WRs, %u with %u SGEs, TSO %u and %u",
+		 "%s: %u verbs priorities, DevX %d, tunnel QPs %d, inner RSS %d, verbs ESP %d, egress %d, hash QP states %d, MPLS over GRE/UDP %d, IPv4 IHL %d/%d, send queues of %u WRs, %u with %u SGEs, TSO %u and %u, modify actions %u/%u, reformat header %u bytes",
 		 name, priv->max_verbs_prio + 1, priv->devx_ok,
 		 priv->tunnel_qp_ok, priv->inner_rss_ok, priv->verbs_esp_ok,
 		 priv->egress_ok, priv->hash_qp_rtr, priv->mpls_ok,
 		 priv->ihl_ok, priv->ihl_inner_ok, priv->tx_wr_max,
 		 priv->tx_wr_max_sges, priv->tx_sge_max, priv->tx_wr_max_tso,
-		 priv->tx_wr_max_tso_sges);
+		 priv->tx_wr_max_tso_sges, priv->max_modify_rx,
+		 priv->max_modify_tx, priv->max_encap);
 	return 0;
 }
 
@@ -1210,7 +1254,8 @@ static struct rte_vdev_driver vsteer_vdev_driver = {
 	"=<auto|verbs|dv> " VSTEER_ARG_MAC                                     \
 	"=<mac addr> " VSTEER_ARG_SV_FLOW_PRIOS "=<1-16> " VSTEER_ARG_SV_DEVX  \
 	"=<0|1> " VSTEER_ARG_SV_TUNNEL "=<0|1> " VSTEER_ARG_SV_EGRESS          \
-	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX "=<0|1>"
+	"=<0|1> " VSTEER_ARG_SV_IHL "=<0|1> " VSTEER_ARG_SV_FLEX               \
+	"=<0|1> " VSTEER_ARG_SV_MODIFY "=<1-255>"
 #define VSTEER_KMOD "* ib_uverbs & mlx5_core & mlx5_ib"
 
 /*

@@ -72,6 +72,10 @@ extern int vsteer_logtype_tx;
  * mlx5's MLX5_MAX_TSO_HEADER). */
 #define VSTEER_TSO_HDR_MAX 192
 #define VSTEER_DESC_MIN 16
+/* Flow table limits assumed where no DevX query says them (DPDK mlx5's
+ * MLX5_ROOT_TBL_MODIFY_NUM and MLX5_ENCAP_MAX_LEN). */
+#define VSTEER_MODIFY_ACTIONS_ASSUMED 16
+#define VSTEER_ENCAP_BYTES_ASSUMED 132
 /* Frame bytes beyond the MTU a port receives: Ethernet header and two
  * VLAN tags. */
 #define VSTEER_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN)
@@ -357,6 +361,12 @@ struct vsteer_priv {
 	uint32_t mpls_ok : 1;	    /* MPLS over GRE / UDP parsed */
 	uint32_t ihl_ok : 1;	    /* IPv4 IHL match field, outer */
 	uint32_t ihl_inner_ok : 1;  /* ... inner */
+	/* Header rewrite and reformat of matcher rules (flow table
+	 * capabilities): modify actions a list may hold on the receive and
+	 * transmit tables, bytes of a reformat header. */
+	uint16_t max_modify_rx;
+	uint16_t max_modify_tx;
+	uint16_t max_encap;
 	/* tso_caps list raw packet QPs (max_tso payload bytes per WR). */
 	uint32_t tso_ok : 1;
 	/* completion timestamps: a timestamp mask and a clock frequency. */
@@ -468,6 +478,7 @@ struct vsteer_soft_opts {
 	uint32_t no_ihl : 1;	  /* sv_ipv4_ihl=0 */
 	uint32_t flex_parser : 1; /* sv_flex_parser=1 */
 	uint32_t flow_prios;	  /* sv_flow_prios=, 0: the profile's */
+	uint32_t modify_actions;  /* sv_modify_actions=, 0: softverbs' */
 };
 
 /* vsteer_ethdev.c */

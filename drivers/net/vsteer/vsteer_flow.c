@@ -139,9 +139,29 @@ struct vsteer_tmpl {
 	uint32_t hash;
 	uint16_t priority;
 	uint8_t criteria;
-	uint8_t nsect; /* sections criteria enables */
+	uint8_t nsect;	/* sections criteria enables */
+	uint8_t egress; /* on the NIC transmit table */
 	struct mlx5dv_flow_matcher *obj;
 	struct vsteer_dv_params mask;
+};
+
+/*
+ * A flow action of matcher rules (vsteer_flow_edit.c): a header modify
+ * list or a packet reformat, shared by the flows that ask for the same on
+ * the same table. Sharing is not only thrift: the device merges rules of
+ * one match into one entry only when they point at the same action
+ * objects (mlx5 core's check_conflicting_actions()). The mlx5dv action
+ * exists while an applied flow uses it.
+ */
+struct vsteer_edobj {
+	TAILQ_ENTRY(vsteer_edobj) next;
+	uint32_t refcnt;  /* flows that use it, applied or kept */
+	uint32_t applied; /* applied flows: obj exists */
+	struct ibv_flow_action *obj;
+	uint8_t reformat; /* enum vsteer_reformat; NONE: a modify list */
+	uint8_t egress;	  /* made for the NIC transmit table */
+	uint16_t len;	  /* bytes: 8 per modify action, or the data */
+	uint8_t bytes[];
 };
 
 /* One device rule of a flow. */
@@ -167,6 +187,7 @@ struct vsteer_frule {
  *	rules[n_rules]	(struct vsteer_frule)
  *	the own counter	(struct vsteer_count, with COUNT or AGE)
  *	the age record	(struct vsteer_age, with AGE)
+ *	flow actions	(n_ed struct vsteer_edobj *, matcher rules)
  *	the rules' bytes	(verbs attr + specs, matcher value sections)
  *
  * inside the object when it fits (a simple rule: eth / ipv4 / queue is
@@ -187,8 +208,10 @@ struct vsteer_flow {
 	uint8_t applied; /* rules made on the device */
 	uint8_t egress : 1;
 	uint8_t own_cnt : 1;
-	uint8_t ext : 1;   /* the body is a block of its own */
-	uint8_t aging : 1; /* an AGE action: the body has its record */
+	uint8_t ext : 1;	/* the body is a block of its own */
+	uint8_t n_ed : 2;	/* flow actions (struct vsteer_edobj) */
+	uint8_t ed_applied : 1; /* ... made on the device for it */
+	uint8_t aging : 1;	/* an AGE action: the body has its record */
 	/* The number the dump heads it with: the newest live flow's + 1, or
 	 * 0, which is how testpmd numbers its rules (port_flow_create()),
 	 * so that "flow dump 0 rule 3" prints "flow rule 3". */
@@ -207,6 +230,7 @@ TAILQ_HEAD(vsteer_flow_list, vsteer_flow);
 TAILQ_HEAD(vsteer_handle_list, rte_flow_action_handle);
 TAILQ_HEAD(vsteer_dest_list, vsteer_dest);
 TAILQ_HEAD(vsteer_tmpl_list, vsteer_tmpl);
+TAILQ_HEAD(vsteer_edobj_list, vsteer_edobj);
 
 /*
  * The sink: a hash QP over one WQ that is never made ready, so whatever
@@ -228,6 +252,7 @@ struct vsteer_flow_priv {
 	struct vsteer_handle_list handles;
 	struct vsteer_dest_list dests;
 	struct vsteer_tmpl_list tmpls;
+	struct vsteer_edobj_list edobjs;
 	struct vsteer_sink sink;
 	/* Translation scratch, used under the port's control lock: the
 	 * plan, and the actions with an indirect RSS as the RSS it is. */
@@ -261,6 +286,7 @@ vsteer_fpriv(struct rte_eth_dev *dev)
 	TAILQ_INIT(&fp->handles);
 	TAILQ_INIT(&fp->dests);
 	TAILQ_INIT(&fp->tmpls);
+	TAILQ_INIT(&fp->edobjs);
 	priv->flow_priv = fp;
 	return fp;
 }
@@ -584,14 +610,14 @@ vsteer_tmpl_sections(uint8_t criteria)
 
 static struct vsteer_tmpl *
 vsteer_tmpl_get(struct vsteer_flow_priv *fp, const struct vsteer_dv_match *m,
-		uint16_t prio)
+		uint16_t prio, bool egress)
 {
-	uint32_t hash = vsteer_flow_dv_matcher_hash(m, prio);
+	uint32_t hash = vsteer_flow_dv_matcher_hash(m, prio) ^ egress;
 	struct vsteer_tmpl *t;
 
 	TAILQ_FOREACH(t, &fp->tmpls, next) {
 		if (t->hash == hash && t->priority == prio &&
-		    t->criteria == m->criteria &&
+		    t->egress == egress && t->criteria == m->criteria &&
 		    t->mask.size == m->mask.size &&
 		    memcmp(t->mask.buf, m->mask.buf, m->mask.size) == 0) {
 			t->refcnt++;
@@ -604,6 +630,7 @@ vsteer_tmpl_get(struct vsteer_flow_priv *fp, const struct vsteer_dv_match *m,
 	t->refcnt = 1;
 	t->hash = hash;
 	t->priority = prio;
+	t->egress = egress;
 	t->criteria = m->criteria;
 	t->nsect = (uint8_t)vsteer_tmpl_sections(m->criteria);
 	t->mask = m->mask;
@@ -633,6 +660,14 @@ vsteer_tmpl_apply(struct vsteer_priv *priv, struct vsteer_tmpl *t)
 		.match_criteria_enable = t->criteria,
 		.match_mask = vsteer_dv_params(&t->mask),
 	};
+
+	/* Egress: the NIC transmit table, by table type as rdma-core's own
+	 * root matchers ask for it (not with the EGRESS flag as well: the
+	 * kernel refuses both, mlx5_ib_matcher_ns()). */
+	if (t->egress) {
+		attr.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE;
+		attr.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_TX;
+	}
 
 	if (t->obj == NULL) {
 		errno = 0;
@@ -695,6 +730,89 @@ vsteer_dv_value_unpack(const struct vsteer_tmpl *t, const uint8_t *in,
 	}
 }
 
+/* --- flow actions --- */
+
+/* The shared action holding len bytes of a reformat (or of modify actions,
+ * reformat NONE) for one table; new or referenced. */
+static struct vsteer_edobj *
+vsteer_edobj_get(struct vsteer_flow_priv *fp, uint8_t reformat, bool egress,
+		 const void *bytes, uint16_t len)
+{
+	struct vsteer_edobj *o;
+
+	TAILQ_FOREACH(o, &fp->edobjs, next) {
+		if (o->reformat == reformat && o->egress == egress &&
+		    o->len == len && memcmp(o->bytes, bytes, len) == 0) {
+			o->refcnt++;
+			return o;
+		}
+	}
+	o = calloc(1, sizeof(*o) + len);
+	if (o == NULL)
+		return NULL;
+	o->refcnt = 1;
+	o->reformat = reformat;
+	o->egress = egress;
+	o->len = len;
+	memcpy(o->bytes, bytes, len);
+	TAILQ_INSERT_TAIL(&fp->edobjs, o, next);
+	return o;
+}
+
+static void
+vsteer_edobj_put(struct vsteer_flow_priv *fp, struct vsteer_edobj *o)
+{
+	if (o == NULL || --o->refcnt > 0)
+		return;
+	if (o->obj != NULL)
+		FLOW_LOG(ERR, "flow action released while applied");
+	TAILQ_REMOVE(&fp->edobjs, o, next);
+	free(o);
+}
+
+/* The mlx5dv action of o, made by its first applied flow. */
+static int
+vsteer_edobj_apply(struct vsteer_priv *priv, struct vsteer_edobj *o)
+{
+	enum mlx5dv_flow_table_type ft =
+		(enum mlx5dv_flow_table_type)vsteer_flow_edit_ft_type(
+			o->egress);
+
+	if (o->obj == NULL) {
+		errno = 0;
+		if (o->reformat == VSTEER_REFORMAT_NONE)
+			o->obj =
+				priv->glue->dv_create_flow_action_modify_header(
+					priv->ctx, o->len,
+					(uint64_t *)(void *)o->bytes, ft);
+		else
+			o->obj = priv->glue->dv_create_flow_action_packet_reformat(
+				priv->ctx, o->len,
+				o->len != 0 ? o->bytes : NULL,
+				(enum mlx5dv_flow_action_packet_reformat_type)
+					vsteer_flow_edit_reformat_type(
+						o->reformat),
+				ft);
+		if (o->obj == NULL)
+			return errno ? errno : ENOMEM;
+	}
+	o->applied++;
+	return 0;
+}
+
+static void
+vsteer_edobj_unapply(struct vsteer_priv *priv, struct vsteer_edobj *o)
+{
+	int ret;
+
+	if (--o->applied > 0)
+		return;
+	ret = priv->glue->destroy_flow_action(o->obj);
+	if (ret != 0)
+		FLOW_LOG(ERR, "ibv_destroy_flow_action: %s", strerror(ret));
+	o->obj = NULL;
+}
+
 /* --- flows: compact state --- */
 
 static inline uint8_t *
@@ -725,17 +843,35 @@ vsteer_body_age_off(uint32_t n, bool own_cnt)
 }
 
 static inline size_t
-vsteer_body_data_off(uint32_t n, bool own_cnt, bool aging)
+vsteer_body_ed_off(uint32_t n, bool own_cnt, bool aging)
 {
 	return vsteer_body_age_off(n, own_cnt) +
 	       (aging ? sizeof(struct vsteer_age) : 0);
+}
+
+static inline size_t
+vsteer_body_data_off(uint32_t n, bool own_cnt, bool aging, uint32_t n_ed)
+{
+	return vsteer_body_ed_off(n, own_cnt, aging) +
+	       n_ed * sizeof(struct vsteer_edobj *);
+}
+
+static inline struct vsteer_edobj **
+vsteer_flow_edobjs(struct vsteer_flow *flow)
+{
+	return (struct vsteer_edobj *
+			*)(void *)(vsteer_flow_body(flow) +
+				   vsteer_body_ed_off(flow->n_rules,
+						      flow->own_cnt,
+						      flow->aging));
 }
 
 static inline uint8_t *
 vsteer_flow_data(struct vsteer_flow *flow)
 {
 	return vsteer_flow_body(flow) +
-	       vsteer_body_data_off(flow->n_rules, flow->own_cnt, flow->aging);
+	       vsteer_body_data_off(flow->n_rules, flow->own_cnt, flow->aging,
+				    flow->n_ed);
 }
 
 /* The age record of a flow with an AGE action, else NULL. */
@@ -786,6 +922,8 @@ vsteer_flow_free(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 
 	for (i = 0; i < flow->n_rules; i++)
 		vsteer_tmpl_put(fp, rules[i].tmpl);
+	for (i = 0; i < flow->n_ed; i++)
+		vsteer_edobj_put(fp, vsteer_flow_edobjs(flow)[i]);
 	vsteer_dest_put(dev, fp, flow->dest);
 	if (flow->ext)
 		free(flow->body.block);
@@ -804,15 +942,33 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		   struct rte_flow_error *error)
 {
 	const struct vsteer_flow_plan *plan = &fp->plan;
+	const struct vsteer_flow_edit *e = &plan->edit;
 	struct vsteer_tmpl *tmpls[VSTEER_MAX_EXPAND];
+	struct vsteer_edobj *eds[2] = { NULL, NULL };
 	struct vsteer_flow *flow = NULL;
 	struct vsteer_frule *rules;
 	size_t body, data = 0, off;
-	uint32_t i, n = plan->n_rules;
+	uint32_t i, n = plan->n_rules, n_ed = 0;
 	uint64_t handle;
 	uint8_t *bytes;
 
 	memset(tmpls, 0, sizeof(tmpls));
+	/* The header modify list first, as the device applies it second:
+	 * the order is the dump's only. */
+	if (e->n_mod != 0) {
+		eds[n_ed] = vsteer_edobj_get(fp, VSTEER_REFORMAT_NONE,
+					     plan->egress, e->mod,
+					     (uint16_t)(e->n_mod *
+							sizeof(e->mod[0])));
+		if (eds[n_ed++] == NULL)
+			goto nomem;
+	}
+	if (e->reformat != VSTEER_REFORMAT_NONE) {
+		eds[n_ed] = vsteer_edobj_get(fp, e->reformat, plan->egress,
+					     e->data, e->data_len);
+		if (eds[n_ed++] == NULL)
+			goto nomem;
+	}
 	for (i = 0; i < n; i++) {
 		if (plan->engine == VSTEER_FLOW_ENGINE_VERBS) {
 			data += plan->rules[i].size;
@@ -822,7 +978,8 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 		tmpls[i] = vsteer_tmpl_get(fp, &fp->match,
 					   (uint16_t)vsteer_flow_verbs_prio(
 						   ctx, plan->rte_priority,
-						   plan->var[i].sub));
+						   plan->var[i].sub),
+					   plan->egress);
 		if (tmpls[i] == NULL)
 			goto nomem;
 		data += (size_t)tmpls[i]->nsect * VSTEER_PRM_SECT_BYTES;
@@ -831,7 +988,7 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	if (flow == NULL)
 		goto nomem;
 	flow->handle = handle;
-	body = vsteer_body_data_off(n, plan->count, plan->age) + data;
+	body = vsteer_body_data_off(n, plan->count, plan->age, n_ed) + data;
 	if (body > sizeof(flow->body.inl)) {
 		flow->body.block = calloc(1, body);
 		if (flow->body.block == NULL) {
@@ -844,6 +1001,9 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 	flow->n_rules = (uint8_t)n;
 	flow->own_cnt = plan->count;
 	flow->aging = plan->age;
+	flow->n_ed = n_ed & 3;
+	memcpy(vsteer_flow_edobjs(flow), eds, n_ed * sizeof(eds[0]));
+	eds[0] = eds[1] = NULL;
 	flow->engine = (uint8_t)plan->engine;
 	flow->fate = (uint8_t)plan->fate;
 	flow->egress = plan->egress;
@@ -903,6 +1063,8 @@ vsteer_flow_record(struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 nomem:
 	for (i = 0; i < n; i++)
 		vsteer_tmpl_put(fp, tmpls[i]);
+	vsteer_edobj_put(fp, eds[0]);
+	vsteer_edobj_put(fp, eds[1]);
 	if (flow != NULL)
 		vsteer_flow_free(dev, fp, flow);
 	vsteer_flow_err(error, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
@@ -1146,6 +1308,12 @@ vsteer_flow_remove(struct rte_eth_dev *dev, struct vsteer_flow *flow)
 			r->rss = NULL;
 		}
 	}
+	/* The actions after the rules that use them (EBUSY before). */
+	if (flow->ed_applied) {
+		for (i = 0; i < flow->n_ed; i++)
+			vsteer_edobj_unapply(priv, vsteer_flow_edobjs(flow)[i]);
+		flow->ed_applied = 0;
+	}
 	flow->applied = 0;
 }
 
@@ -1241,10 +1409,10 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		     struct rte_flow_error *error)
 {
 	struct vsteer_priv *priv = vsteer_priv(dev);
-	struct mlx5dv_flow_action_attr act[3];
+	struct mlx5dv_flow_action_attr act[5];
 	struct vsteer_dv_params value;
 	struct mlx5dv_flow_matcher *mobj;
-	uint32_t i;
+	uint32_t i, j;
 	size_t n;
 	int ret;
 
@@ -1256,6 +1424,25 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 					       "DevX ALLOC_FLOW_COUNTER: %s",
 					       strerror(ret));
 	}
+	for (j = 0; j < flow->n_ed; j++) {
+		struct vsteer_edobj *o = vsteer_flow_edobjs(flow)[j];
+
+		ret = vsteer_edobj_apply(priv, o);
+		if (ret != 0) {
+			while (j-- > 0)
+				vsteer_edobj_unapply(priv, vsteer_flow_edobjs(
+								   flow)[j]);
+			return vsteer_flow_err(
+				error, ret, RTE_FLOW_ERROR_TYPE_ACTION, NULL,
+				"%s (%s table): %s",
+				o->reformat == VSTEER_REFORMAT_NONE ?
+					"mlx5dv_create_flow_action_modify_header" :
+					"mlx5dv_create_flow_action_packet_reformat",
+				o->egress ? "transmit" : "receive",
+				strerror(ret));
+		}
+	}
+	flow->ed_applied = flow->n_ed != 0;
 	for (i = 0; i < flow->n_rules; i++) {
 		struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 
@@ -1263,6 +1450,9 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		if (flow->fate == VSTEER_FATE_DROP) {
 			act[n].type = MLX5DV_FLOW_ACTION_DROP;
 			n++;
+		} else if (flow->egress) {
+			/* No destination: to the wire (the kernel's PORT
+			 * destination with ALLOW). */
 		} else {
 			struct ibv_qp *qp = vsteer_flow_dest_qp(dev, flow, r);
 
@@ -1287,6 +1477,11 @@ vsteer_flow_apply_dv(struct rte_eth_dev *dev, struct vsteer_flow *flow,
 		if (flow->cnt != NULL) {
 			act[n].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 			act[n].obj = flow->cnt->devx;
+			n++;
+		}
+		for (j = 0; j < flow->n_ed; j++) {
+			act[n].type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION;
+			act[n].action = vsteer_flow_edobjs(flow)[j]->obj;
 			n++;
 		}
 		mobj = vsteer_tmpl_apply(priv, r->tmpl);
@@ -1729,6 +1924,7 @@ vsteer_flow_bytes(const struct vsteer_flow_priv *fp, struct vsteer_flow *flow)
 		n += sizeof(struct vsteer_count);
 	if (flow->aging)
 		n += sizeof(struct vsteer_age);
+	n += flow->n_ed * sizeof(struct vsteer_edobj *);
 	return fp->pool.entry_size + n;
 }
 
@@ -1790,6 +1986,21 @@ vsteer_flow_dump_one(const struct rte_eth_dev *dev, struct vsteer_flow_priv *fp,
 				a->idle);
 	}
 	fprintf(f, "\n");
+	for (i = 0; i < flow->n_ed; i++) {
+		const struct vsteer_edobj *o = vsteer_flow_edobjs(flow)[i];
+
+		if (o->reformat != VSTEER_REFORMAT_NONE) {
+			vsteer_flow_edit_dump_reformat(f, o->reformat, o->bytes,
+						       o->len);
+			continue;
+		}
+		fprintf(f, "  header modify, %u actions (%s table):\n",
+			o->len / 8u, o->egress ? "transmit" : "receive");
+		vsteer_flow_edit_dump_mod(f,
+					  (const uint64_t *)(const void *)
+						  o->bytes,
+					  o->len / 8u);
+	}
 	for (i = 0; i < flow->n_rules; i++) {
 		const struct vsteer_frule *r = &vsteer_flow_rules(flow)[i];
 		struct vsteer_verbs_rule rule;
@@ -2298,9 +2509,9 @@ vsteer_flow_close(struct rte_eth_dev *dev)
 		vsteer_action_handle_free(dev, fp, h);
 	vsteer_sink_destroy(priv, &fp->sink);
 	if (!TAILQ_EMPTY(&fp->tmpls) || !TAILQ_EMPTY(&fp->dests) ||
-	    fp->pool.used != 0)
+	    !TAILQ_EMPTY(&fp->edobjs) || fp->pool.used != 0)
 		FLOW_LOG(ERR,
-			 "port %u: matcher templates, destinations or flows left at close",
+			 "port %u: matcher templates, destinations, flow actions or flows left at close",
 			 dev->data->port_id);
 	vsteer_pool_fini(&fp->pool);
 	rte_free(fp);

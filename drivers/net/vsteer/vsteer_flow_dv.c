@@ -789,6 +789,34 @@ dv_gre_key(struct dv_ctx *c, const struct rte_flow_item *item,
 	return 0;
 }
 
+/* NVGRE: GRE with the K bit and protocol 0x6558, the key from the virtual
+ * subnet id (high 24 bits) and the flow id. */
+static int
+dv_nvgre(struct dv_ctx *c, const struct rte_flow_item *item,
+	 const struct vsteer_item_vals *v)
+{
+	const struct rte_flow_item_nvgre *spec = &v->val.nvgre,
+					 *mask = &v->mask.nvgre;
+	struct vsteer_item_vals g;
+	int ret;
+
+	/* The GRE item's own checks and match, protocol Ethernet. */
+	memset(&g, 0, sizeof(g));
+	g.val.gre.protocol = RTE_BE16(DV_ETHER_TYPE_TEB);
+	g.mask.gre.protocol = RTE_BE16(0xffff);
+	ret = dv_gre(c, item, &g);
+	if (ret < 0)
+		return ret;
+	c->m->layers |= VSTEER_DV_L_NVGRE;
+	DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_K_PRESENT, 1, 1);
+	DV_SET(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_KEY,
+	       (uint32_t)mask->tni[0] << 24 | mask->tni[1] << 16 |
+		       mask->tni[2] << 8 | mask->flow_id,
+	       (uint32_t)spec->tni[0] << 24 | spec->tni[1] << 16 |
+		       spec->tni[2] << 8 | spec->flow_id);
+	return 0;
+}
+
 static int
 dv_mpls(struct dv_ctx *c, const struct rte_flow_item *item,
 	const struct vsteer_item_vals *v)
@@ -823,7 +851,7 @@ static dv_item_fn *const dv_item_fns[VSTEER_ITEM_N] = {
 	[VSTEER_ITEM_TCP] = dv_tcp,	    [VSTEER_ITEM_UDP] = dv_udp,
 	[VSTEER_ITEM_VXLAN] = dv_vxlan,	    [VSTEER_ITEM_GRE] = dv_gre,
 	[VSTEER_ITEM_GRE_KEY] = dv_gre_key, [VSTEER_ITEM_MPLS] = dv_mpls,
-	[VSTEER_ITEM_ESP] = dv_esp,
+	[VSTEER_ITEM_ESP] = dv_esp,	    [VSTEER_ITEM_NVGRE] = dv_nvgre,
 };
 
 /* GRE without a protocol: take it from the inner layer, as mlx5 does. */
@@ -910,6 +938,41 @@ vsteer_flow_dv_finish(struct vsteer_dv_match *m)
 	m->value.size = m->mask.size;
 }
 
+/* What the packet actions need of the pattern (vsteer_flow_edit.c). */
+static void
+dv_pattern_facts(struct dv_ctx *c, struct vsteer_flow_pat *pat)
+{
+	uint32_t l = c->m->layers;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		pat->fam[i] = c->lv[i].fam;
+		pat->l4p[i] = c->lv[i].l4p;
+	}
+	pat->eth[0] = (l & VSTEER_DV_L_OUTER_L2) != 0;
+	pat->eth[1] = (l & VSTEER_DV_L_INNER_L2) != 0;
+	pat->tunnel = VSTEER_ITEM_N;
+	if (l & VSTEER_DV_L_VXLAN)
+		pat->tunnel = VSTEER_ITEM_VXLAN;
+	else if (l & VSTEER_DV_L_MPLS)
+		pat->tunnel = VSTEER_ITEM_MPLS;
+	else if (l & VSTEER_DV_L_NVGRE)
+		pat->tunnel = VSTEER_ITEM_NVGRE;
+	else if (l & VSTEER_DV_L_GRE)
+		pat->tunnel = VSTEER_ITEM_GRE;
+	pat->vxlan_port = DV_MASK(c, VSTEER_PRM_OUTER,
+				  VSTEER_PRM_L24_UDP_DPORT) == 0xffff &&
+			  DV_VALUE(c, VSTEER_PRM_OUTER,
+				   VSTEER_PRM_L24_UDP_DPORT) == DV_VXLAN_PORT;
+	pat->l2_tunnel =
+		(l & VSTEER_DV_L_VXLAN) ||
+		((l & VSTEER_DV_L_GRE) && !(l & VSTEER_DV_L_MPLS) &&
+		 DV_MASK(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL) ==
+			 0xffff &&
+		 DV_VALUE(c, VSTEER_PRM_MISC, VSTEER_PRM_MISC_GRE_PROTOCOL) ==
+			 DV_ETHER_TYPE_TEB);
+}
+
 static void
 dv_stack(const struct dv_level *lv, struct vsteer_flow_stack *s)
 {
@@ -957,8 +1020,10 @@ vsteer_flow_dv_translate(const struct vsteer_xlate_ctx *ctx,
 				      "no pattern");
 	if (ret == 0)
 		ret = dv_walk_items(&c, pattern);
-	if (ret == 0)
+	if (ret == 0) {
+		dv_pattern_facts(&c, &plan->pat);
 		ret = vsteer_flow_actions(ctx, actions, plan, error);
+	}
 	tunnel = dv_inner(&c);
 	if (ret == 0 && plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2 &&
 	    !tunnel)
@@ -967,13 +1032,23 @@ vsteer_flow_dv_translate(const struct vsteer_xlate_ctx *ctx,
 			plan->rss_act,
 			"RSS action: level %u (inner) needs a tunnel item in the pattern",
 			plan->rss_level);
+	/* After a decap the hashed headers are the former inner ones, now
+	 * outer: level 0 or 1 says it. */
+	if (ret == 0 && plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2 &&
+	    plan->decap)
+		ret = vsteer_flow_err(
+			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION_CONF,
+			plan->rss_act,
+			"RSS action: level %u with a decap: the frame is hashed decapsulated, its former inner headers are outer (level 0 or 1)",
+			plan->rss_level);
 	if (ret < 0) {
 		plan->n_rules = 0;
 		return ret;
 	}
 	vsteer_flow_dv_finish(base);
 	plan->tunnel = tunnel;
-	inner = plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2;
+	inner = plan->fate == VSTEER_FATE_RSS &&
+		(plan->rss_level >= 2 || plan->decap);
 	dv_stack(&c.lv[0], &stacks[0]);
 	dv_stack(&c.lv[1], &stacks[1]);
 	plan->n_rules = vsteer_flow_variants(plan, &stacks[inner],
@@ -988,7 +1063,8 @@ vsteer_flow_dv_rule_match(const struct vsteer_dv_match *base,
 			  struct vsteer_dv_match *out)
 {
 	const struct vsteer_flow_variant *v = &plan->var[i];
-	bool inner = plan->fate == VSTEER_FATE_RSS && plan->rss_level >= 2;
+	bool inner = plan->fate == VSTEER_FATE_RSS &&
+		     (plan->rss_level >= 2 || plan->decap);
 	uint32_t sect = inner ? VSTEER_PRM_INNER : VSTEER_PRM_OUTER;
 	struct dv_ctx c = {
 		.m = out,
@@ -1355,22 +1431,36 @@ vsteer_dv_cmd_query_ft_caps(void *in)
 
 int
 vsteer_dv_cmd_query_ft_caps_parse(const void *out, size_t outlen,
-				  bool *ihl_outer, bool *ihl_inner)
+				  struct vsteer_dv_ft_caps *caps)
 {
-	uint32_t f2 = VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF +
-		      VSTEER_PRM_FT_NIC_FIELD_SUPPORT_2_RX_OFF;
+	const uint32_t cap = VSTEER_PRM_QUERY_HCA_CAP_OUT_CAPABILITY_OFF;
+	uint32_t f2 = cap + VSTEER_PRM_FT_NIC_FIELD_SUPPORT_2_RX_OFF;
 	int ret =
 		dv_cmd_status(out, outlen, VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES);
 
 	if (ret)
 		return ret;
-	*ihl_outer =
+	caps->ihl_outer =
 		vsteer_prm_get(out,
 			       f2 + VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_OFF,
 			       VSTEER_PRM_FT_FIELDS_2_OUTER_IPV4_IHL_LEN);
-	*ihl_inner =
+	caps->ihl_inner =
 		vsteer_prm_get(out,
 			       f2 + VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_OFF,
 			       VSTEER_PRM_FT_FIELDS_2_INNER_IPV4_IHL_LEN);
+	caps->max_modify_rx = (uint16_t)vsteer_prm_get(
+		out,
+		cap + VSTEER_PRM_FT_NIC_RX_PROPS_OFF +
+			VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_OFF,
+		VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_LEN);
+	caps->max_modify_tx = (uint16_t)vsteer_prm_get(
+		out,
+		cap + VSTEER_PRM_FT_NIC_TX_PROPS_OFF +
+			VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_OFF,
+		VSTEER_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_LEN);
+	caps->max_encap = (uint16_t)
+		vsteer_prm_get(out,
+			       cap + VSTEER_PRM_FT_NIC_MAX_ENCAP_HEADER_SIZE_OFF,
+			       VSTEER_PRM_FT_NIC_MAX_ENCAP_HEADER_SIZE_LEN);
 	return 0;
 }

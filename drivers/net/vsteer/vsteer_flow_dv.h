@@ -52,6 +52,7 @@
 #define VSTEER_DV_L_GRE (1u << 15)
 #define VSTEER_DV_L_GRE_KEY (1u << 16)
 #define VSTEER_DV_L_MPLS (1u << 17)
+#define VSTEER_DV_L_NVGRE (1u << 18) /* with VSTEER_DV_L_GRE */
 #define VSTEER_DV_L_TUNNEL \
 	(VSTEER_DV_L_VXLAN | VSTEER_DV_L_GRE | VSTEER_DV_L_MPLS)
 
@@ -136,10 +137,17 @@ void vsteer_dv_cmd_dealloc_counter(void *in, uint32_t id);
  * command; output VSTEER_PRM_QUERY_HCA_CAP_OUT_BYTES): which match fields
  * the receive tables take of those some devices lack, the IPv4 IHL
  * (ft_field_support_2_nic_receive.outer_ipv4_ihl / inner_ipv4_ihl), as
- * DPDK's mlx5 reads them (mlx5_devx_cmd_query_hca_attr()).
+ * DPDK's mlx5 reads them (mlx5_devx_cmd_query_hca_attr()), and how many
+ * header modify actions and how large a reformat header the tables take.
  */
 void vsteer_dv_cmd_query_ft_caps(void *in);
+struct vsteer_dv_ft_caps {
+	bool ihl_outer, ihl_inner;
+	/* flow_table_properties_nic_receive / _transmit
+	 * .max_modify_header_actions, max_encap_header_size */
+	uint16_t max_modify_rx, max_modify_tx, max_encap;
+};
 int vsteer_dv_cmd_query_ft_caps_parse(const void *out, size_t outlen,
-				      bool *ihl_outer, bool *ihl_inner);
+				      struct vsteer_dv_ft_caps *caps);
 
 #endif /* VSTEER_FLOW_DV_H */

@@ -271,6 +271,23 @@ static const struct vsteer_flow_row rows_gre_key[] = {
 	},
 };
 
+/* NVGRE (RFC 7637): GRE with the K bit, protocol 0x6558, and a key made of
+ * the virtual subnet id and a flow id. */
+static const struct vsteer_flow_row rows_nvgre[] = {
+	FIELD(NVGRE, "c_k_s_rsvd0_ver", struct rte_flow_item_nvgre,
+	      c_k_s_rsvd0_ver, NULL, 0,
+	      "no: the mlx5 kernel refuses a c_ks_res0_ver mask", 0,
+	      "no: the K bit is implied (gre_k_present 1)"),
+	FIELD(NVGRE, "protocol", struct rte_flow_item_nvgre, protocol, NULL, 0,
+	      "no: 0x6558 is implied (GRE spec protocol)", 0,
+	      "no: 0x6558 is implied (misc gre_protocol)"),
+	FIELD(NVGRE, "tni", struct rte_flow_item_nvgre, tni, NULL, YES,
+	      "GRE spec key, high 24 bits", YES,
+	      "misc gre_key, high 24 bits, with gre_k_present 1"),
+	FIELD(NVGRE, "flow_id", struct rte_flow_item_nvgre, flow_id, NULL, YES,
+	      "GRE spec key, low 8 bits", YES, "misc gre_key, low 8 bits"),
+};
+
 static const struct vsteer_flow_row rows_mpls[] = {
 	FIELD(MPLS, "label_tc_s", struct rte_flow_item_mpls, label_tc_s, NULL,
 	      YES | VSTEER_SUP_IF_MPLS, "MPLS spec label",
@@ -337,6 +354,10 @@ const struct vsteer_flow_row vsteer_flow_named[VSTEER_ROW_NAMED_N] = {
 		"no: the kernel's multicast table takes it, after every priority"),
 };
 
+/* Flow actions are attached to matcher rules only: a verbs chain could
+ * carry one (IBV_FLOW_SPEC_ACTION_HANDLE), the driver does not. */
+#define NO_VERBS_EDIT "no: matcher rules carry the mlx5dv flow action"
+
 #define ACTION(t, vs, vh, ds, dh)                                              \
 	{                                                                      \
 		.kind = VSTEER_ROW_ACTION, .action = RTE_FLOW_ACTION_TYPE_##t, \
@@ -369,6 +390,58 @@ const struct vsteer_flow_row vsteer_flow_action_rows[] = {
 	       "the flow's ACTION_COUNT counters, read every second",
 	       YES | VSTEER_SUP_IF_DEVX,
 	       "the flow's DevX counter, read every second"),
+	/* Header rewrites: one header modify list per rule
+	 * (mlx5dv_create_flow_action_modify_header()), on the receive table
+	 * for ingress rules, the transmit table for egress rules. */
+	ACTION(SET_MAC_SRC, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_SMAC_47_16, OUT_SMAC_15_0"),
+	ACTION(SET_MAC_DST, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_DMAC_47_16, OUT_DMAC_15_0"),
+	ACTION(SET_IPV4_SRC, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_SIPV4 (an IPv4 item)"),
+	ACTION(SET_IPV4_DST, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_DIPV4 (an IPv4 item)"),
+	ACTION(SET_IPV6_SRC, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_SIPV6_127_96 .. _31_0 (an IPv6 item)"),
+	ACTION(SET_IPV6_DST, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_DIPV6_127_96 .. _31_0 (an IPv6 item)"),
+	ACTION(SET_TP_SRC, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_TCP_SPORT or OUT_UDP_SPORT, by the TCP or UDP item"),
+	ACTION(SET_TP_DST, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_TCP_DPORT or OUT_UDP_DPORT, by the TCP or UDP item"),
+	ACTION(SET_TTL, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_IPV4_TTL or OUT_IPV6_HOPLIMIT, by the L3 item"),
+	ACTION(DEC_TTL, 0, NO_VERBS_EDIT, YES,
+	       "header modify: add 0xff to OUT_IPV4_TTL or OUT_IPV6_HOPLIMIT"),
+	ACTION(SET_IPV4_DSCP, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_IP_DSCP (an IPv4 item)"),
+	ACTION(SET_IPV6_DSCP, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set OUT_IP_DSCP (an IPv6 item)"),
+	ACTION(INC_TCP_SEQ, 0, NO_VERBS_EDIT, YES,
+	       "header modify: add to OUT_TCP_SEQ_NUM (a TCP item)"),
+	ACTION(DEC_TCP_SEQ, 0, NO_VERBS_EDIT, YES,
+	       "header modify: add the negated value to OUT_TCP_SEQ_NUM"),
+	ACTION(INC_TCP_ACK, 0, NO_VERBS_EDIT, YES,
+	       "header modify: add to OUT_TCP_ACK_NUM (a TCP item)"),
+	ACTION(DEC_TCP_ACK, 0, NO_VERBS_EDIT, YES,
+	       "header modify: add the negated value to OUT_TCP_ACK_NUM"),
+	ACTION(MODIFY_FIELD, 0, NO_VERBS_EDIT, YES,
+	       "header modify: set, or add to a whole TTL, hop limit, TCP sequence or acknowledgment number, an immediate value (no copy between fields on the root table): MAC and IP addresses, EtherType, VLAN id, DSCP, TTL, hop limit, TCP and UDP ports, TCP sequence, acknowledgment and flags"),
+	/* Packet reformat: one per rule
+	 * (mlx5dv_create_flow_action_packet_reformat()), decap on the
+	 * receive table, encap on the transmit table only. */
+	ACTION(VXLAN_DECAP, 0, NO_VERBS_EDIT, YES,
+	       "packet reformat L2_TUNNEL_TO_L2, NIC_RX (ingress; a VXLAN item on UDP port 4789)"),
+	ACTION(NVGRE_DECAP, 0, NO_VERBS_EDIT, YES,
+	       "packet reformat L2_TUNNEL_TO_L2, NIC_RX (ingress; an NVGRE item, or GRE carrying Ethernet)"),
+	ACTION(RAW_DECAP, 0, NO_VERBS_EDIT, YES,
+	       "packet reformat L2_TUNNEL_TO_L2, NIC_RX; with RAW_ENCAP of a 14 or 18-byte L2 header L3_TUNNEL_TO_L2, NIC_RX (ingress); before RAW_ENCAP of a longer header L2_TO_L3_TUNNEL, NIC_TX (egress)"),
+	ACTION(VXLAN_ENCAP, 0, NO_VERBS_EDIT, YES,
+	       "packet reformat L2_TO_L2_TUNNEL, NIC_TX (egress; outer UDP checksum 0)"),
+	ACTION(NVGRE_ENCAP, 0, NO_VERBS_EDIT, YES,
+	       "packet reformat L2_TO_L2_TUNNEL, NIC_TX (egress)"),
+	ACTION(RAW_ENCAP, 0, NO_VERBS_EDIT, YES,
+	       "packet reformat L2_TO_L2_TUNNEL, NIC_TX (egress; outer UDP checksum 0), or an L3 reformat with RAW_DECAP"),
 };
 
 const unsigned int vsteer_flow_action_rows_n = RTE_DIM(vsteer_flow_action_rows);
@@ -381,10 +454,12 @@ const unsigned int vsteer_flow_action_rows_n = RTE_DIM(vsteer_flow_action_rows);
 	}
 
 const struct vsteer_flow_row vsteer_flow_attr_rows[] = {
-	ATTR("ingress", YES, "the default direction", YES, "NIC Rx matchers"),
+	ATTR("ingress", YES, "the default direction", YES,
+	     "NIC Rx matchers: QUEUE, RSS, DROP, MARK, FLAG, COUNT, header rewrites, decap"),
 	ATTR("egress", YES | VSTEER_SUP_IF_EGRESS,
-	     "IBV_FLOW_ATTR_FLAGS_EGRESS with DROP and COUNT (mlx5 takes it with IPsec only)",
-	     0, "no: the matcher engine takes ingress rules"),
+	     "IBV_FLOW_ATTR_FLAGS_EGRESS with DROP and COUNT (Linux 6.1's mlx5 takes it; the first IPsec kernels wanted an IPsec action)",
+	     YES,
+	     "NIC Tx matchers (ft_type NIC_TX): no fate (to the wire), DROP, COUNT, header rewrites, encap"),
 	ATTR("priority", YES,
 	     "verbs priority 3 x priority + sub-priority, levels 0 to 3", YES,
 	     "the same numbers as matcher priorities"),
@@ -439,12 +514,14 @@ static const struct vsteer_flow_item_desc vsteer_items[VSTEER_ITEM_N] = {
 	ITEM(IPV4, "IPv4", "ipv4", struct rte_flow_item_ipv4,
 	     &rte_flow_item_ipv4_mask, false,
 	     NEXT(RTE_FLOW_ITEM_TYPE_TCP, RTE_FLOW_ITEM_TYPE_UDP,
-		  RTE_FLOW_ITEM_TYPE_GRE, RTE_FLOW_ITEM_TYPE_ESP),
+		  RTE_FLOW_ITEM_TYPE_GRE, RTE_FLOW_ITEM_TYPE_NVGRE,
+		  RTE_FLOW_ITEM_TYPE_ESP),
 	     rows_ipv4),
 	ITEM(IPV6, "IPv6", "ipv6", struct rte_flow_item_ipv6,
 	     &rte_flow_item_ipv6_mask, false,
 	     NEXT(RTE_FLOW_ITEM_TYPE_TCP, RTE_FLOW_ITEM_TYPE_UDP,
-		  RTE_FLOW_ITEM_TYPE_GRE, RTE_FLOW_ITEM_TYPE_ESP),
+		  RTE_FLOW_ITEM_TYPE_GRE, RTE_FLOW_ITEM_TYPE_NVGRE,
+		  RTE_FLOW_ITEM_TYPE_ESP),
 	     rows_ipv6),
 	ITEM(TCP, "TCP", "tcp", struct rte_flow_item_tcp,
 	     &rte_flow_item_tcp_mask, false, NEXT(RTE_FLOW_ITEM_TYPE_END),
@@ -468,6 +545,9 @@ static const struct vsteer_flow_item_desc vsteer_items[VSTEER_ITEM_N] = {
 	     NEXT(RTE_FLOW_ITEM_TYPE_MPLS, RTE_FLOW_ITEM_TYPE_ETH,
 		  RTE_FLOW_ITEM_TYPE_IPV4, RTE_FLOW_ITEM_TYPE_IPV6),
 	     rows_gre_key),
+	ITEM(NVGRE, "NVGRE", "nvgre", struct rte_flow_item_nvgre,
+	     &rte_flow_item_nvgre_mask, true, NEXT(RTE_FLOW_ITEM_TYPE_ETH),
+	     rows_nvgre),
 	ITEM(MPLS, "MPLS", "mpls", struct rte_flow_item_mpls,
 	     &rte_flow_item_mpls_mask, true,
 	     NEXT(RTE_FLOW_ITEM_TYPE_ETH, RTE_FLOW_ITEM_TYPE_IPV4,

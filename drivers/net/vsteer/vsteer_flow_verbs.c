@@ -583,6 +583,35 @@ xl_item_gre_key(struct xl_state *st, const struct rte_flow_item *item,
 	return 0;
 }
 
+/* NVGRE: a GRE spec of protocol 0x6558 whose key is the virtual subnet id
+ * (high 24 bits) and the flow id; the K bit cannot be required (the
+ * kernel refuses a c_ks_res0_ver mask), a key is only found with it. */
+static int
+xl_item_nvgre(struct xl_state *st, const struct rte_flow_item *item,
+	      const struct vsteer_item_vals *vals, struct rte_flow_error *error)
+{
+	const struct rte_flow_item_nvgre *v = &vals->val.nvgre,
+					 *m = &vals->mask.nvgre;
+	struct vsteer_item_vals g;
+	struct ibv_flow_spec_gre *gre;
+	int ret;
+
+	memset(&g, 0, sizeof(g));
+	g.val.gre.protocol = RTE_BE16(RTE_ETHER_TYPE_TEB);
+	g.mask.gre.protocol = RTE_BE16(0xffff);
+	ret = xl_item_gre(st, item, &g, error);
+	if (ret < 0)
+		return ret;
+	gre = &st->specs[st->tun].spec.gre;
+	gre->val.key =
+		rte_cpu_to_be_32((uint32_t)v->tni[0] << 24 | v->tni[1] << 16 |
+				 v->tni[2] << 8 | v->flow_id);
+	gre->mask.key =
+		rte_cpu_to_be_32((uint32_t)m->tni[0] << 24 | m->tni[1] << 16 |
+				 m->tni[2] << 8 | m->flow_id);
+	return 0;
+}
+
 static int
 xl_item_mpls(struct xl_state *st, const struct rte_flow_item *item,
 	     const struct vsteer_item_vals *vals, struct rte_flow_error *error)
@@ -648,6 +677,7 @@ static xl_item_fn *const xl_item_fns[VSTEER_ITEM_N] = {
 	[VSTEER_ITEM_VXLAN] = xl_item_vxlan,
 	[VSTEER_ITEM_GRE] = xl_item_gre,
 	[VSTEER_ITEM_GRE_KEY] = xl_item_gre_key,
+	[VSTEER_ITEM_NVGRE] = xl_item_nvgre,
 	[VSTEER_ITEM_MPLS] = xl_item_mpls,
 	[VSTEER_ITEM_ESP] = xl_item_esp,
 };

@@ -227,8 +227,9 @@ vsteer_flow_plan_init(struct vsteer_flow_plan *plan,
 		      const struct vsteer_xlate_ctx *ctx,
 		      enum vsteer_flow_engine eng)
 {
-	/* Only the head: the rule arrays are written as rules are made. */
+	/* Only the heads: the arrays are written as rules are made. */
 	memset(plan, 0, offsetof(struct vsteer_flow_plan, var));
+	vsteer_flow_edit_reset(&plan->edit);
 	plan->engine = eng;
 	/* QUEUE and DROP still go through a hash QP, which needs a key. */
 	memcpy(plan->rss_key,
@@ -683,6 +684,17 @@ xl_act_indirect(const struct vsteer_xlate_ctx *ctx,
 	return 0;
 }
 
+/* Header rewrites, decap and encap (vsteer_flow_edit.c, which says where
+ * each may stand). */
+static int
+xl_act_edit(const struct vsteer_xlate_ctx *ctx, struct vsteer_flow_plan *plan,
+	    struct xl_act_state *as, const struct rte_flow_action *act,
+	    struct rte_flow_error *error)
+{
+	RTE_SET_USED(as);
+	return vsteer_flow_edit_action(ctx, plan, act, error);
+}
+
 /*
  * AGE: the flow ages on its own counter, as DPDK's mlx5 ages the rules of
  * its root table (flow_dv_translate_create_counter()): the flow layer
@@ -746,6 +758,8 @@ struct xl_action {
 	xl_action_fn *fn;
 };
 
+#define XL_EDIT(t) [RTE_FLOW_ACTION_TYPE_##t] = { true, xl_act_edit }
+
 /* Adding an action is adding a row here and in vsteer_flow_engines.c. */
 static const struct xl_action xl_actions[] = {
 	[RTE_FLOW_ACTION_TYPE_QUEUE] = { false, xl_act_queue },
@@ -756,6 +770,29 @@ static const struct xl_action xl_actions[] = {
 	[RTE_FLOW_ACTION_TYPE_FLAG] = { false, xl_act_flag },
 	[RTE_FLOW_ACTION_TYPE_COUNT] = { true, xl_act_count },
 	[RTE_FLOW_ACTION_TYPE_INDIRECT] = { true, xl_act_indirect },
+	XL_EDIT(SET_MAC_SRC),
+	XL_EDIT(SET_MAC_DST),
+	XL_EDIT(SET_IPV4_SRC),
+	XL_EDIT(SET_IPV4_DST),
+	XL_EDIT(SET_IPV6_SRC),
+	XL_EDIT(SET_IPV6_DST),
+	XL_EDIT(SET_TP_SRC),
+	XL_EDIT(SET_TP_DST),
+	XL_EDIT(SET_TTL),
+	XL_EDIT(DEC_TTL),
+	XL_EDIT(SET_IPV4_DSCP),
+	XL_EDIT(SET_IPV6_DSCP),
+	XL_EDIT(INC_TCP_SEQ),
+	XL_EDIT(DEC_TCP_SEQ),
+	XL_EDIT(INC_TCP_ACK),
+	XL_EDIT(DEC_TCP_ACK),
+	XL_EDIT(MODIFY_FIELD),
+	XL_EDIT(VXLAN_DECAP),
+	XL_EDIT(NVGRE_DECAP),
+	XL_EDIT(RAW_DECAP),
+	XL_EDIT(VXLAN_ENCAP),
+	XL_EDIT(NVGRE_ENCAP),
+	XL_EDIT(RAW_ENCAP),
 	[RTE_FLOW_ACTION_TYPE_AGE] = { true, xl_act_age },
 };
 
@@ -793,7 +830,7 @@ vsteer_flow_actions(const struct vsteer_xlate_ctx *ctx,
 		if (plan->egress && !xa->egress)
 			return vsteer_flow_err(
 				error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"%s action: not supported on egress rules (only DROP and COUNT)",
+				"%s action: not supported on egress rules (DROP, COUNT, header rewrites and encap)",
 				row->name);
 		if (!vsteer_flow_row_ok(row, plan->engine, ctx, false))
 			return vsteer_flow_row_limit(plan, ctx, row, false,
@@ -807,11 +844,16 @@ vsteer_flow_actions(const struct vsteer_xlate_ctx *ctx,
 	ret = xl_age_counter(plan, &as, error);
 	if (ret < 0)
 		return ret;
+	ret = vsteer_flow_edit_finish(ctx, plan, act, error);
+	if (ret < 0)
+		return ret;
 	if (plan->egress) {
-		if (plan->fate == VSTEER_FATE_NONE && as.count_act == NULL)
+		if (plan->fate == VSTEER_FATE_NONE && as.count_act == NULL &&
+		    plan->edit.n_mod == 0 &&
+		    plan->edit.reformat == VSTEER_REFORMAT_NONE)
 			return vsteer_flow_err(
 				error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"egress rule without DROP or COUNT action");
+				"egress rule without DROP, COUNT, header rewrite or encap: it would change nothing");
 	} else if (plan->fate == VSTEER_FATE_NONE) {
 		return vsteer_flow_err(
 			error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, act,
@@ -1084,6 +1126,9 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 {
 	bool rss = plan->fate == VSTEER_FATE_RSS;
 	bool inner = rss && plan->rss_level >= 2;
+	/* The hashed stack is the tunnel's inner one: with level 2, or
+	 * after a decap (hashed as the outer headers then). */
+	bool deep = inner || (rss && plan->decap);
 	uint64_t t = plan->rss_expand_types;
 	unsigned int n = 0, i, j;
 	static const uint8_t fams[] = { 4, 6 };
@@ -1123,7 +1168,7 @@ vsteer_flow_variants(const struct vsteer_flow_plan *plan,
 	for (i = 0; i < n; i++) {
 		struct vsteer_flow_variant *v = &vs[i];
 
-		if (tunnel && !inner)
+		if (tunnel && !deep)
 			v->sub = VSTEER_SUBPRIO_L4;
 		else if (v->l4p != 0)
 			v->sub = VSTEER_SUBPRIO_L4;

@@ -81,6 +81,12 @@ struct vsteer_xlate_ctx {
 	uint16_t max_spec_bytes;	/* bytes of attr + specs the provider
 				     * takes per rule; 0 or more than
 				     * VSTEER_MAX_SPEC_BYTES: that value */
+	/* Header rewrite and reformat (matcher rules): the header modify
+	 * actions the receive and transmit tables take, the bytes of a
+	 * reformat's header. */
+	uint16_t max_modify_rx;
+	uint16_t max_modify_tx;
+	uint16_t max_encap;
 	/* The RSS action comes from an indirect action, whose queues and
 	 * types may change under the rule: expand for every type the device
 	 * hashes (vsteer_flow_variants()), so that a change of types only
@@ -139,6 +145,7 @@ enum vsteer_item {
 	VSTEER_ITEM_VXLAN,
 	VSTEER_ITEM_GRE,
 	VSTEER_ITEM_GRE_KEY,
+	VSTEER_ITEM_NVGRE,
 	VSTEER_ITEM_MPLS,
 	VSTEER_ITEM_ESP,
 	VSTEER_ITEM_N,
@@ -228,6 +235,47 @@ enum vsteer_aspec {
 	VSTEER_ASPEC_COUNT,
 };
 
+/*
+ * Packet actions: header rewrites (one PRM header modify list) and one
+ * packet reformat, which the matcher engine attaches to its rules as
+ * mlx5dv flow actions (vsteer_flow_edit.c).
+ */
+#define VSTEER_EDIT_MAX_MOD 32	 /* header modify actions a plan holds */
+#define VSTEER_EDIT_MAX_DATA 256 /* bytes of reformat data a plan holds */
+
+/* The packet reformat of a plan. */
+enum vsteer_reformat {
+	VSTEER_REFORMAT_NONE = 0,
+	VSTEER_REFORMAT_DECAP_L2, /* L2_TUNNEL_TO_L2 (NIC_RX) */
+	VSTEER_REFORMAT_DECAP_L3, /* L3_TUNNEL_TO_L2 (NIC_RX), data: L2 */
+	VSTEER_REFORMAT_ENCAP_L2, /* L2_TO_L2_TUNNEL (NIC_TX), data: header */
+	VSTEER_REFORMAT_ENCAP_L3, /* L2_TO_L3_TUNNEL (NIC_TX), data: header */
+};
+
+/* What a pattern says that packet actions depend on. */
+struct vsteer_flow_pat {
+	uint8_t fam[2];	 /* L3 family of the outer / inner headers: 0, 4, 6 */
+	uint8_t l4p[2];	 /* their L4 protocol: 0, TCP, UDP, ESP */
+	bool eth[2];	 /* an ETH item */
+	uint8_t tunnel;	 /* VSTEER_ITEM_* of the tunnel item, VSTEER_ITEM_N:
+			 * none */
+	bool l2_tunnel;	 /* the tunnel carries Ethernet (VXLAN, GRE 0x6558) */
+	bool vxlan_port; /* VXLAN on UDP port 4789, the one the device parses */
+};
+
+struct vsteer_flow_edit {
+	uint16_t n_mod;	   /* header modify actions in mod[] */
+	uint8_t reformat;  /* enum vsteer_reformat */
+	uint8_t fam, l4;   /* the L3 family and L4 protocol rewritten */
+	uint16_t data_len; /* bytes in data[] */
+	/* The actions, for order checks and errors: the first rewrite, the
+	 * decap, the encap, RAW_DECAP and RAW_ENCAP (resolved at the end). */
+	const struct rte_flow_action *mod_act, *decap_act, *encap_act;
+	const struct rte_flow_action *raw_decap, *raw_encap;
+	uint64_t mod[VSTEER_EDIT_MAX_MOD]; /* PRM actions, as sent (be64) */
+	uint8_t data[VSTEER_EDIT_MAX_DATA];
+};
+
 /* One device rule of a flow: the pattern, or an RSS expansion of it. */
 struct vsteer_flow_variant {
 	uint8_t fam;	     /* L3 family of the hashed stack: 0, 4, 6 */
@@ -309,10 +357,17 @@ struct vsteer_flow_plan {
 	const struct rte_flow_action *aspec_act[3]; /* their actions */
 	const struct rte_flow_action *rss_act;
 	struct vsteer_flow_limit limit;
+	/* Set by the translator before the actions (matcher engine). */
+	struct vsteer_flow_pat pat;
+	/* A decap: the RSS hashes the decapsulated headers, the former
+	 * inner ones (the steering actions run before the TIR). */
+	bool decap;
 	/* The device rules: n_rules variants; verbs fills rules[] too. */
 	uint32_t n_rules;
 	struct vsteer_flow_variant var[VSTEER_MAX_EXPAND];
 	struct vsteer_verbs_rule rules[VSTEER_MAX_EXPAND];
+	/* Packet actions (vsteer_flow_edit.c); only its head is reset. */
+	struct vsteer_flow_edit edit;
 };
 
 /* Flow tag values (24 bits): 0 none (a completion's "no tag"), FLAG, else
@@ -347,6 +402,33 @@ int vsteer_flow_actions(const struct vsteer_xlate_ctx *ctx,
 			struct vsteer_flow_plan *plan,
 			struct rte_flow_error *error);
 
+/* --- packet actions (vsteer_flow_edit.c) --- */
+
+/* The actions that rewrite, decap or encap. */
+bool vsteer_flow_edit_type(enum rte_flow_action_type type);
+/* Forget the previous translation's packet actions. */
+void vsteer_flow_edit_reset(struct vsteer_flow_edit *e);
+/* One such action, in the order the rule gives them (the pattern's facts
+ * in plan->pat). */
+int vsteer_flow_edit_action(const struct vsteer_xlate_ctx *ctx,
+			    struct vsteer_flow_plan *plan,
+			    const struct rte_flow_action *act,
+			    struct rte_flow_error *error);
+/* After every action: RAW_DECAP / RAW_ENCAP made into a decap or an encap,
+ * the device's limits, what the fate allows. end is the END action. */
+int vsteer_flow_edit_finish(const struct vsteer_xlate_ctx *ctx,
+			    struct vsteer_flow_plan *plan,
+			    const struct rte_flow_action *end,
+			    struct rte_flow_error *error);
+/* The mlx5dv reformat type of a plan's reformat (-1: none), and the
+ * flow table its actions are made for. */
+int vsteer_flow_edit_reformat_type(uint8_t reformat);
+int vsteer_flow_edit_ft_type(bool egress);
+/* Decode header modify actions and a reformat for a dump. */
+void vsteer_flow_edit_dump_mod(FILE *f, const uint64_t *mod, unsigned int n);
+void vsteer_flow_edit_dump_reformat(FILE *f, uint8_t reformat,
+				    const uint8_t *data, unsigned int len);
+
 /* An item's spec, mask and last after the generic checks. */
 union vsteer_item_buf {
 	struct rte_flow_item_eth eth;
@@ -358,6 +440,7 @@ union vsteer_item_buf {
 	struct rte_flow_item_vxlan vxlan;
 	struct rte_flow_item_gre gre;
 	rte_be32_t gre_key;
+	struct rte_flow_item_nvgre nvgre;
 	struct rte_flow_item_mpls mpls;
 	struct rte_flow_item_esp esp;
 	uint8_t raw[64];

@@ -88,6 +88,17 @@ struct vsteer_glue {
 		struct mlx5dv_flow_matcher *matcher,
 		struct mlx5dv_flow_match_parameters *value, size_t num_actions,
 		struct mlx5dv_flow_action_attr actions[]);
+	/* Flow actions for dv_create_flow (header rewrite, decap, encap),
+	 * and their destroy: ibv_destroy_flow_action() is an inline verb,
+	 * here so that both sides of an action go through the table. */
+	struct ibv_flow_action *(*dv_create_flow_action_modify_header)(
+		struct ibv_context *context, size_t actions_sz,
+		uint64_t actions[], enum mlx5dv_flow_table_type ft_type);
+	struct ibv_flow_action *(*dv_create_flow_action_packet_reformat)(
+		struct ibv_context *context, size_t data_sz, void *data,
+		enum mlx5dv_flow_action_packet_reformat_type reformat_type,
+		enum mlx5dv_flow_table_type ft_type);
+	int (*destroy_flow_action)(struct ibv_flow_action *action);
 	struct mlx5dv_devx_obj *(*devx_obj_create)(struct ibv_context *context,
 						   const void *in, size_t inlen,
 						   void *out, size_t outlen);

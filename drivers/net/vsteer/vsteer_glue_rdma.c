@@ -300,6 +300,32 @@ vsteer_rdma_dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	return mlx5dv_create_flow(matcher, value, num_actions, actions);
 }
 
+static struct ibv_flow_action *
+vsteer_rdma_dv_create_flow_action_modify_header(
+	struct ibv_context *context, size_t actions_sz, uint64_t actions[],
+	enum mlx5dv_flow_table_type ft_type)
+{
+	return mlx5dv_create_flow_action_modify_header(context, actions_sz,
+						       actions, ft_type);
+}
+
+static struct ibv_flow_action *
+vsteer_rdma_dv_create_flow_action_packet_reformat(
+	struct ibv_context *context, size_t data_sz, void *data,
+	enum mlx5dv_flow_action_packet_reformat_type reformat_type,
+	enum mlx5dv_flow_table_type ft_type)
+{
+	return mlx5dv_create_flow_action_packet_reformat(context, data_sz, data,
+							 reformat_type,
+							 ft_type);
+}
+
+static int
+vsteer_rdma_destroy_flow_action(struct ibv_flow_action *action)
+{
+	return ibv_destroy_flow_action(action);
+}
+
 static struct mlx5dv_devx_obj *
 vsteer_rdma_devx_obj_create(struct ibv_context *context, const void *in,
 			    size_t inlen, void *out, size_t outlen)
@@ -416,6 +442,11 @@ const struct vsteer_glue vsteer_glue_rdma = {
 	.dv_create_flow_matcher = vsteer_rdma_dv_create_flow_matcher,
 	.dv_destroy_flow_matcher = vsteer_rdma_dv_destroy_flow_matcher,
 	.dv_create_flow = vsteer_rdma_dv_create_flow,
+	.dv_create_flow_action_modify_header =
+		vsteer_rdma_dv_create_flow_action_modify_header,
+	.dv_create_flow_action_packet_reformat =
+		vsteer_rdma_dv_create_flow_action_packet_reformat,
+	.destroy_flow_action = vsteer_rdma_destroy_flow_action,
 	.devx_obj_create = vsteer_rdma_devx_obj_create,
 	.devx_obj_query = vsteer_rdma_devx_obj_query,
 	.devx_obj_destroy = vsteer_rdma_devx_obj_destroy,

@@ -97,6 +97,13 @@ vsteer_soft_port_counters(struct ibv_context *ctx, uint8_t port,
 	return 0;
 }
 
+/* The inline verb reaches softverbs through the context's ops. */
+static int
+vsteer_soft_destroy_flow_action(struct ibv_flow_action *action)
+{
+	return ibv_destroy_flow_action(action);
+}
+
 const struct vsteer_glue vsteer_glue_soft = {
 	.name = "softverbs",
 	.get_device_list = sv_get_device_list,
@@ -126,6 +133,11 @@ const struct vsteer_glue vsteer_glue_soft = {
 	.dv_create_flow_matcher = sv_mlx5dv_create_flow_matcher,
 	.dv_destroy_flow_matcher = sv_mlx5dv_destroy_flow_matcher,
 	.dv_create_flow = sv_mlx5dv_create_flow,
+	.dv_create_flow_action_modify_header =
+		sv_mlx5dv_create_flow_action_modify_header,
+	.dv_create_flow_action_packet_reformat =
+		sv_mlx5dv_create_flow_action_packet_reformat,
+	.destroy_flow_action = vsteer_soft_destroy_flow_action,
 	.devx_obj_create = sv_mlx5dv_devx_obj_create,
 	.devx_obj_query = sv_mlx5dv_devx_obj_query,
 	.devx_obj_destroy = sv_mlx5dv_devx_obj_destroy,
@@ -152,6 +164,7 @@ vsteer_soft_device_add(const char *wire, const struct vsteer_soft_opts *o,
 		     (o->no_egress ? SV_DEV_NO_VERBS_EGRESS : 0) |
 		     (o->no_ihl ? SV_DEV_NO_IPV4_IHL : 0);
 	opts.flex_parser = o->flex_parser;
+	opts.modify_actions = o->modify_actions;
 	return softverbs_device_add(wire, &opts, name, name_len);
 }
 

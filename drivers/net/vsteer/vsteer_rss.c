@@ -348,6 +348,9 @@ vsteer_xlate_ctx_init(const struct rte_eth_dev *dev,
 	ctx->mpls_ok = priv->mpls_ok;
 	ctx->ihl_ok = priv->ihl_ok;
 	ctx->ihl_inner_ok = priv->ihl_inner_ok;
+	ctx->max_modify_rx = priv->max_modify_rx;
+	ctx->max_modify_tx = priv->max_modify_tx;
+	ctx->max_encap = priv->max_encap;
 	ctx->internal = false;
 	ctx->rss_hf_supported = priv->rss_hf_supported;
 	/* An RSS action without types hashes on IP, as mlx5 does; one
