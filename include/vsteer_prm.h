@@ -479,6 +479,25 @@ vsteer_prm_set64(void *buf, uint32_t off, uint64_t v)
 	vsteer_prm_wr32(buf, off / 8 + 4, (uint32_t)v);
 }
 
+/* A header modify action (set_action_in / add_action_in) into the
+ * VSTEER_PRM_MOD_ACTION_BYTES at b; a length of 32 is written 0. */
+static inline void
+vsteer_prm_mod_action(void *b, uint32_t type, uint32_t field, uint32_t off,
+		      uint32_t len, uint32_t data)
+{
+	memset(b, 0, VSTEER_PRM_MOD_ACTION_BYTES);
+	vsteer_prm_set(b, VSTEER_PRM_MOD_TYPE_OFF, VSTEER_PRM_MOD_TYPE_LEN,
+		       type);
+	vsteer_prm_set(b, VSTEER_PRM_MOD_FIELD_OFF, VSTEER_PRM_MOD_FIELD_LEN,
+		       field);
+	vsteer_prm_set(b, VSTEER_PRM_MOD_OFFSET_OFF, VSTEER_PRM_MOD_OFFSET_LEN,
+		       off);
+	vsteer_prm_set(b, VSTEER_PRM_MOD_LENGTH_OFF, VSTEER_PRM_MOD_LENGTH_LEN,
+		       len & 31);
+	vsteer_prm_set(b, VSTEER_PRM_MOD_DATA_OFF, VSTEER_PRM_MOD_DATA_LEN,
+		       data);
+}
+
 /* Byte view of a byte-aligned field (MACs, IP addresses): wire order. */
 static inline uint8_t *
 vsteer_prm_bytes(void *buf, uint32_t off)

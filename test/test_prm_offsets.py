@@ -244,6 +244,7 @@ MODEL_FIELDS = [
     ("OUT_SYNDROME", "query_hca_cap_out.syndrome"),
     ("QUERY_HCA_CAP_OUT_CAP", "query_hca_cap_out.capability"),
     ("FT_RX", "flow_table_nic_cap.flow_table_properties_nic_receive"),
+    ("FT_TX", "flow_table_nic_cap.flow_table_properties_nic_transmit"),
     ("FT_FIELDS2_RX", "flow_table_nic_cap.ft_field_support_2_nic_receive"),
     ("ALLOC_FC_IN_BULK_LOG_SIZE",
      "alloc_flow_counter_in.flow_counter_bulk_log_size"),
@@ -283,7 +284,8 @@ MODEL_SIZES = [
 # does not name.
 MODEL_NOT_IN_DPDK = ["IN_UID", "IN_VHCA_TUNNEL_ID", "GEN_LOG_MAX_UCTX",
                      "ETH_TUNNEL_STATELESS_MPLS_OVER_UDP",
-                     "ETH_TUNNEL_STATELESS_MPLS_OVER_GRE"]
+                     "ETH_TUNNEL_STATELESS_MPLS_OVER_GRE",
+                     "FT_ENCAP_GENERAL_HEADER", "FT_MAX_ENCAP_HEADER_SIZE"]
 
 
 def strip_comments(text):

@@ -296,20 +296,9 @@ pkt_end(struct pkt *p, bool udp_ck)
 static uint64_t
 cmd(uint32_t type, uint32_t field, uint32_t off, uint32_t len, uint32_t data)
 {
-	uint8_t b[VSTEER_PRM_MOD_ACTION_BYTES] = { 0 };
 	uint64_t v;
 
-	vsteer_prm_set(b, VSTEER_PRM_MOD_TYPE_OFF, VSTEER_PRM_MOD_TYPE_LEN,
-		       type);
-	vsteer_prm_set(b, VSTEER_PRM_MOD_FIELD_OFF, VSTEER_PRM_MOD_FIELD_LEN,
-		       field);
-	vsteer_prm_set(b, VSTEER_PRM_MOD_OFFSET_OFF, VSTEER_PRM_MOD_OFFSET_LEN,
-		       off);
-	vsteer_prm_set(b, VSTEER_PRM_MOD_LENGTH_OFF, VSTEER_PRM_MOD_LENGTH_LEN,
-		       len & 31);
-	vsteer_prm_set(b, VSTEER_PRM_MOD_DATA_OFF, VSTEER_PRM_MOD_DATA_LEN,
-		       data);
-	memcpy(&v, b, sizeof(v));
+	vsteer_prm_mod_action(&v, type, field, off, len, data);
 	return v;
 }
 

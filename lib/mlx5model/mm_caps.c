@@ -71,6 +71,13 @@ const struct mm_caps mm_cx5 = {
 	.min_inline = MLX5_USER_INLINE_MODE_L2 - 1,
 	.log_max_ft_size = 23,
 	.max_ft_level = 63,
+	/* No source gives a ConnectX-5's values: softverbs' defaults, which
+	 * hold what DPDK's mlx5 asks of the root tables (16 header modify
+	 * actions, MLX5_ROOT_TBL_MODIFY_NUM; encap headers of 132 bytes at
+	 * most, all it builds within 128). devtools/mlx5-model
+	 * --modify-actions sets the first. */
+	.max_modify_header_actions = SV_MODIFY_ACTIONS_DEFAULT,
+	.max_encap_header_size = SV_ENCAP_SIZE_DEFAULT,
 	.pci_vendor = 0x15b3,
 	.pci_device = 0x1017,
 	.netdev_max_mtu = 9978,

@@ -12,6 +12,8 @@
  *   MLX5MODEL_TRACE    log commands and refusals to stderr
  *   MLX5MODEL_FLEX_PARSER  the firmware's FLEX_PARSER_PROFILE_ENABLE (0, or
  *                      1: the parser of MPLS over GRE and over UDP)
+ *   MLX5MODEL_MODIFY_ACTIONS  the flow tables' max_modify_header_actions
+ *                      (1 to 255; unset: mm_cx5's)
  * A device comes up (its softverbs device made, its engine started) at
  * the first open of its uverbs file.
  *
@@ -57,6 +59,8 @@ mm_config_parse(void)
 {
 	const char *env = getenv("MLX5MODEL_DEVICES");
 	const char *flex = getenv("MLX5MODEL_FLEX_PARSER");
+	const char *mods = getenv("MLX5MODEL_MODIFY_ACTIONS");
+	unsigned long nmod = mods != NULL ? strtoul(mods, NULL, 10) : 0;
 	char *s, *save = NULL, *ent;
 
 	mm_trace_on = getenv("MLX5MODEL_TRACE") != NULL;
@@ -87,6 +91,9 @@ mm_config_parse(void)
 		d->flex_parser = flex != NULL && strcmp(flex, "1") == 0;
 		d->caps_fw.tunnel_stateless_mpls_over_gre = d->flex_parser;
 		d->caps_fw.tunnel_stateless_mpls_over_udp = d->flex_parser;
+		/* The capability is 8 bits wide. */
+		if (nmod >= 1 && nmod <= 255)
+			d->caps_fw.max_modify_header_actions = (uint8_t)nmod;
 		d->caps = &d->caps_fw;
 		d->clock_fd = -1;
 		pthread_mutex_init(&d->lock, NULL);
@@ -247,6 +254,7 @@ mm_dev_up_one(struct mm_dev *dev)
 		.profile = SV_PROFILE_MLX5,
 		.log_ind_tbl = mm_cx5.log_max_rqt_size,
 		.flex_parser = dev->flex_parser,
+		.modify_actions = dev->caps->max_modify_header_actions,
 	};
 	struct ibv_device **list;
 	int n, i, rc;

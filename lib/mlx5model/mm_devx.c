@@ -143,16 +143,47 @@ mm_cap_eth(const struct mm_caps *c, uint8_t *p)
 	       c->tunnel_stateless_geneve_rx);
 }
 
+/* What both NIC tables have: steering, the header modify actions of a
+ * list; with the modify and reformat of one rule together
+ * (reformat_and_modify_action), in the order the device applies them. */
+static void
+mm_cap_ft_props(const struct mm_caps *c, uint8_t *t)
+{
+	MM_SET(t, MM_PRM_FT_PROP_FT_SUPPORT, 1);
+	MM_SET(t, MM_PRM_FT_PROP_LOG_MAX_FT_SIZE, c->log_max_ft_size);
+	MM_SET(t, MM_PRM_FT_PROP_MAX_FT_LEVEL, c->max_ft_level);
+	MM_SET(t, MM_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS,
+	       c->max_modify_header_actions);
+	MM_SET(t, MM_PRM_FT_PROP_REFORMAT_AND_MODIFY_ACTION, 1);
+}
+
+/*
+ * The NIC flow table page. The bits the kernel reads before it takes a
+ * flow action (Linux 6.1 fs.c): max_modify_header_actions of either NIC
+ * table (mlx5_ib_modify_header_supported(), then the limit in
+ * mlx5_cmd_modify_header_alloc()), decap and reformat_l3_tunnel_to_l2
+ * on the receive table, encap_general_header and
+ * reformat_l2_to_l3_tunnel on the transmit table
+ * (mlx5_ib_flow_action_packet_reformat_valid()), and
+ * max_encap_header_size (mlx5_cmd_packet_reformat_alloc()). The transmit
+ * table exists (ft_support: the EGRESS namespace, init_egress_root_ns()).
+ */
 static void
 mm_cap_flow_table(const struct mm_caps *c, uint8_t *p)
 {
 	uint8_t *rx = p + MM_PRM_FT_RX_OFF / 8;
+	uint8_t *tx = p + MM_PRM_FT_TX_OFF / 8;
 	uint8_t *fields = p + MM_PRM_FT_FIELDS2_RX_OFF / 8;
 
-	MM_SET(rx, MM_PRM_FT_PROP_FT_SUPPORT, 1);
+	MM_SET(p, MM_PRM_FT_ENCAP_GENERAL_HEADER, 1);
+	MM_SET(p, MM_PRM_FT_MAX_ENCAP_HEADER_SIZE, c->max_encap_header_size);
+	mm_cap_ft_props(c, rx);
 	MM_SET(rx, MM_PRM_FT_PROP_FLOW_TAG, 1);
-	MM_SET(rx, MM_PRM_FT_PROP_LOG_MAX_FT_SIZE, c->log_max_ft_size);
-	MM_SET(rx, MM_PRM_FT_PROP_MAX_FT_LEVEL, c->max_ft_level);
+	MM_SET(rx, MM_PRM_FT_PROP_DECAP, 1);
+	MM_SET(rx, MM_PRM_FT_PROP_REFORMAT_L3_TUNNEL_TO_L2, 1);
+	mm_cap_ft_props(c, tx);
+	MM_SET(tx, MM_PRM_FT_PROP_REFORMAT, 1);
+	MM_SET(tx, MM_PRM_FT_PROP_REFORMAT_L2_TO_L3_TUNNEL, 1);
 	/* The matcher matches the IPv4 header length (softverbs' PRM
 	 * compiler takes ipv4_ihl), outer and inner. */
 	MM_SET(fields, MM_PRM_FT_FIELDS2_OUTER_IPV4_IHL, 1);

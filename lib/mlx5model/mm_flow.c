@@ -7,10 +7,12 @@
  * (IB_USER_VERBS_EX_CMD_CREATE_FLOW with its spec chain, Linux 6.1
  * ib_uverbs_ex_create_flow() and mlx5_ib_create_flow()), counters
  * objects (uverbs_std_types_counters.c, hw/mlx5/counters.c), and the
- * mlx5 flow matcher and flow methods (hw/mlx5/fs.c). The kernel's spec
- * chain goes back into the verbs layout softverbs' compiler reads; the
- * rule tables, the spec and PRM compilers and their refusals are
- * softverbs' (mlx5 profile).
+ * mlx5 flow matcher and flow methods (hw/mlx5/fs.c), and the mlx5 flow
+ * actions (header modify and packet reformat, fs.c, destroyed through
+ * uverbs_std_types_flow_action.c). The kernel's spec chain goes back into
+ * the verbs layout softverbs' compiler reads; the rule tables, the spec
+ * and PRM compilers, the actions' checks and what the actions do to the
+ * frames are softverbs' (mlx5 profile, sv_flow_action.c, sv_pktedit.c).
  */
 
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include <rdma/mlx5_user_ioctl_verbs.h>
 
 #include "mm_internal.h"
+#include "sv_pktedit.h"
 
 /* ---- counters objects ---- */
 
@@ -189,12 +192,17 @@ mm_counters_unbind(struct mm_counters *c)
 
 /* ---- verbs flows ---- */
 
+/* Flow actions one mlx5 flow takes (MLX5_IB_CREATE_FLOW_MAX_FLOW_ACTIONS:
+ * the method's array attribute holds 1 or 2). */
+#define MM_FLOW_ACTIONS 2
+
 struct mm_flow {
 	struct ibv_flow *sv;
 	struct mm_uobj *qp;	  /* holds a use */
 	struct mm_uobj *counters; /* a counters object, or NULL */
 	struct mm_uobj *devx;	  /* a DevX counter, or NULL */
 	struct mm_uobj *matcher;  /* an mlx5 flow's matcher, or NULL */
+	struct mm_uobj *actions[MM_FLOW_ACTIONS]; /* flow actions, or NULL */
 };
 
 static int
@@ -202,6 +210,7 @@ mm_flow_destroy(struct mm_uobj *u)
 {
 	struct mm_flow *fl = u->priv;
 	struct mm_dev *dev = u->file->dev;
+	unsigned int i;
 	int rc;
 
 	mm_engine_lock(dev);
@@ -220,6 +229,9 @@ mm_flow_destroy(struct mm_uobj *u)
 		fl->devx->usecnt--;
 	if (fl->matcher != NULL)
 		fl->matcher->usecnt--;
+	for (i = 0; i < MM_FLOW_ACTIONS; i++)
+		if (fl->actions[i] != NULL)
+			fl->actions[i]->usecnt--;
 	free(fl);
 	u->priv = NULL;
 	return 0;
@@ -480,14 +492,28 @@ mm_w_ex_create_flow(struct mm_bundle *b)
 			n = sizeof(*v);
 			break;
 		}
-		case IBV_FLOW_SPEC_ACTION_HANDLE:
-			/* No flow action objects exist in the model. */
-			if (h.size !=
-			    sizeof(struct ib_uverbs_flow_spec_action_handle))
+		case IBV_FLOW_SPEC_ACTION_HANDLE: {
+			struct ib_uverbs_flow_spec_action_handle ah;
+			struct mm_uobj *au;
+
+			if (h.size != sizeof(ah)) {
 				rc = MM_REFUSE(EOPNOTSUPP, "handle spec size");
-			else
-				rc = MM_REFUSE(ENOENT, "no such flow action");
+				break;
+			}
+			/* kern_spec_to_ib_spec_action(): the object first
+			 * (ENOENT none, EINVAL another type); the kernel then
+			 * takes a header modify or reformat on a verbs flow
+			 * (parse_flow_flow_action()), which softverbs' verbs
+			 * rules do not carry: not modelled. */
+			memcpy(&ah, ks, sizeof(ah));
+			rc = mm_uobj_get(b->file, UVERBS_OBJECT_FLOW_ACTION,
+					 ah.handle, &au);
+			if (rc == 0)
+				rc = MM_REFUSE(EOPNOTSUPP,
+					       "flow actions on verbs flows "
+					       "are not modelled");
 			break;
+		}
 		default:
 			if (h.type >= IBV_FLOW_SPEC_ACTION_TAG) {
 				rc = MM_REFUSE(EINVAL, "unknown action spec");
@@ -673,45 +699,93 @@ mm_m_matcher_destroy(struct mm_bundle *b)
 		mm_attr_obj(b, MLX5_IB_ATTR_FLOW_MATCHER_DESTROY_HANDLE));
 }
 
-/* MLX5_IB_METHOD_CREATE_FLOW: get_dests(), counters, tag, then the rule
- * on the matcher (softverbs' raw_fs_rule_add()). */
+/*
+ * parse_flow_flow_action(): one header modify, one decap (the
+ * L2_TUNNEL_TO_L2 reformat, which keeps no context) and one other packet
+ * reformat at most, a second of a kind EINVAL. The actions then go to
+ * softverbs' rule as they are; what the table type and the FTE refuse
+ * (an action made for the other table, decap with another reformat) is
+ * softverbs' (sv_dv_flow_actions()).
+ */
+static int
+mm_flow_actions(struct mm_uobj **fas, unsigned int n,
+		struct mlx5dv_flow_action_attr *act, unsigned int *na)
+{
+	bool seen[3] = { false, false, false };
+	unsigned int i, kind;
+
+	for (i = 0; i < n; i++) {
+		const struct sv_flow_action *fa =
+			sv_flow_action_of(fas[i]->priv);
+
+		if (fa == NULL)
+			return -EINVAL;
+		kind = fa->kind == SV_FA_MODIFY		    ? 0 :
+		       fa->reformat == SV_REFORMAT_DECAP_L2 ? 1 :
+							      2;
+		if (seen[kind])
+			return MM_REFUSE(EINVAL,
+					 "parse_flow_flow_action: a second "
+					 "action of a kind");
+		seen[kind] = true;
+		act[*na].type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION;
+		act[*na].action = fas[i]->priv;
+		(*na)++;
+	}
+	return 0;
+}
+
+/* MLX5_IB_METHOD_CREATE_FLOW: get_dests(), counters, flow actions, tag,
+ * then the rule on the matcher (softverbs' raw_fs_rule_add()). */
 static int
 mm_m_flow_create(struct mm_bundle *b)
 {
 	struct mm_uobj *u = mm_attr_new(b, MLX5_IB_ATTR_CREATE_FLOW_HANDLE);
 	struct mm_uobj *mu = mm_attr_obj(b, MLX5_IB_ATTR_CREATE_FLOW_MATCHER);
 	struct mm_uobj *qpu = mm_attr_obj(b, MLX5_IB_ATTR_CREATE_FLOW_DEST_QP);
-	struct mlx5dv_flow_action_attr act[4];
+	struct mlx5dv_flow_action_attr act[4 + MM_FLOW_ACTIONS];
 	uint64_t value_raw[(sizeof(struct mlx5dv_flow_match_parameters) +
 			    MM_MATCH_PARAM_BYTES + 7) /
 			   8];
 	struct mlx5dv_flow_match_parameters *value = (void *)value_raw;
-	struct mm_uobj **cnt = NULL;
-	unsigned int ncnt = 0, na = 0;
-	struct mm_flow *fl;
+	struct mm_uobj **cnt = NULL, **fas = NULL;
+	unsigned int ncnt = 0, nfa = 0, na = 0, i;
+	struct mm_flow *fl = NULL;
 	uint64_t flags;
 	uint32_t tag;
 	const void *p;
 	size_t len;
 	int rc;
 
+	/* uverbs_process_idrs_array(): the core looks the actions up before
+	 * the handler runs (ENOENT none, EINVAL another type). */
+	if (mm_attr_present(b, MLX5_IB_ATTR_CREATE_FLOW_ARR_FLOW_ACTIONS)) {
+		rc = mm_attr_objs(b, MLX5_IB_ATTR_CREATE_FLOW_ARR_FLOW_ACTIONS,
+				  &fas, &nfa);
+		if (rc != 0)
+			return rc;
+	}
 	rc = mm_attr_flags(b, MLX5_IB_ATTR_CREATE_FLOW_FLAGS,
 			   MLX5_IB_ATTR_CREATE_FLOW_FLAGS_DEFAULT_MISS |
 				   MLX5_IB_ATTR_CREATE_FLOW_FLAGS_DROP,
 			   &flags);
 	if (rc != 0)
-		return rc;
+		goto out;
 	/* get_dests() */
 	if ((flags & MLX5_IB_ATTR_CREATE_FLOW_FLAGS_DEFAULT_MISS) &&
-	    (flags & MLX5_IB_ATTR_CREATE_FLOW_FLAGS_DROP))
-		return MM_REFUSE(EINVAL, "get_dests: miss and drop");
-	if (mm_attr_present(b, MLX5_IB_ATTR_CREATE_FLOW_DEST_DEVX))
-		return MM_REFUSE(EINVAL,
-				 "get_dests: no DevX flow destination exists");
-	if (qpu != NULL && flags)
-		return MM_REFUSE(EINVAL, "get_dests: QP and flags");
-	if (mm_attr_present(b, MLX5_IB_ATTR_CREATE_FLOW_ARR_FLOW_ACTIONS))
-		return MM_REFUSE(EOPNOTSUPP, "flow actions are not modelled");
+	    (flags & MLX5_IB_ATTR_CREATE_FLOW_FLAGS_DROP)) {
+		rc = MM_REFUSE(EINVAL, "get_dests: miss and drop");
+		goto out;
+	}
+	if (mm_attr_present(b, MLX5_IB_ATTR_CREATE_FLOW_DEST_DEVX)) {
+		rc = MM_REFUSE(EINVAL,
+			       "get_dests: no DevX flow destination exists");
+		goto out;
+	}
+	if (qpu != NULL && flags) {
+		rc = MM_REFUSE(EINVAL, "get_dests: QP and flags");
+		goto out;
+	}
 	if (qpu != NULL) {
 		act[na].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
 		act[na].qp = ((struct mm_qp *)qpu->priv)->sv;
@@ -729,7 +803,7 @@ mm_m_flow_create(struct mm_bundle *b)
 		rc = mm_attr_objs(b, MLX5_IB_ATTR_CREATE_FLOW_ARR_COUNTERS_DEVX,
 				  &cnt, &ncnt);
 		if (rc != 0)
-			return rc;
+			goto out;
 		if (mm_attr_present(
 			    b,
 			    MLX5_IB_ATTR_CREATE_FLOW_ARR_COUNTERS_DEVX_OFFSET)) {
@@ -741,29 +815,30 @@ mm_m_flow_create(struct mm_bundle *b)
 				&len);
 			memcpy(&off, p, 4);
 			if (len / 4 != 1 || off != 0) {
-				free(cnt);
-				return MM_REFUSE(EINVAL,
-						 "is_flow_counter: offset");
+				rc = MM_REFUSE(EINVAL,
+					       "is_flow_counter: offset");
+				goto out;
 			}
 		}
 		/* is_flow_counter(): a flow counter object only */
 		if (ncnt == 0 || !mm_devx_is_flow_counter(cnt[0])) {
-			free(cnt);
-			return MM_REFUSE(EINVAL, "is_flow_counter");
+			rc = MM_REFUSE(EINVAL, "is_flow_counter");
+			goto out;
 		}
 		act[na].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 		act[na].obj = mm_devx_sv(cnt[0]);
 		na++;
 	}
+	rc = mm_flow_actions(fas, nfa, act, &na);
+	if (rc != 0)
+		goto out;
 	if (mm_attr_present(b, MLX5_IB_ATTR_CREATE_FLOW_TAG)) {
 		rc = mm_attr_copy_in(b, MLX5_IB_ATTR_CREATE_FLOW_TAG, &tag,
 				     sizeof(tag));
 		if (rc == 0 && tag >= (1u << 24))
 			rc = MM_REFUSE(EINVAL, "flow tag of more than 24 bits");
-		if (rc != 0) {
-			free(cnt);
-			return rc;
-		}
+		if (rc != 0)
+			goto out;
 		act[na].type = MLX5DV_FLOW_ACTION_TAG;
 		act[na].tag_value = tag;
 		na++;
@@ -774,19 +849,16 @@ mm_m_flow_create(struct mm_bundle *b)
 	value->match_sz = len;
 	fl = calloc(1, sizeof(*fl));
 	if (fl == NULL) {
-		free(cnt);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out;
 	}
 	mm_engine_lock(b->file->dev);
 	fl->sv = sv_mlx5dv_create_flow(((struct mm_matcher *)mu->priv)->sv,
 				       value, na, act);
 	rc = fl->sv == NULL ? -errno : 0;
 	mm_engine_unlock(b->file->dev);
-	if (rc != 0) {
-		free(cnt);
-		free(fl);
-		return rc;
-	}
+	if (rc != 0)
+		goto out;
 	fl->matcher = mu;
 	mu->usecnt++;
 	if (qpu != NULL) {
@@ -797,16 +869,170 @@ mm_m_flow_create(struct mm_bundle *b)
 		fl->devx = cnt[0];
 		cnt[0]->usecnt++;
 	}
-	free(cnt);
+	/* ib_set_flow(): the flow holds its actions (uverbs_free_flow_action()
+	 * refuses EBUSY while it does). */
+	for (i = 0; i < nfa; i++) {
+		fl->actions[i] = fas[i];
+		fas[i]->usecnt++;
+	}
 	u->priv = fl;
 	u->destroy = mm_flow_destroy;
-	return 0;
+	fl = NULL;
+out:
+	free(fl);
+	free(cnt);
+	free(fas);
+	return rc;
 }
 
 static int
 mm_m_mlx5_flow_destroy(struct mm_bundle *b)
 {
 	return mm_uobj_destroy(mm_attr_obj(b, MLX5_IB_ATTR_CREATE_FLOW_HANDLE));
+}
+
+/* ---- flow actions ---- */
+
+/*
+ * A flow action object: softverbs' header modify list or packet reformat
+ * (its ibv_flow_action, in priv), which softverbs checks as the kernel
+ * and the firmware do (sv_flow_action.c) and applies to the frames of
+ * the rules that name it.
+ */
+static int
+mm_flow_action_destroy(struct mm_uobj *u)
+{
+	int rc = sv_destroy_flow_action(u->priv);
+
+	if (rc != 0)
+		return -rc;
+	u->priv = NULL;
+	return 0;
+}
+
+/* uverbs_get_const() into an enum: a value past its type is EINVAL. */
+static int
+mm_attr_enum_const(struct mm_bundle *b, uint16_t id, uint32_t *v)
+{
+	uint64_t c;
+	int rc = mm_attr_const(b, id, &c);
+
+	if (rc != 0)
+		return rc;
+	if (c > UINT32_MAX)
+		return MM_REFUSE(EINVAL, "uverbs_get_const: out of range");
+	*v = (uint32_t)c;
+	return 0;
+}
+
+/* The new action, or the errno softverbs set. */
+static int
+mm_flow_action_new(struct mm_bundle *b, uint16_t handle,
+		   struct ibv_flow_action *sv)
+{
+	struct mm_uobj *u = mm_attr_new(b, handle);
+
+	if (sv == NULL)
+		return -errno;
+	u->priv = sv;
+	u->destroy = mm_flow_action_destroy;
+	return 0;
+}
+
+/*
+ * MLX5_IB_METHOD_FLOW_ACTION_CREATE_MODIFY_HEADER (Linux 6.1 fs.c): the
+ * PRM actions (8 bytes each, the attribute's UVERBS_ATTR_MIN_SIZE; a
+ * size that is no multiple EINVAL, uverbs_attr_ptr_get_array_size()),
+ * the table type, then mlx5_ib_create_modify_header(): the namespace
+ * (EINVAL an unknown type), max_modify_header_actions (EOPNOTSUPP), the
+ * firmware's check of each action; all softverbs'. The device has the
+ * capability (mlx5_ib_modify_header_supported(): the model's is never 0).
+ */
+static int
+mm_m_modify_header_create(struct mm_bundle *b)
+{
+	uint64_t *acts;
+	uint32_t ft;
+	const void *p;
+	size_t len;
+	int rc;
+
+	p = mm_attr_in_ptr(b, MLX5_IB_ATTR_CREATE_MODIFY_HEADER_ACTIONS_PRM,
+			   &len);
+	if (len % sizeof(uint64_t) != 0)
+		return MM_REFUSE(EINVAL,
+				 "uverbs_attr_ptr_get_array_size: actions");
+	rc = mm_attr_enum_const(b, MLX5_IB_ATTR_CREATE_MODIFY_HEADER_FT_TYPE,
+				&ft);
+	if (rc != 0)
+		return rc;
+	/* UA_ALLOC_AND_COPY: the kernel's own copy, aligned. */
+	acts = malloc(len);
+	if (acts == NULL)
+		return -ENOMEM;
+	memcpy(acts, p, len);
+	rc = mm_flow_action_new(b, MLX5_IB_ATTR_CREATE_MODIFY_HEADER_HANDLE,
+				sv_mlx5dv_create_flow_action_modify_header(
+					mm_sv(b->file), len, acts,
+					(enum mlx5dv_flow_table_type)ft));
+	free(acts);
+	return rc;
+}
+
+/*
+ * MLX5_IB_METHOD_FLOW_ACTION_CREATE_PACKET_REFORMAT (Linux 6.1 fs.c): the
+ * table type and reformat type, then
+ * mlx5_ib_flow_action_packet_reformat_valid() (decap types on the
+ * receive table, encap types on the transmit table, as the capability
+ * page says the device takes them: else EOPNOTSUPP), the data (ENOENT
+ * without it, but for L2_TUNNEL_TO_L2, which keeps none) and
+ * mlx5_packet_reformat_alloc() (max_encap_header_size, the firmware's
+ * size check of an L3 decap's header); all softverbs'.
+ */
+static int
+mm_m_packet_reformat_create(struct mm_bundle *b)
+{
+	uint32_t ft, type;
+	const void *p = NULL;
+	void *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = mm_attr_enum_const(b, MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_FT_TYPE,
+				&ft);
+	if (rc == 0)
+		rc = mm_attr_enum_const(b,
+					MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_TYPE,
+					&type);
+	if (rc != 0)
+		return rc;
+	if (mm_attr_present(b, MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_DATA_BUF))
+		p = mm_attr_in_ptr(b,
+				   MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_DATA_BUF,
+				   &len);
+	if (p != NULL) {
+		data = malloc(len);
+		if (data == NULL)
+			return -ENOMEM;
+		memcpy(data, p, len);
+	}
+	rc = mm_flow_action_new(
+		b, MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_HANDLE,
+		sv_mlx5dv_create_flow_action_packet_reformat(
+			mm_sv(b->file), len, data,
+			(enum mlx5dv_flow_action_packet_reformat_type)type,
+			(enum mlx5dv_flow_table_type)ft));
+	free(data);
+	return rc;
+}
+
+/* UVERBS_METHOD_FLOW_ACTION_DESTROY: EBUSY while a flow holds it
+ * (uverbs_free_flow_action()). */
+static int
+mm_m_flow_action_destroy(struct mm_bundle *b)
+{
+	return mm_uobj_destroy(
+		mm_attr_obj(b, UVERBS_ATTR_DESTROY_FLOW_ACTION_HANDLE));
 }
 
 /* ---- tables ---- */
@@ -898,7 +1124,7 @@ static const struct mm_attr_spec mm_a_flow_create[] = {
 	  .access = MM_ACC_READ,
 	  .obj = UVERBS_OBJECT_FLOW_ACTION,
 	  .arr_min = 1,
-	  .arr_max = 8 },
+	  .arr_max = MM_FLOW_ACTIONS },
 	{ .id = MLX5_IB_ATTR_CREATE_FLOW_TAG,
 	  .type = MM_AT_PTR_IN,
 	  MM_TYPE(uint32_t) },
@@ -912,6 +1138,32 @@ static const struct mm_attr_spec mm_a_flow_create[] = {
 	  .type = MM_AT_PTR_IN,
 	  .min_len = sizeof(uint32_t) },
 	MM_FLAGS(MLX5_IB_ATTR_CREATE_FLOW_FLAGS, 0),
+};
+
+static const struct mm_attr_spec mm_a_modify_header_create[] = {
+	MM_IDR(MLX5_IB_ATTR_CREATE_MODIFY_HEADER_HANDLE,
+	       UVERBS_OBJECT_FLOW_ACTION, MM_ACC_NEW, 1),
+	/* MLX5_UN_SZ_BYTES(set_add_copy_action_in_auto), no upper bound */
+	{ .id = MLX5_IB_ATTR_CREATE_MODIFY_HEADER_ACTIONS_PRM,
+	  .type = MM_AT_PTR_IN,
+	  .mandatory = 1,
+	  .min_len = sizeof(uint64_t) },
+	MM_CONST(MLX5_IB_ATTR_CREATE_MODIFY_HEADER_FT_TYPE, 1),
+};
+
+static const struct mm_attr_spec mm_a_packet_reformat_create[] = {
+	MM_IDR(MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_HANDLE,
+	       UVERBS_OBJECT_FLOW_ACTION, MM_ACC_NEW, 1),
+	{ .id = MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_DATA_BUF,
+	  .type = MM_AT_PTR_IN,
+	  .min_len = 1 },
+	MM_CONST(MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_TYPE, 1),
+	MM_CONST(MLX5_IB_ATTR_CREATE_PACKET_REFORMAT_FT_TYPE, 1),
+};
+
+static const struct mm_attr_spec mm_a_flow_action_destroy[] = {
+	MM_IDR(UVERBS_ATTR_DESTROY_FLOW_ACTION_HANDLE,
+	       UVERBS_OBJECT_FLOW_ACTION, MM_ACC_DESTROY, 1),
 };
 
 static const struct mm_attr_spec mm_a_mlx5_flow_destroy[] = {
@@ -944,6 +1196,15 @@ static const struct mm_method mm_flow_m[] = {
 		  mm_a_flow_create, true, mm_m_flow_create),
 	MM_METHOD(UVERBS_OBJECT_FLOW, MLX5_IB_METHOD_DESTROY_FLOW,
 		  mm_a_mlx5_flow_destroy, false, mm_m_mlx5_flow_destroy),
+	MM_METHOD(UVERBS_OBJECT_FLOW_ACTION,
+		  MLX5_IB_METHOD_FLOW_ACTION_CREATE_MODIFY_HEADER,
+		  mm_a_modify_header_create, true, mm_m_modify_header_create),
+	MM_METHOD(UVERBS_OBJECT_FLOW_ACTION,
+		  MLX5_IB_METHOD_FLOW_ACTION_CREATE_PACKET_REFORMAT,
+		  mm_a_packet_reformat_create, true,
+		  mm_m_packet_reformat_create),
+	MM_METHOD(UVERBS_OBJECT_FLOW_ACTION, UVERBS_METHOD_FLOW_ACTION_DESTROY,
+		  mm_a_flow_action_destroy, false, mm_m_flow_action_destroy),
 };
 
 const struct mm_method_table mm_flow_methods = {

@@ -28,7 +28,8 @@
  *   mm_verbs.c    PD, MR, CQ, WQ, indirection tables, QPs, completion
  *                 channels
  *   mm_flow.c     verbs flows, counters objects, the mlx5 flow matcher
- *                 and flow methods
+ *                 and flow methods, flow actions (header modify, packet
+ *                 reformat)
  *   mm_devx.c     DevX objects and general commands
  *   mm_engine.c   the device thread: receive face, send queues, CQEs,
  *                 completion events
@@ -116,8 +117,13 @@ struct mm_caps {
 	bool tunnel_stateless_geneve_rx;
 	bool tunnel_stateless_mpls_over_gre, tunnel_stateless_mpls_over_udp;
 	uint8_t max_lso_cap, min_inline; /* wqe_inline_mode's min_wqe_inline */
-	/* flow table: log_max_ft_size of the NIC receive table */
+	/* flow table: log_max_ft_size of the NIC receive and transmit
+	 * tables; the header modify actions one list holds on either
+	 * (max_modify_header_actions) and the longest encap header
+	 * (max_encap_header_size), which softverbs' device takes too */
 	uint8_t log_max_ft_size, max_ft_level;
+	uint8_t max_modify_header_actions;
+	uint16_t max_encap_header_size;
 	/* identity */
 	uint16_t pci_vendor, pci_device; /* 0x15b3, 0x1017 */
 	/* the mlx5e netdev's max_mtu: the port's largest frame less the

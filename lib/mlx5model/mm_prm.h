@@ -183,14 +183,32 @@
 #define MM_PRM_ETH_TUNNEL_STATELESS_GENEVE_RX_OFF 0x3f
 #define MM_PRM_ETH_TUNNEL_STATELESS_GENEVE_RX_LEN 0x1
 
-/* flow_table_nic_cap: the NIC receive table's properties and fields */
+/* flow_table_nic_cap: the packet reformat limits (not in DPDK's header),
+ * the NIC receive and transmit tables' properties, the receive fields */
+#define MM_PRM_FT_ENCAP_GENERAL_HEADER_OFF 0x20
+#define MM_PRM_FT_ENCAP_GENERAL_HEADER_LEN 0x1
+#define MM_PRM_FT_MAX_ENCAP_HEADER_SIZE_OFF 0x36
+#define MM_PRM_FT_MAX_ENCAP_HEADER_SIZE_LEN 0xa
 #define MM_PRM_FT_RX_OFF 0x200 /* flow_table_properties_nic_receive */
+#define MM_PRM_FT_TX_OFF 0x800 /* flow_table_properties_nic_transmit */
 #define MM_PRM_FT_PROP_FT_SUPPORT_OFF 0x0
 #define MM_PRM_FT_PROP_FT_SUPPORT_LEN 0x1
 #define MM_PRM_FT_PROP_FLOW_TAG_OFF 0x1
 #define MM_PRM_FT_PROP_FLOW_TAG_LEN 0x1
+#define MM_PRM_FT_PROP_REFORMAT_OFF 0x7
+#define MM_PRM_FT_PROP_REFORMAT_LEN 0x1
+#define MM_PRM_FT_PROP_DECAP_OFF 0x8
+#define MM_PRM_FT_PROP_DECAP_LEN 0x1
+#define MM_PRM_FT_PROP_REFORMAT_L3_TUNNEL_TO_L2_OFF 0x12
+#define MM_PRM_FT_PROP_REFORMAT_L3_TUNNEL_TO_L2_LEN 0x1
+#define MM_PRM_FT_PROP_REFORMAT_L2_TO_L3_TUNNEL_OFF 0x13
+#define MM_PRM_FT_PROP_REFORMAT_L2_TO_L3_TUNNEL_LEN 0x1
+#define MM_PRM_FT_PROP_REFORMAT_AND_MODIFY_ACTION_OFF 0x14
+#define MM_PRM_FT_PROP_REFORMAT_AND_MODIFY_ACTION_LEN 0x1
 #define MM_PRM_FT_PROP_LOG_MAX_FT_SIZE_OFF 0x22
 #define MM_PRM_FT_PROP_LOG_MAX_FT_SIZE_LEN 0x6
+#define MM_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_OFF 0x30
+#define MM_PRM_FT_PROP_MAX_MODIFY_HEADER_ACTIONS_LEN 0x8
 #define MM_PRM_FT_PROP_MAX_FT_LEVEL_OFF 0x38
 #define MM_PRM_FT_PROP_MAX_FT_LEVEL_LEN 0x8
 #define MM_PRM_FT_FIELDS2_RX_OFF 0x1400 /* ft_field_support_2_nic_receive */

@@ -889,9 +889,8 @@ sv_tso_emit(void *arg, const uint8_t *frame, uint32_t len)
 	memcpy(o->scratch, frame, len);
 	o->scratch += len;
 	/* An egress rewrite or encap writes the frame after it. */
-	if (!o->egress ||
-	    sv_port_egress(o->port, &f, &flen, o->scratch,
-			   sv_port_egress_room(o->port, len))) {
+	if (!o->egress || sv_port_egress(o->port, &f, &flen, o->scratch,
+					 sv_port_egress_room(o->port, len))) {
 		if (f == o->scratch)
 			o->scratch += flen;
 		o->first[o->nfr] = o->nfr;
@@ -1004,9 +1003,9 @@ sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			frames += k;
 			copy += (size_t)k * w->tso.hdr_sz + len;
 			if (sv_unlikely(egress))
-				copy += (size_t)k * (w->tso.hdr_sz +
-						     sv_port_egress_room(port,
-									 0)) +
+				copy += (size_t)k *
+						(w->tso.hdr_sz +
+						 sv_port_egress_room(port, 0)) +
 					len;
 			if (w->tso.hdr_sz + len > super)
 				super = w->tso.hdr_sz + len;

@@ -292,9 +292,9 @@ def traffic(tp, net, engine):
     dump = tp.cmd("flow dump 0 all")
     for cls, rid in ids.items():
         want = "verbs" if cls == "egdrop" and engine == "auto" else "mlx5dv"
-        e2e.check("flow 0x%x: %s, priority 0, engine %s, applied"
-                  % ((rid + 1) << 32 | rid,
-                     RULES[cls][0].split()[0], want) in dump,
+        e2e.check("flow rule %d (handle 0x%x): %s, priority 0, engine %s, "
+                  "applied" % (rid, (rid + 1) << 32 | rid,
+                               RULES[cls][0].split()[0], want) in dump,
                   "rule %d (%s) not on %s:\n%s", rid, cls, want, dump)
 
     sent, echoes, rx = [], [], {}
