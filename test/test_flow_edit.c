@@ -794,11 +794,16 @@ test_nvgre_item(void)
 		    "verbs: %s", err.message);
 	s = plan.rules[0].buf + sizeof(struct ibv_flow_attr);
 	for (i = 0; i < plan.rules[0].attr.num_of_specs; i++) {
-		const struct ibv_flow_spec *sp = (const void *)s;
+		/* Specs follow each other at 4-byte boundaries: read each
+		 * as its own type, never as the 8-byte aligned union. */
+		enum ibv_flow_spec_type type;
+		uint16_t size;
 
-		if (sp->hdr.type == IBV_FLOW_SPEC_GRE)
-			gre = &sp->gre;
-		s += sp->hdr.size;
+		memcpy(&type, s, sizeof(type));
+		memcpy(&size, s + sizeof(type), sizeof(size));
+		if (type == IBV_FLOW_SPEC_GRE)
+			gre = (const void *)s;
+		s += size;
 	}
 	VT_CHECK(gre != NULL, "GRE spec");
 	VT_CHECK(gre->val.protocol == BE16(0x6558) &&

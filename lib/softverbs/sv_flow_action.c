@@ -195,8 +195,13 @@ sv_mlx5dv_create_flow_action_modify_header(struct ibv_context *context,
 	cmds = (struct sv_mod_cmd *)(void *)fa->buf;
 	for (i = 0; i < n; i++) {
 		unsigned int f, p;
+		uint64_t raw;
 
-		rc = sv_mod_decode(actions[i], &cmds[i]);
+		/* The list is read as the kernel copies it, byte by byte:
+		 * libmlx5 does not ask for it to be aligned. */
+		memcpy(&raw, (const uint8_t *)actions + i * sizeof(raw),
+		       sizeof(raw));
+		rc = sv_mod_decode(raw, &cmds[i]);
 		if (rc != 0)
 			goto fail;
 		/* One L3 family and one L4 protocol per list. */

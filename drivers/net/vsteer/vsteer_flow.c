@@ -161,7 +161,8 @@ struct vsteer_edobj {
 	uint8_t reformat; /* enum vsteer_reformat; NONE: a modify list */
 	uint8_t egress;	  /* made for the NIC transmit table */
 	uint16_t len;	  /* bytes: 8 per modify action, or the data */
-	uint8_t bytes[];
+	/* A modify list goes to the device as uint64_t[]. */
+	uint8_t bytes[] __rte_aligned(sizeof(uint64_t));
 };
 
 /* One device rule of a flow. */
