@@ -910,13 +910,6 @@ mm_m_query_context(struct mm_bundle *b)
 /* ---- queries ---- */
 
 static int
-mm_need_ctx(struct mm_bundle *b)
-{
-	/* ib_uverbs_get_ucontext(): -EINVAL before GET_CONTEXT. */
-	return b->file->has_ctx ? 0 : MM_REFUSE(EINVAL, "no ucontext");
-}
-
-static int
 mm_w_query_device(struct mm_bundle *b)
 {
 	struct ib_uverbs_ex_query_device_resp r;
@@ -1295,27 +1288,6 @@ mm_mmap(struct mm_file *f, void *addr, size_t len, int prot, int flags,
 }
 
 /* ---- method tables ---- */
-
-#define MM_TYPE(t) .min_len = sizeof(t), .max_len = sizeof(t)
-#define MM_STRUCT(t, last)                                     \
-	.zero_trailing = true,                                 \
-	.min_len = offsetof(t, last) + sizeof(((t *)0)->last), \
-	.max_len = sizeof(t)
-#define MM_CONST(i, m)                                               \
-	{                                                            \
-		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
-		.min_len = 8, .max_len = 8                           \
-	}
-#define MM_FLAGS(i, m)                                               \
-	{                                                            \
-		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
-		.min_len = 4, .max_len = 8                           \
-	}
-#define MM_UHW                                                   \
-	{ .id = UVERBS_ATTR_UHW_IN, .type = MM_AT_PTR_IN },      \
-	{                                                        \
-		.id = UVERBS_ATTR_UHW_OUT, .type = MM_AT_PTR_OUT \
-	}
 
 static const struct mm_attr_spec mm_a_get_context[] = {
 	{ .id = UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS,

@@ -257,6 +257,18 @@ mm_devx_uid(struct mm_file *f, uint16_t op)
 			 MM_REFUSE(EINVAL, "devx_get_uid: not a DevX context");
 }
 
+/* Is op one of the n opcodes of a kernel list? */
+static bool
+mm_op_listed(const uint16_t *ops, size_t n, uint16_t op)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ops[i] == op)
+			return true;
+	return false;
+}
+
 /* devx_is_general_cmd(): the query commands a DevX context may run. */
 static bool
 mm_devx_general(uint16_t op)
@@ -280,12 +292,8 @@ mm_devx_general(uint16_t op)
 		0x842, /* QUERY_LAG */
 		0x740, /* QUERY_ESW_FUNCTIONS */
 	};
-	size_t i;
 
-	for (i = 0; i < MM_ARRAY_SIZE(ops); i++)
-		if (ops[i] == op)
-			return true;
-	return false;
+	return mm_op_listed(ops, MM_ARRAY_SIZE(ops), op);
 }
 
 static int
@@ -298,8 +306,9 @@ mm_m_devx_other(struct mm_bundle *b)
 	uint16_t op;
 	int rc;
 
-	if (!b->file->has_ctx)
-		return MM_REFUSE(EINVAL, "no ucontext");
+	rc = mm_need_ctx(b);
+	if (rc != 0)
+		return rc;
 	in = mm_attr_in_ptr(b, MLX5_IB_ATTR_DEVX_OTHER_CMD_IN, &inlen);
 	op = (uint16_t)MM_GET(in, MM_PRM_IN_OPCODE);
 	rc = mm_devx_uid(b->file, op);
@@ -376,12 +385,8 @@ mm_devx_create_cmd(uint16_t op)
 		0x936, /* SET_FLOW_TABLE_ENTRY */
 		0x600, /* CREATE_PSV */
 	};
-	size_t i;
 
-	for (i = 0; i < MM_ARRAY_SIZE(ops); i++)
-		if (ops[i] == op)
-			return true;
-	return false;
+	return mm_op_listed(ops, MM_ARRAY_SIZE(ops), op);
 }
 
 /* A transport domain or TIS: its number in the output. */
@@ -537,11 +542,6 @@ mm_m_devx_obj_destroy(struct mm_bundle *b)
 		mm_attr_obj(b, MLX5_IB_ATTR_DEVX_OBJ_DESTROY_HANDLE));
 }
 
-#define MM_IDR(i, o, acc, m)                                    \
-	{                                                       \
-		.id = (i), .type = MM_AT_IDR, .mandatory = (m), \
-		.access = (acc), .obj = (o)                     \
-	}
 #define MM_CMD_IN(i)                                             \
 	{                                                        \
 		.id = (i), .type = MM_AT_PTR_IN, .mandatory = 1, \

@@ -385,8 +385,9 @@ mm_w_ex_create_flow(struct mm_bundle *b)
 		return MM_REFUSE(EINVAL, "create_flow: attr size");
 	if (cmd.flow_attr.reserved[0] || cmd.flow_attr.reserved[1])
 		return MM_REFUSE(EINVAL, "create_flow: reserved");
-	if (!b->file->has_ctx)
-		return MM_REFUSE(EINVAL, "no ucontext");
+	rc = mm_need_ctx(b);
+	if (rc != 0)
+		return rc;
 	rc = mm_uobj_get(b->file, UVERBS_OBJECT_QP, cmd.qp_handle, &qpu);
 	if (rc != 0)
 		return rc;
@@ -1036,23 +1037,6 @@ mm_m_flow_action_destroy(struct mm_bundle *b)
 }
 
 /* ---- tables ---- */
-
-#define MM_TYPE(t) .min_len = sizeof(t), .max_len = sizeof(t)
-#define MM_CONST(i, m)                                               \
-	{                                                            \
-		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
-		.min_len = 8, .max_len = 8                           \
-	}
-#define MM_FLAGS(i, m)                                               \
-	{                                                            \
-		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
-		.min_len = 4, .max_len = 8                           \
-	}
-#define MM_IDR(i, o, acc, m)                                    \
-	{                                                       \
-		.id = (i), .type = MM_AT_IDR, .mandatory = (m), \
-		.access = (acc), .obj = (o)                     \
-	}
 
 static const struct mm_attr_spec mm_a_counters_create[] = {
 	MM_IDR(UVERBS_ATTR_CREATE_COUNTERS_HANDLE, UVERBS_OBJECT_COUNTERS,

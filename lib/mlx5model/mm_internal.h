@@ -333,6 +333,41 @@ struct mm_attr_spec {
 	uint16_t arr_min, arr_max; /* IDRS_ARRAY */
 };
 
+/* Attribute specifications as the kernel's UVERBS_ATTR_*() declare them:
+ * sizes of a PTR attribute, a struct that may grow (UVERBS_ATTR_STRUCT:
+ * up to its last known member, zeros beyond), CONST and FLAGS inputs,
+ * object handles, file descriptors and the driver's UHW buffers. */
+#define MM_TYPE(t) .min_len = sizeof(t), .max_len = sizeof(t)
+#define MM_STRUCT(t, last)                                     \
+	.zero_trailing = true,                                 \
+	.min_len = offsetof(t, last) + sizeof(((t *)0)->last), \
+	.max_len = sizeof(t)
+#define MM_CONST(i, m)                                               \
+	{                                                            \
+		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
+		.min_len = 8, .max_len = 8                           \
+	}
+#define MM_FLAGS(i, m)                                               \
+	{                                                            \
+		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
+		.min_len = 4, .max_len = 8                           \
+	}
+#define MM_IDR(i, o, acc, m)                                    \
+	{                                                       \
+		.id = (i), .type = MM_AT_IDR, .mandatory = (m), \
+		.access = (acc), .obj = (o)                     \
+	}
+#define MM_FD(i, o, acc, m)                                    \
+	{                                                      \
+		.id = (i), .type = MM_AT_FD, .mandatory = (m), \
+		.access = (acc), .obj = (o)                    \
+	}
+#define MM_UHW                                                   \
+	{ .id = UVERBS_ATTR_UHW_IN, .type = MM_AT_PTR_IN },      \
+	{                                                        \
+		.id = UVERBS_ATTR_UHW_OUT, .type = MM_AT_PTR_OUT \
+	}
+
 struct mm_method {
 	uint16_t obj, id;
 	const char *name;
@@ -429,6 +464,8 @@ void mm_evfile_forget(struct mm_evfile *e, const void *owner);
 ssize_t mm_evfile_read(int fd, void *buf, size_t count);
 void mm_evfile_app_close(int fd);
 struct mm_uobj *mm_event_fd_uobj(struct mm_file *f, int fd, uint16_t type);
+/* -EINVAL before the file has its context (GET_CONTEXT). */
+int mm_need_ctx(struct mm_bundle *b);
 /* uverbs_request() / uverbs_response() of a write command. */
 int mm_request(struct mm_bundle *b, void *req, size_t len);
 int mm_response(struct mm_bundle *b, const void *resp, size_t len);

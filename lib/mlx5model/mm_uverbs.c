@@ -86,6 +86,13 @@ mm_uobj_free(struct mm_uobj *u)
 }
 
 int
+mm_need_ctx(struct mm_bundle *b)
+{
+	/* ib_uverbs_get_ucontext(): -EINVAL before GET_CONTEXT. */
+	return b->file->has_ctx ? 0 : MM_REFUSE(EINVAL, "no ucontext");
+}
+
+int
 mm_uobj_get(struct mm_file *f, uint16_t type, uint64_t id, struct mm_uobj **out)
 {
 	struct mm_uobj *u;
@@ -426,8 +433,9 @@ mm_process_attr(struct mm_bundle *b, int si, struct ib_uverbs_attr *a)
 			return -EINVAL;
 		if (s->access == MM_ACC_NEW) {
 			/* rdma_alloc_begin_uobject(): a context first. */
-			if (!b->file->has_ctx)
-				return MM_REFUSE(EINVAL, "no ucontext");
+			rc = mm_need_ctx(b);
+			if (rc != 0)
+				return rc;
 			u = mm_uobj_new(b->file, s->obj);
 			if (u == NULL)
 				return -ENOMEM;

@@ -118,8 +118,9 @@ mm_w_alloc_pd(struct mm_bundle *b)
 	rc = mm_request(b, &cmd, sizeof(cmd));
 	if (rc != 0)
 		return rc;
-	if (!b->file->has_ctx)
-		return MM_REFUSE(EINVAL, "no ucontext");
+	rc = mm_need_ctx(b);
+	if (rc != 0)
+		return rc;
 	u = mm_uobj_new(b->file, UVERBS_OBJECT_PD);
 	if (u == NULL)
 		return -ENOMEM;
@@ -182,8 +183,9 @@ mm_w_reg_mr(struct mm_bundle *b)
 	/* ib_uverbs_reg_mr() */
 	if ((cmd.start & (MM_PAGE - 1)) != (cmd.hca_va & (MM_PAGE - 1)))
 		return MM_REFUSE(EINVAL, "ib_uverbs_reg_mr: offsets differ");
-	if (!b->file->has_ctx)
-		return MM_REFUSE(EINVAL, "no ucontext");
+	rc = mm_need_ctx(b);
+	if (rc != 0)
+		return rc;
 	/* ib_check_mr_access() */
 	if ((cmd.access_flags & (IB_UVERBS_ACCESS_REMOTE_ATOMIC |
 				 IB_UVERBS_ACCESS_REMOTE_WRITE)) &&
@@ -264,8 +266,9 @@ mm_w_create_comp_channel(struct mm_bundle *b)
 	rc = mm_request(b, &cmd, sizeof(cmd));
 	if (rc != 0)
 		return rc;
-	if (!b->file->has_ctx)
-		return MM_REFUSE(EINVAL, "no ucontext");
+	rc = mm_need_ctx(b);
+	if (rc != 0)
+		return rc;
 	u = mm_uobj_new(b->file, UVERBS_OBJECT_COMP_CHANNEL);
 	if (u == NULL)
 		return -ENOMEM;
@@ -654,8 +657,9 @@ mm_w_ex_create_wq(struct mm_bundle *b)
 	if (cmd.comp_mask)
 		return MM_REFUSE(EOPNOTSUPP,
 				 "ib_uverbs_ex_create_wq: comp_mask");
-	if (!b->file->has_ctx)
-		return MM_REFUSE(EINVAL, "no ucontext");
+	rc = mm_need_ctx(b);
+	if (rc != 0)
+		return rc;
 	rc = mm_uobj_get(b->file, UVERBS_OBJECT_PD, cmd.pd_handle, &pdu);
 	if (rc == 0)
 		rc = mm_uobj_get(b->file, UVERBS_OBJECT_CQ, cmd.cq_handle,
@@ -838,8 +842,9 @@ mm_w_ex_create_ind(struct mm_bundle *b)
 		return -EINVAL;
 	handles = (const uint32_t *)(const void *)((const uint8_t *)b->core_in +
 						   8);
-	if (!b->file->has_ctx)
-		return MM_REFUSE(EINVAL, "no ucontext");
+	rc = mm_need_ctx(b);
+	if (rc != 0)
+		return rc;
 	ind = calloc(1, sizeof(*ind));
 	if (ind == NULL)
 		return -ENOMEM;
@@ -1375,37 +1380,6 @@ mm_w_ex_modify_qp(struct mm_bundle *b)
 }
 
 /* ---- method tables ---- */
-
-#define MM_TYPE(t) .min_len = sizeof(t), .max_len = sizeof(t)
-#define MM_STRUCT(t, last)                                     \
-	.zero_trailing = true,                                 \
-	.min_len = offsetof(t, last) + sizeof(((t *)0)->last), \
-	.max_len = sizeof(t)
-#define MM_CONST(i, m)                                               \
-	{                                                            \
-		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
-		.min_len = 8, .max_len = 8                           \
-	}
-#define MM_FLAGS(i, m)                                               \
-	{                                                            \
-		.id = (i), .type = MM_AT_CONST_IN, .mandatory = (m), \
-		.min_len = 4, .max_len = 8                           \
-	}
-#define MM_IDR(i, o, acc, m)                                    \
-	{                                                       \
-		.id = (i), .type = MM_AT_IDR, .mandatory = (m), \
-		.access = (acc), .obj = (o)                     \
-	}
-#define MM_FD(i, o, acc, m)                                    \
-	{                                                      \
-		.id = (i), .type = MM_AT_FD, .mandatory = (m), \
-		.access = (acc), .obj = (o)                    \
-	}
-#define MM_UHW                                                   \
-	{ .id = UVERBS_ATTR_UHW_IN, .type = MM_AT_PTR_IN },      \
-	{                                                        \
-		.id = UVERBS_ATTR_UHW_OUT, .type = MM_AT_PTR_OUT \
-	}
 
 static const struct mm_attr_spec mm_a_pd_destroy[] = {
 	MM_IDR(UVERBS_ATTR_DESTROY_PD_HANDLE, UVERBS_OBJECT_PD, MM_ACC_DESTROY,
